@@ -1,0 +1,77 @@
+//! The private module `fabricsim._core`: a thin JSON-in, JSON-out wrapper
+//! around the Rust crate. The Python package owns the public API and maps
+//! the error objects returned here to its exception hierarchy.
+
+use fabricsim::scenario::{Error, Scenario, DEFAULT_SCENARIO_TOML};
+use pyo3::prelude::*;
+use serde_json::json;
+
+fn error_json(e: &Error) -> String {
+    json!({ "error": {
+        "kind": e.kind,
+        "message": e.message,
+        "file": e.file,
+        "key": e.key,
+        "value": e.value,
+        "allowed": e.allowed,
+        "text": e.to_string(),
+    }})
+    .to_string()
+}
+
+/// Runs one simulation of a scenario given as JSON; `source` names it in errors.
+/// Returns `{"ok": report}` or `{"error": {...}}` as JSON text.
+#[pyfunction]
+fn run(py: Python<'_>, scenario_json: &str, source: &str) -> String {
+    let scenario_json = scenario_json.to_owned();
+    let source = source.to_owned();
+    // The simulation never touches Python objects: let other threads run.
+    py.allow_threads(move || {
+        let result = Scenario::from_json_str(&scenario_json, &source).and_then(|s| fabricsim::run(&s));
+        match result {
+            Ok(report) => json!({ "ok": report.to_json() }).to_string(),
+            Err(e) => error_json(&e.in_file(&source)),
+        }
+    })
+}
+
+/// Validates a scenario; returns `{"ok": normalized scenario}` or `{"error": {...}}`.
+#[pyfunction]
+fn validate(scenario_json: &str, source: &str) -> String {
+    match Scenario::from_json_str(scenario_json, source) {
+        Ok(s) => json!({ "ok": s.to_json() }).to_string(),
+        Err(e) => error_json(&e),
+    }
+}
+
+/// The TOML text of the built-in default scenario.
+#[pyfunction]
+fn default_scenario() -> &'static str {
+    DEFAULT_SCENARIO_TOML
+}
+
+/// Runs a benchmark: `kernel-hold` (size = hold operations) or `fc-switch`
+/// (size = data frames delivered). Returns JSON.
+#[pyfunction]
+fn bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
+    let which = which.to_owned();
+    let result = py.allow_threads(move || match which.as_str() {
+        "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
+        "fc-switch" => fabricsim::bench::fc_switch(size).map_err(|e| e.to_string()),
+        other => Err(format!("unknown benchmark `{other}`; allowed: kernel-hold, fc-switch")),
+    });
+    match result {
+        Ok(r) => Ok(serde_json::to_string(&r).expect("bench result serializes")),
+        Err(msg) => Err(pyo3::exceptions::PyValueError::new_err(msg)),
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! Fibre Channel: frames, the switch, N_Ports and the fabric that joins them.
+
+pub mod fabric;
+pub mod frame;
+pub mod metrics;
+pub mod node;
+pub mod switch;
+pub mod timing;
+
+pub use fabric::FcFabric;

@@ -1,0 +1,14 @@
+//! The simulation kernel: time, the future-event set, random streams and
+//! statistics. It knows nothing about fabrics.
+
+pub mod arena;
+pub mod event_queue;
+pub mod hold_benchmark;
+pub mod random;
+pub mod stats;
+pub mod time;
+
+pub use arena::Arena;
+pub use event_queue::EventQueue;
+pub use random::RandomStream;
+pub use time::{LineRate, Time};

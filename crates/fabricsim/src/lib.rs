@@ -1,0 +1,15 @@
+//! fabricsim: a discrete-event simulator of Fibre Channel and InfiniBand
+//! fabrics. This crate is pure Rust (no Python); the `fabricsim-py` crate
+//! wraps it for the Python package.
+
+pub mod bench;
+pub mod fc;
+pub mod kernel;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod traffic;
+
+pub use report::{MetricSummary, RunReport, StopReason};
+pub use run::run;
+pub use scenario::{Error, Scenario};

@@ -1,0 +1,5 @@
+//! Workload generators.
+
+pub mod workload;
+
+pub use workload::MessageSource;

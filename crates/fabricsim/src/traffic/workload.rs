@@ -1,0 +1,136 @@
+//! Message generators: when messages appear at a node, how long they are,
+//! and where they go. Each node draws from its own named random streams.
+
+use crate::kernel::{RandomStream, Time};
+use crate::scenario::{Arrivals, MessageSizes, Pattern, WorkloadSpec};
+
+pub struct MessageSource {
+    node: u32,
+    nodes: u32,
+    active: bool,
+    fixed_destination: Option<u32>,
+    arrivals: Arrivals,
+    sizes: MessageSizes,
+    /// Mean time between message arrivals in picoseconds (Poisson).
+    mean_interarrival: f64,
+    arrival_rng: RandomStream,
+    size_rng: RandomStream,
+    destination_rng: RandomStream,
+}
+
+impl MessageSource {
+    /// The source at `node` of `nodes`; `frame_time` is the serialization
+    /// time of one full data frame, which turns offered load into a rate.
+    pub fn new(spec: &WorkloadSpec, seed: u64, node: u32, nodes: u32, frame_time: Time) -> Self {
+        let (active, fixed_destination) = match (spec.pattern, spec.pair) {
+            (Pattern::Uniform, _) => (true, None),
+            (Pattern::Pair, Some([src, dst])) => (node == src, Some(dst)),
+            (Pattern::Pair, None) => (false, None),
+        };
+        let mean_frames = spec.sizes.mean_frames();
+        MessageSource {
+            node,
+            nodes,
+            active,
+            fixed_destination,
+            arrivals: spec.arrivals,
+            sizes: spec.sizes.clone(),
+            mean_interarrival: mean_frames * frame_time as f64 / spec.offered_load,
+            arrival_rng: RandomStream::new(seed, "workload.arrivals", node as u64),
+            size_rng: RandomStream::new(seed, "workload.sizes", node as u64),
+            destination_rng: RandomStream::new(seed, "workload.destinations", node as u64),
+        }
+    }
+
+    /// Whether this node generates messages at all.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    pub fn is_saturated(&self) -> bool {
+        self.arrivals == Arrivals::Saturated
+    }
+
+    /// Time until the next Poisson arrival (at least 1 ps, keeping arrivals distinct).
+    #[inline]
+    pub fn next_interarrival(&mut self) -> Time {
+        (self.arrival_rng.exponential(self.mean_interarrival).round() as Time).max(1)
+    }
+
+    /// Length of the next message in frames.
+    #[inline]
+    pub fn next_frames(&mut self) -> u32 {
+        match self.sizes {
+            MessageSizes::Fixed { frames } => frames,
+            MessageSizes::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
+                if self.size_rng.bernoulli(long_fraction) {
+                    long_frames
+                } else {
+                    short_min_frames + self.size_rng.below(short_max_frames - short_min_frames + 1)
+                }
+            }
+        }
+    }
+
+    /// Destination of the next message: uniform over the other nodes.
+    #[inline]
+    pub fn next_destination(&mut self) -> u32 {
+        if let Some(d) = self.fixed_destination {
+            return d;
+        }
+        let k = self.destination_rng.below(self.nodes - 1);
+        if k >= self.node {
+            k + 1
+        } else {
+            k
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(sizes: MessageSizes) -> WorkloadSpec {
+        WorkloadSpec { sizes, offered_load: 0.5, ..WorkloadSpec::default() }
+    }
+
+    #[test]
+    fn destinations_are_uniform_over_other_nodes() {
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), 1, 5, 16, 1000);
+        let mut counts = [0u32; 16];
+        for _ in 0..150_000 {
+            counts[s.next_destination() as usize] += 1;
+        }
+        assert_eq!(counts[5], 0);
+        for (i, &c) in counts.iter().enumerate() {
+            if i != 5 {
+                assert!((c as f64 - 10_000.0).abs() < 500.0, "node {i}: {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn bimodal_sizes_have_the_study_mean() {
+        let sizes = MessageSizes::Bimodal { long_fraction: 0.1, short_min_frames: 1, short_max_frames: 5, long_frames: 25 };
+        let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000);
+        let n = 200_000;
+        let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();
+        let mean = frames.iter().map(|&f| f as f64).sum::<f64>() / n as f64;
+        assert!((mean - 5.2).abs() < 0.05, "mean {mean}");
+        // The study: 48% of frames belong to long messages.
+        let long: u64 = frames.iter().filter(|&&f| f == 25).map(|&f| f as u64).sum();
+        let share = long as f64 / frames.iter().map(|&f| f as u64).sum::<u64>() as f64;
+        assert!((share - 0.48).abs() < 0.01, "long share {share}");
+        assert!(frames.iter().all(|&f| (1..=5).contains(&f) || f == 25));
+    }
+
+    #[test]
+    fn poisson_rate_matches_offered_load() {
+        // 50% load of 1000 ps frames, one frame per message: mean gap 2000 ps.
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), 9, 0, 16, 1000);
+        let n = 200_000;
+        let mean = (0..n).map(|_| s.next_interarrival() as f64).sum::<f64>() / n as f64;
+        assert!((mean - 2000.0).abs() < 20.0, "mean {mean}");
+    }
+}
