@@ -53,7 +53,8 @@ fn default_scenario() -> &'static str {
 /// Runs a benchmark: `kernel-hold` (size = hold operations) or `fc-switch`
 /// (size = data frames delivered). Returns JSON.
 #[pyfunction]
-fn bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
+#[pyo3(name = "bench")]
+fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
     let which = which.to_owned();
     let result = py.allow_threads(move || match which.as_str() {
         "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
@@ -72,6 +73,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
-    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     Ok(())
 }

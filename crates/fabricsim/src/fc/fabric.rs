@@ -63,8 +63,6 @@ pub struct FcFabric {
     switches: Vec<FcSwitch>,
     nodes: Vec<NPort>,
     sources: Vec<MessageSource>,
-    /// New messages stop once the run is draining.
-    draining: bool,
     events: u64,
     scenario: Scenario,
 }
@@ -119,7 +117,6 @@ impl FcFabric {
             switches,
             nodes,
             sources,
-            draining: false,
             events: 0,
             scenario: scenario.clone(),
         })
@@ -178,11 +175,11 @@ impl FcFabric {
         let mut ctx = ctx!(self);
         match ev {
             Event::MessageArrival { node } => {
-                if self.draining {
-                    return;
-                }
                 let n = node as usize;
                 let source = &mut self.sources[n];
+                if source.is_stopped() {
+                    return;
+                }
                 let next = ctx.now + source.next_interarrival();
                 ctx.queue.push(next, Event::MessageArrival { node });
                 let m = new_message(&mut ctx, source, node);
@@ -264,7 +261,7 @@ impl FcFabric {
         self.metrics.finish(stop_time);
         let metrics = self.metric_summaries(stop_time);
         if plan.drain {
-            self.draining = true;
+            self.sources.iter_mut().for_each(MessageSource::stop);
             while self.step(Time::MAX) {}
         }
         let counters = self.counters()?;

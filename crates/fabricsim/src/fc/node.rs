@@ -25,6 +25,8 @@ pub struct NPort {
     bb_credit: u32,
     /// End-to-end credit per destination node (class 2).
     e2e_credit: Vec<u32>,
+    e2e_initial: u32,
+    bb_initial: u32,
     acks: VecDeque<FrameId>,
     messages: VecDeque<MessageId>,
     /// Smallest end-to-end credit ever seen (audits that it never goes negative).
@@ -41,6 +43,8 @@ impl NPort {
             transmitting: false,
             bb_credit,
             e2e_credit: vec![e2e_credit; nodes as usize],
+            e2e_initial: e2e_credit,
+            bb_initial: bb_credit,
             acks: VecDeque::with_capacity(64),
             messages: VecDeque::with_capacity(64),
             min_e2e_credit: e2e_credit,
@@ -66,6 +70,7 @@ impl NPort {
     /// The switch freed a buffer of our port (R_RDY).
     pub fn on_credit(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
         self.bb_credit += 1;
+        assert!(self.bb_credit <= self.bb_initial, "node {}: more R_RDYs than buffers", self.id);
         self.try_send(ctx, source);
     }
 
@@ -100,7 +105,9 @@ impl NPort {
             FrameKind::Ack => {
                 ctx.metrics.ack_delivered(ctx.now, &f);
                 // The ACK comes from the data frame's destination.
-                self.e2e_credit[f.src as usize] += 1;
+                let credit = &mut self.e2e_credit[f.src as usize];
+                *credit += 1;
+                assert!(*credit <= self.e2e_initial, "node {}: end-to-end credit above its login value", self.id);
                 let m = &mut ctx.messages[f.message];
                 m.acked += 1;
                 if m.acked == m.frames {
@@ -138,7 +145,7 @@ impl NPort {
             m.sent += 1;
             if m.sent == m.frames {
                 self.messages.pop_front();
-                if source.is_saturated() {
+                if source.refills() {
                     let next = new_message(ctx, source, self.id);
                     self.messages.push_back(next);
                 }

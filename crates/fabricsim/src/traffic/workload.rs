@@ -8,6 +8,8 @@ pub struct MessageSource {
     node: u32,
     nodes: u32,
     active: bool,
+    /// Set when the run drains: no new messages from here on.
+    stopped: bool,
     fixed_destination: Option<u32>,
     arrivals: Arrivals,
     sizes: MessageSizes,
@@ -32,6 +34,7 @@ impl MessageSource {
             node,
             nodes,
             active,
+            stopped: false,
             fixed_destination,
             arrivals: spec.arrivals,
             sizes: spec.sizes.clone(),
@@ -49,6 +52,20 @@ impl MessageSource {
 
     pub fn is_saturated(&self) -> bool {
         self.arrivals == Arrivals::Saturated
+    }
+
+    /// Whether a saturated source should queue a new message now.
+    pub fn refills(&self) -> bool {
+        self.arrivals == Arrivals::Saturated && !self.stopped
+    }
+
+    /// Stops generating: Poisson arrivals end and saturated sources stop refilling.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Time until the next Poisson arrival (at least 1 ps, keeping arrivals distinct).

@@ -1,0 +1,23 @@
+"""The compiled engine (Rust, PyO3). Every function takes and returns text:
+JSON in, JSON out, errors as data (``{"error": {...}}``) rather than exceptions."""
+
+__version__: str
+
+def run(scenario_json: str, source: str) -> str:
+    """Run one simulation.
+
+    ``scenario_json`` is the scenario as a JSON object, ``source`` names it in
+    error messages. Returns ``{"ok": RESULT}`` with RESULT holding "scenario",
+    "metrics", "counters" and "run", or ``{"error": {"kind": "scenario" | "model"
+    | "internal", "message", "file", "key", "value", "allowed"}}``.
+    """
+
+def validate(scenario_json: str, source: str) -> str:
+    """``{"ok": NORMALIZED_SCENARIO}`` (every default filled in) or ``{"error": {...}}``."""
+
+def default_scenario() -> str:
+    """TOML text of the built-in default scenario."""
+
+def bench(which: str, size: int) -> str:
+    """Run a benchmark (``"kernel-hold"`` or ``"fc-switch"``); JSON with "name", "events",
+    "frames", "wall_s", "events_per_s", "frames_per_s"."""

@@ -1,0 +1,62 @@
+"""The public entry points: ``run`` one scenario, ``sweep`` many."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .errors import unwrap
+from .result import RunResult
+from .scenario import Scenario
+
+__all__ = ["run", "sweep", "run_scenario"]
+
+
+
+def run(
+    scenario: Scenario | str | Path | Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+    **kw: Any,
+) -> RunResult:
+    """Run one simulation.
+
+    ``scenario`` is a Scenario, a TOML path, a dict, or None for the built-in
+    default. ``overrides`` maps dotted keys to values; keyword arguments do the
+    same with ``__`` for the dot: ``run("s.toml", workload__offered_load=0.5)``.
+    """
+    sc = Scenario.coerce(scenario).with_overrides(overrides, **kw)
+    return run_scenario(sc)
+
+
+def run_scenario(sc: Scenario) -> RunResult:
+    # The engine runs to completion inside this call; parallelism comes from
+    # running independent scenarios in separate processes (see sweep).
+    reply = _core.run(sc.to_json(), sc.source)
+    return RunResult(unwrap(reply, sc.source), sc.source)
+
+
+def sweep(
+    scenario: Scenario | str | Path | Mapping[str, Any] | None,
+    grid: Mapping[str, Iterable[Any]],
+    reps: int = 1,
+    jobs: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    base_seed: int | None = None,
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+):
+    """Run the Cartesian product of ``grid`` x ``reps``; see :func:`fabricsim.sweep.run_sweep`."""
+    from .sweep import run_sweep
+
+    return run_sweep(
+        scenario,
+        grid,
+        reps=reps,
+        jobs=jobs,
+        out=out,
+        progress=progress,
+        base_seed=base_seed,
+        overrides=overrides,
+    )

@@ -1,0 +1,231 @@
+"""The ``fabricsim`` command.
+
+Exit codes: 0 success; 1 some sweep runs failed (or, with --strict, a
+reproduction check missed); 2 a scenario/usage error; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from .errors import FabricsimError, ScenarioError
+
+app = typer.Typer(
+    name="fabricsim",
+    help="Discrete-event simulator of Fibre Channel and InfiniBand fabrics.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+scenario_app = typer.Typer(help="Show or check scenario files.", no_args_is_help=True)
+app.add_typer(scenario_app, name="scenario")
+
+SET_HELP = "Override a scenario key: key=value (value is a TOML literal, e.g. 0.5, true, \"x\"). Repeatable."
+
+
+def _fails_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A FabricsimError is the user's to fix: one line on stderr, exit 2, no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except FabricsimError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"fabricsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Print the version."),
+) -> None:
+    pass
+
+
+def _load(scenario: Optional[Path], sets: List[str]):
+    from .scenario import Scenario
+
+    sc = Scenario.load(scenario) if scenario is not None else Scenario.default()
+    return sc.with_overrides(sets)
+
+
+@app.command()
+@_fails_cleanly
+def run(
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario)."),
+    set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+) -> None:
+    """Run one simulation and print its metrics."""
+    from .api import run_scenario
+
+    result = run_scenario(_load(scenario, set_))
+    typer.echo(result.to_json() if as_json else result.summary())
+
+
+def parse_grid_values(text: str) -> list[Any]:
+    """``0.1,0.2`` / ``"a","b"`` / ``[1,2],[3,4]`` / ``uniform,bursty`` -> list of values."""
+    from .scenario import parse_value, tomllib
+
+    try:
+        return tomllib.loads(f"v = [{text}]")["v"]
+    except tomllib.TOMLDecodeError:
+        return [parse_value(part) for part in _split_top_level(text)]
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_grid(items: List[str]) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not values.strip():
+            raise ScenarioError(
+                "not a grid axis", file="<command line>", key=item, allowed="key=v1,v2,... e.g. workload.offered_load=0.1,0.2"
+            )
+        grid[key] = parse_grid_values(values)
+    return grid
+
+
+@app.command()
+@_fails_cleanly
+def sweep(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    grid: List[str] = typer.Option([], "--grid", "-g", help="An axis: key=v1,v2,... (TOML literals). Repeatable."),
+    set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    reps: int = typer.Option(1, "--reps", "-r", min=1, help="Replications per grid point (seeds base, base+1, ...)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Parallel processes (default: all CPUs)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Results table: FILE.parquet or FILE.csv. Resumes if it exists."),
+    base_seed: Optional[int] = typer.Option(None, "--base-seed", help="Seed of replication 0 (default: the scenario's run.seed)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+) -> None:
+    """Run a grid of scenarios x replications in parallel and write a tidy table."""
+    from .sweep import run_sweep
+
+    result = run_sweep(
+        _load(scenario, set_), parse_grid(grid), reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
+    )
+    typer.echo(f"sweep: {result.report()}")
+    if result.failed:
+        typer.echo(f"error: {len(result.failed)} runs failed; rerun the same command to retry them", err=True)
+        raise typer.Exit(1)
+
+
+@app.command()
+@_fails_cleanly
+def reproduce(
+    ids: List[str] = typer.Argument(None, help="Experiment ids (see --list), or `all`."),
+    list_: bool = typer.Option(False, "--list", help="List the experiments and exit."),
+    quick: bool = typer.Option(False, "--quick", help="Fewer points and frames: a fast look, not the published precision."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Parallel processes (default: all CPUs)."),
+    out: Path = typer.Option(Path("repro-out"), "--out", "-o", help="Directory for the csv/png/json outputs."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 if any check is outside its tolerance."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+) -> None:
+    """Reproduce published experiments side by side with the published numbers."""
+    from . import reproduce as repro
+
+    if list_:
+        for exp in repro.experiments().values():
+            typer.echo(f"{exp.id:<32} {exp.title}")
+        return
+    if not ids:
+        raise FabricsimError("name one or more experiments, `all`, or use --list")
+    reports = repro.reproduce(ids, quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=typer.echo)
+    if strict and not all(r.all_within for r in reports):
+        raise typer.Exit(1)
+
+
+@app.command()
+@_fails_cleanly
+def bench(
+    which: str = typer.Option("all", "--which", help="kernel-hold, fc-switch or all."),
+    size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
+) -> None:
+    """Measure raw simulation speed (events/s and frames/s)."""
+    from . import _core
+
+    names = ["kernel-hold", "fc-switch"] if which == "all" else [which]
+    for name in names:
+        if name not in ("kernel-hold", "fc-switch"):
+            raise FabricsimError(f"unknown benchmark `{name}`; allowed: kernel-hold, fc-switch, all")
+        reply = json.loads(_core.bench(name, size))
+        if "error" in reply:
+            from .errors import error_from_payload
+
+            raise error_from_payload(reply["error"])
+        data = reply.get("ok", reply)
+        typer.echo(
+            f"{data.get('name', name):<12} events {int(data.get('events', 0)):>12,}  "
+            f"frames {int(data.get('frames', 0)):>10,}  wall {data.get('wall_s', 0):8.3f} s  "
+            f"{data.get('events_per_s', 0) / 1e6:8.2f} Mevents/s  {data.get('frames_per_s', 0) / 1e6:8.3f} Mframes/s"
+        )
+
+
+@scenario_app.command("show")
+@_fails_cleanly
+def scenario_show() -> None:
+    """Print the built-in default scenario (TOML)."""
+    from . import _core
+
+    typer.echo(_core.default_scenario().rstrip("\n"))
+
+
+@scenario_app.command("check")
+@_fails_cleanly
+def scenario_check(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the normalized scenario as JSON instead of TOML."),
+) -> None:
+    """Validate a scenario and print it with every default filled in."""
+    from .scenario import to_toml
+
+    normalized = _load(scenario, set_).validate()
+    typer.echo(json.dumps(normalized, indent=2) if as_json else to_toml(normalized).rstrip("\n"))
+
+
+def main() -> None:
+    # Typer turns KeyboardInterrupt into exit code 130; sweeps save finished work first.
+    app(prog_name="fabricsim")
+
+
+if __name__ == "__main__":
+    main()

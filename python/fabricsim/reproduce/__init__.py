@@ -1,0 +1,48 @@
+"""Reproductions of published experiments (``fabricsim reproduce``).
+
+Each study lives in its own module, whose ``@experiment`` functions register
+themselves when it is imported; list every study module here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .framework import (
+    Check,
+    Context,
+    Experiment,
+    ExperimentOutput,
+    PlotSpec,
+    Report,
+    check,
+    experiment,
+    experiments,
+    format_checks,
+    reproduce,
+    run_experiment,
+)
+
+# Study modules, one per published study; an experiment module that is listed
+# here but missing is an error, never silently skipped. Add "hp_fc_1995" once
+# reproduce/hp_fc_1995.py exists.
+STUDY_MODULES: tuple[str, ...] = ()
+
+for _name in STUDY_MODULES:
+    importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = [
+    "Check",
+    "Context",
+    "Experiment",
+    "ExperimentOutput",
+    "PlotSpec",
+    "Report",
+    "check",
+    "experiment",
+    "experiments",
+    "format_checks",
+    "reproduce",
+    "run_experiment",
+    "STUDY_MODULES",
+]

@@ -1,0 +1,325 @@
+"""The machinery behind ``fabricsim reproduce``: a registry of experiments, and
+the files each one writes (table, plot beside the published points, JSON summary).
+
+An experiment is a function of a :class:`Context` returning an
+:class:`ExperimentOutput`; it runs simulations through ``ctx.run_many`` (the
+sweep process pool) and states its claims as checks against the published
+numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import FabricsimError
+from ..result import RunResult
+from ..scenario import Scenario
+
+__all__ = [
+    "Context",
+    "Check",
+    "PlotSpec",
+    "ExperimentOutput",
+    "Experiment",
+    "Report",
+    "experiment",
+    "experiments",
+    "check",
+    "run_experiment",
+    "reproduce",
+    "format_checks",
+    "file_stem",
+]
+
+_REGISTRY: dict[str, Experiment] = {}
+CURVE_COLUMNS = ["series", "x", "y", "y_ci"]
+
+
+@dataclass
+class Context:
+    """What an experiment gets: how hard to try, how many processes, where files go."""
+
+    quick: bool = False
+    jobs: int | None = None
+    out_dir: Path = Path("repro-out")
+    progress: bool = True
+    runs: int = 0  # simulations run so far, for the JSON summary
+
+    def run_many(self, scenarios: Sequence[Scenario | Mapping[str, Any] | str | Path], desc: str | None = None) -> list[RunResult]:
+        """Run scenarios in parallel (the sweep pool); results in input order."""
+        from ..sweep import run_many
+
+        results = run_many(scenarios, jobs=self.jobs, progress=self.progress, desc=desc)
+        self.runs += len(results)
+        return results
+
+    def run(self, scenario: Scenario | Mapping[str, Any] | str | Path | None = None, **kw: Any) -> RunResult:
+        from ..api import run
+
+        result = run(scenario, **kw)
+        self.runs += 1
+        return result
+
+
+@dataclass
+class Check:
+    """One published claim set against our number.
+
+    ``published`` is a value or a ``[lo, hi]`` range; ``tolerance`` is an absolute
+    margin in the claim's units. ``within`` is true when ``ours`` lies within
+    ``tolerance`` of the value, or of the range.
+    """
+
+    claim: str
+    published: float | list[float]
+    ours: float
+    ours_ci: float | None
+    tolerance: float
+    within: bool
+    note: str = ""
+
+
+def check(
+    claim: str,
+    published: float | Sequence[float],
+    ours: float,
+    ours_ci: float | None = None,
+    tolerance: float | None = None,
+    rel_tolerance: float | None = None,
+    note: str = "",
+) -> Check:
+    """Build a :class:`Check`; give ``tolerance`` (absolute) or ``rel_tolerance`` (fraction of the published value)."""
+    if isinstance(published, (list, tuple)):
+        lo, hi = (float(published[0]), float(published[1]))
+        pub: float | list[float] = [lo, hi]
+        ref = (abs(lo) + abs(hi)) / 2
+    else:
+        lo = hi = float(published)  # type: ignore[arg-type]
+        pub = lo
+        ref = abs(lo)
+    if tolerance is None:
+        if rel_tolerance is None:
+            raise ValueError("check() needs tolerance or rel_tolerance")
+        tolerance = rel_tolerance * ref
+    ours = float(ours)
+    within = not math.isnan(ours) and lo - tolerance <= ours <= hi + tolerance
+    ci = None if ours_ci is None or (isinstance(ours_ci, float) and math.isnan(ours_ci)) else float(ours_ci)
+    return Check(claim, pub, ours, ci, float(tolerance), bool(within), note)
+
+
+@dataclass
+class PlotSpec:
+    x_label: str
+    y_label: str
+    title: str = ""
+    series: list[str] | None = None  # which series to draw (default: all)
+    logy: bool = False
+
+
+@dataclass
+class ExperimentOutput:
+    curves: pd.DataFrame  # tidy: series, x, y, y_ci, plus any extra columns
+    plot: PlotSpec
+    published: list[dict[str, Any]] = field(default_factory=list)  # series, x, y, note
+    checks: list[Check] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    title: str
+    source: str
+    func: Callable[[Context], ExperimentOutput]
+
+
+@dataclass
+class Report:
+    id: str
+    title: str
+    source: str
+    quick: bool
+    checks: list[Check]
+    runs: int
+    wall_time_s: float
+    files: dict[str, Path]
+
+    @property
+    def all_within(self) -> bool:
+        return all(c.within for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "source": self.source,
+            "quick": self.quick,
+            "checks": [asdict(c) for c in self.checks],
+            "all_within": self.all_within,
+            "runs": self.runs,
+            "wall_time_s": self.wall_time_s,
+        }
+
+
+ExperimentFunc = Callable[[Context], ExperimentOutput]
+
+
+def experiment(id: str, title: str, seed_ref: str) -> Callable[[ExperimentFunc], ExperimentFunc]:
+    """Register an experiment under ``id`` (e.g. ``"hp-fc-1995/fig2"``); ``seed_ref`` names the publication."""
+
+    def register(func: ExperimentFunc) -> ExperimentFunc:
+        if id in _REGISTRY and _REGISTRY[id].func is not func:
+            raise FabricsimError(f"experiment id `{id}` is registered twice")
+        _REGISTRY[id] = Experiment(id=id, title=title, source=seed_ref, func=func)
+        return func
+
+    return register
+
+
+def experiments() -> dict[str, Experiment]:
+    return dict(sorted(_REGISTRY.items()))
+
+
+def unregister(id: str) -> None:
+    _REGISTRY.pop(id, None)
+
+
+def file_stem(id: str) -> str:
+    return id.replace("/", "_")
+
+
+def _resolve(ids: Iterable[str]) -> list[Experiment]:
+    known = experiments()
+    chosen: list[Experiment] = []
+    for i in ids:
+        if i == "all":
+            chosen.extend(e for e in known.values() if e not in chosen)
+            continue
+        if i not in known:
+            raise FabricsimError(f"unknown experiment `{i}`; known: {', '.join(known) or '(none)'}")
+        if known[i] not in chosen:
+            chosen.append(known[i])
+    return chosen
+
+
+def run_experiment(exp: Experiment | str, ctx: Context) -> Report:
+    """Run one experiment and write ``<out_dir>/<id>.csv``, ``.png`` and ``.json``."""
+    if isinstance(exp, str):
+        exp = _resolve([exp])[0]
+    ctx.out_dir = Path(ctx.out_dir)
+    ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    runs_before = ctx.runs
+    start = time.perf_counter()
+    output = exp.func(ctx)
+    wall = time.perf_counter() - start
+    curves = output.curves.copy()
+    missing = [c for c in CURVE_COLUMNS if c not in curves.columns]
+    if missing:
+        raise FabricsimError(f"experiment `{exp.id}` returned curves without columns {missing}")
+    checks = [c if isinstance(c, Check) else Check(**c) for c in output.checks]
+    stem = ctx.out_dir / file_stem(exp.id)
+    files = {"csv": stem.with_suffix(".csv"), "png": stem.with_suffix(".png"), "json": stem.with_suffix(".json")}
+    curves.to_csv(files["csv"], index=False)
+    plot_curves(curves, output.plot, output.published, files["png"])
+    report = Report(exp.id, exp.title, exp.source, ctx.quick, checks, ctx.runs - runs_before, wall, files)
+    files["json"].write_text(json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n")
+    return report
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):  # numpy scalars
+        return o.item()
+    raise TypeError(f"not JSON serializable: {type(o).__name__}")
+
+
+def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], path: Path) -> None:
+    """Our curves with CI error bars; published points as hollow markers under one legend entry."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 4.5), dpi=120)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    series = spec.series or list(dict.fromkeys(curves["series"]))
+    colors: dict[str, Any] = {}
+    for name in series:
+        part = curves[curves["series"] == name].sort_values("x")
+        yerr = part["y_ci"].astype(float).fillna(0.0)
+        line = ax.errorbar(part["x"], part["y"], yerr=yerr, marker="o", markersize=3, capsize=2, label=str(name))
+        colors[name] = line[0].get_color()
+    labelled = False
+    for point in published:
+        if spec.series and point.get("series") not in spec.series:
+            continue
+        color = colors.get(str(point.get("series")), "black")
+        ax.plot(
+            [point["x"]], [point["y"]], linestyle="none", marker="D", markersize=6,
+            markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.5,
+            label=None if labelled else "published",
+        )
+        labelled = True
+    ax.set_xlabel(spec.x_label)
+    ax.set_ylabel(spec.y_label)
+    if spec.title:
+        ax.set_title(spec.title)
+    if spec.logy:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in x) + "]"
+    if isinstance(x, float):
+        return "nan" if math.isnan(x) else f"{x:.4g}"
+    return str(x)
+
+
+def format_checks(report: Report) -> str:
+    """A compact table: claim | published | ours ± ci | tolerance | ok."""
+    rows = [("claim", "published", "ours ± ci", "tolerance", "ok")]
+    for c in report.checks:
+        ours = _fmt(c.ours) + (f" ± {_fmt(c.ours_ci)}" if c.ours_ci is not None else "")
+        rows.append((c.claim, _fmt(c.published), ours, _fmt(c.tolerance), "yes" if c.within else "NO"))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = [" | ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    within = sum(c.within for c in report.checks)
+    head = (
+        f"{report.id}: {report.title}  ({report.runs} runs, {report.wall_time_s:.1f} s"
+        f"{', quick' if report.quick else ''}; {within}/{len(report.checks)} checks within tolerance)"
+    )
+    return "\n".join([head, *lines])
+
+
+def reproduce(
+    ids: Iterable[str],
+    quick: bool = False,
+    jobs: int | None = None,
+    out_dir: str | Path = "repro-out",
+    progress: bool = True,
+    echo: Callable[[str], None] | None = print,
+) -> list[Report]:
+    """Run the named experiments (``"all"`` for every one), write their files, print their checks."""
+    chosen = _resolve(ids)
+    reports = []
+    for exp in chosen:
+        ctx = Context(quick=quick, jobs=jobs, out_dir=Path(out_dir), progress=progress)
+        report = run_experiment(exp, ctx)
+        reports.append(report)
+        if echo is not None:
+            echo(format_checks(report))
+            echo(f"  wrote {', '.join(str(p) for p in report.files.values())}\n")
+    return reports

@@ -1,0 +1,510 @@
+"""Parameter sweeps: grid x replications, run on a local process pool, tidy tables out.
+
+Seeds. Replication ``r`` of a grid point runs with ``run.seed = base + r``, where
+``base`` is the ``base_seed`` argument if given, else that point's ``run.seed``
+(the scenario's, or the grid's when ``run.seed`` is an axis, or the engine's
+default). Every grid point therefore sees the same seed sequence (common random
+numbers), which sharpens comparisons between points.
+
+Resume. Every finished run is appended at once to ``<out>.journal.jsonl``; a
+restarted sweep skips the runs found in ``<out>`` or in the journal. The table is
+written atomically (temporary file + rename) at the end and on Ctrl-C, after
+which the journal is no longer needed and is removed.
+
+The run key identifies a run: JSON of a digest of the base scenario, the grid
+values, the replication and the seed. A results file holding runs that the
+current plan does not contain belongs to another sweep and is refused.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .errors import FabricsimError, InternalError, SweepError, unwrap
+from .result import METRIC_COLUMNS, RunResult, metric_rows
+from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas costs half a second to import; only table code pays it
+    import pandas as pd
+
+__all__ = ["RunPoint", "FailedRun", "SweepResult", "run_sweep", "run_many", "plan_sweep", "execute"]
+
+FIXED_COLUMNS = ["rep", "seed"]
+TAIL_COLUMNS = ["stop_reason", "run_key"]
+_FORMATS = {".csv": "csv", ".parquet": "parquet"}
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run to execute: its key, grid values, replication, seed and scenario."""
+
+    key: str
+    params: dict[str, Any]
+    rep: int
+    seed: int | None
+    scenario_json: str
+    source: str
+
+
+@dataclass
+class FailedRun:
+    key: str
+    params: dict[str, Any]
+    rep: int
+    seed: int | None
+    error: FabricsimError
+
+    def describe(self) -> str:
+        where = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
+        return f"run [{where}{', ' if where else ''}rep {self.rep}, seed {self.seed}] failed: {self.error}"
+
+
+@dataclass
+class SweepResult:
+    """``table``: one row per run and metric; ``failed``: runs that raised; ``out``: file written."""
+
+    table: pd.DataFrame
+    failed: list[FailedRun] = field(default_factory=list)
+    out: Path | None = None
+    ran: int = 0
+    skipped: int = 0
+    total: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def report(self) -> str:
+        text = f"ran {self.ran}, skipped {self.skipped} already finished, failed {len(self.failed)} (of {self.total} runs)"
+        if self.out is not None:
+            text += f"; wrote {self.out} ({len(self.table)} rows)"
+        return text
+
+
+# ---- planning -------------------------------------------------------------------
+def _short(v: Any) -> str:
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+def _digest(sc: Scenario) -> str:
+    return hashlib.sha256(json.dumps(sc.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _normalize_grid(grid: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
+    axes: dict[str, list[Any]] = {}
+    for key, values in grid.items():
+        dotted = key.replace("__", ".")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise SweepError(f"grid axis `{dotted}` must be a list of values, got {values!r}")
+        values = list(values)
+        if not values:
+            raise SweepError(f"grid axis `{dotted}` has no values")
+        axes[dotted] = values
+    return axes
+
+
+def run_key(digest: str, params: Mapping[str, Any], rep: int, seed: int | None) -> str:
+    return json.dumps(
+        {"base": digest, "params": dict(params), "rep": rep, "seed": seed},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+def plan_sweep(
+    scenario: Scenario,
+    grid: Mapping[str, Iterable[Any]],
+    reps: int = 1,
+    base_seed: int | None = None,
+) -> list[RunPoint]:
+    """Expand grid x reps into run points, validating every grid point up front.
+
+    Validation before running means a misspelt grid key fails in a second, not
+    after the first hour of a sweep.
+    """
+    if not isinstance(reps, int) or reps < 1:
+        raise SweepError(f"reps must be a positive integer, got {reps!r}")
+    axes = _normalize_grid(grid)
+    digest = _digest(scenario)
+    points: list[RunPoint] = []
+    for combo in itertools.product(*axes.values()):
+        params = dict(zip(axes.keys(), combo))
+        point_sc = scenario.with_overrides(params)
+        if base_seed is not None:
+            base = int(base_seed)
+            point_sc.with_overrides({"run.seed": base}).validate()
+        else:
+            normalized = point_sc.validate()
+            seed = (normalized.get("run") or {}).get("seed")
+            if not isinstance(seed, int):
+                raise SweepError(f"{scenario.source}: the normalized scenario has no integer run.seed to derive seeds from")
+            base = seed
+        for rep in range(reps):
+            seed = base + rep
+            rep_sc = point_sc.with_overrides({"run.seed": seed})
+            points.append(
+                RunPoint(
+                    key=run_key(digest, params, rep, seed),
+                    params=params,
+                    rep=rep,
+                    seed=seed,
+                    scenario_json=rep_sc.to_json(),
+                    source=scenario.source,
+                )
+            )
+    return points
+
+
+# ---- execution ------------------------------------------------------------------
+def _worker_run(scenario_json: str, source: str) -> str:
+    """Run one scenario; return the engine's JSON reply (errors included, never raised)."""
+    try:
+        return _core.run(scenario_json, source)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
+        return json.dumps({"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "file": source}})
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group; only the parent should react, so
+    # it can save finished work and then stop the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool_context():
+    # Workers fork from a small single-threaded server rather than from this
+    # process, which may hold threads (pyarrow, progress bars) that fork() would
+    # copy mid-flight. The server imports the engine once, so workers start fast.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _terminate(pool: cf.ProcessPoolExecutor) -> None:
+    # shutdown() alone waits for running simulations, which may take minutes.
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+
+
+def _progress_bar(total: int, desc: str | None, progress: bool):
+    from tqdm import tqdm
+
+    enabled = progress and sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, unit="run", disable=not enabled, file=sys.stderr, leave=False)
+
+
+def _reply_to_outcome(point: RunPoint, reply: str) -> tuple[RunResult | None, FabricsimError | None]:
+    try:
+        return RunResult(unwrap(reply, point.source), point.source), None
+    except FabricsimError as exc:
+        return None, exc
+
+
+def execute(
+    points: Sequence[RunPoint],
+    on_done: Callable[[RunPoint, RunResult | None, FabricsimError | None], None],
+    jobs: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> None:
+    """Run ``points`` (inline if ``jobs == 1``, else on a process pool), calling ``on_done`` as each finishes.
+
+    ``on_done`` runs in this process in completion order. If it raises, or on
+    Ctrl-C, the remaining runs are cancelled, the workers stopped and the
+    exception propagates.
+    """
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or jobs < 1:
+        raise SweepError(f"jobs must be a positive integer, got {jobs!r}")
+    if not points:
+        return
+    bar = _progress_bar(len(points), desc, progress)
+    try:
+        if jobs == 1 or len(points) == 1:
+            for point in points:
+                result, error = _reply_to_outcome(point, _worker_run(point.scenario_json, point.source))
+                on_done(point, result, error)
+                bar.update(1)
+            return
+        pool = cf.ProcessPoolExecutor(
+            max_workers=min(jobs, len(points)), mp_context=_pool_context(), initializer=_worker_init
+        )
+        try:
+            futures = {pool.submit(_worker_run, p.scenario_json, p.source): p for p in points}
+            for fut in cf.as_completed(futures):
+                point = futures[fut]
+                exc = fut.exception()
+                if exc is not None:  # e.g. a worker died (BrokenProcessPool)
+                    on_done(point, None, InternalError(f"{point.source}: worker failed: {type(exc).__name__}: {exc}"))
+                else:
+                    on_done(point, *_reply_to_outcome(point, fut.result()))
+                bar.update(1)
+        except BaseException:
+            _terminate(pool)
+            raise
+        else:
+            pool.shutdown(wait=True)
+    finally:
+        bar.close()
+
+
+def run_many(
+    scenarios: Sequence[Scenario | str | Path | Mapping[str, Any]],
+    jobs: int | None = None,
+    progress: bool = True,
+    desc: str | None = None,
+) -> list[RunResult]:
+    """Run several scenarios in parallel; results in input order. The first failure is raised."""
+    points = []
+    for i, s in enumerate(scenarios):
+        sc = Scenario.coerce(s)
+        points.append(RunPoint(key=str(i), params={}, rep=0, seed=None, scenario_json=sc.to_json(), source=sc.source))
+    results: list[RunResult | None] = [None] * len(points)
+
+    def on_done(point: RunPoint, result: RunResult | None, error: FabricsimError | None) -> None:
+        if error is not None:
+            raise error
+        results[int(point.key)] = result
+
+    execute(points, on_done, jobs=jobs, progress=progress, desc=desc)
+    return [r for r in results if r is not None]
+
+
+# ---- tidy rows --------------------------------------------------------------------
+def _cell(v: Any) -> Any:
+    # Lists/tables as grid values are stored as JSON text so CSV and Parquet agree.
+    return json.dumps(v) if isinstance(v, (list, dict, tuple)) else v
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def run_rows(point: RunPoint, result: RunResult) -> list[dict[str, Any]]:
+    """The tidy rows of one run: its metrics, then ``counter.*`` and ``run.*`` rows (mean only)."""
+    nan = float("nan")
+    rows = metric_rows(result.raw.get("metrics", {}))
+    extra = {c: nan for c in METRIC_COLUMNS if c != "metric"}
+    for name, value in result.counters.items():
+        if _is_number(value):
+            rows.append({"metric": f"counter.{name}", **extra, "mean": float(value)})
+    for name, value in result.run_info.items():
+        if _is_number(value):
+            rows.append({"metric": f"run.{name}", **extra, "mean": float(value)})
+    head = {k: _cell(v) for k, v in point.params.items()}
+    head["rep"] = point.rep
+    head["seed"] = point.seed
+    tail = {"stop_reason": result.run_info.get("stop_reason"), "run_key": point.key}
+    return [{**head, **{c: r[c] for c in METRIC_COLUMNS}, **tail} for r in rows]
+
+
+def _to_json_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+
+
+# ---- files ----------------------------------------------------------------------
+def _format_of(out: Path) -> str:
+    fmt = _FORMATS.get(out.suffix.lower())
+    if fmt is None:
+        raise SweepError(f"{out}: output must end in .parquet or .csv")
+    return fmt
+
+
+def journal_path(out: Path) -> Path:
+    return out.with_name(out.name + ".journal.jsonl")
+
+
+def _read_table(out: Path, fmt: str) -> pd.DataFrame:
+    import pandas as pd
+
+    try:
+        table = pd.read_parquet(out) if fmt == "parquet" else pd.read_csv(out)
+    except Exception as exc:  # unreadable: say so rather than overwrite someone's data
+        raise SweepError(f"{out}: exists but cannot be read as a sweep table ({exc})") from None
+    if "run_key" not in table.columns:
+        raise SweepError(f"{out}: exists but is not a fabricsim sweep table (no run_key column)")
+    return table
+
+
+def _read_journal(path: Path) -> dict[str, list[dict[str, Any]]]:
+    done: dict[str, list[dict[str, Any]]] = {}
+    if not path.exists():
+        return done
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                entry = json.loads(line)
+                done[entry["key"]] = entry["rows"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue  # a line cut short by a crash: that run simply runs again
+    return done
+
+
+def _write_atomic(table: pd.DataFrame, out: Path, fmt: str) -> None:
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if fmt == "parquet":
+            try:
+                table.to_parquet(tmp, index=False)
+            except (TypeError, ValueError) as exc:  # e.g. a grid axis mixing numbers and text
+                import pyarrow as pa
+
+                if not isinstance(exc, (pa.ArrowTypeError, pa.ArrowInvalid)):
+                    raise
+                mixed = {c: table[c].astype(str) for c in table.columns if table[c].dtype == object}
+                table.assign(**mixed).to_parquet(tmp, index=False)
+        else:
+            table.to_csv(tmp, index=False)
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _assemble(
+    parts: list[pd.DataFrame], order: Mapping[str, int], columns: list[str]
+) -> pd.DataFrame:
+    import pandas as pd
+
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    table = pd.concat(parts, ignore_index=True)
+    for c in METRIC_COLUMNS[1:]:
+        table[c] = pd.to_numeric(table[c], errors="coerce").astype(float)
+    table = table[[c for c in columns if c in table.columns] + [c for c in table.columns if c not in columns]]
+    # Plan order, then the order rows had within their run.
+    rank = table["run_key"].map(order).fillna(len(order))
+    table = table.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
+    return table.reset_index(drop=True)
+
+
+# ---- the sweep ----------------------------------------------------------------------
+def run_sweep(
+    scenario: Scenario | str | Path | Mapping[str, Any] | None,
+    grid: Mapping[str, Iterable[Any]],
+    reps: int = 1,
+    jobs: int | None = None,
+    out: str | Path | None = None,
+    progress: bool = True,
+    base_seed: int | None = None,
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> SweepResult:
+    """Run every grid point ``reps`` times; see the module docstring for seeds and resume.
+
+    A run that fails is reported and left out of the table; the others go on.
+    Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty).
+    """
+    import pandas as pd
+
+    sc = Scenario.coerce(scenario).with_overrides(overrides)
+    out_path = Path(out) if out is not None else None
+    fmt = _format_of(out_path) if out_path is not None else None
+    points = plan_sweep(sc, grid, reps=reps, base_seed=base_seed)
+    order = {p.key: i for i, p in enumerate(points)}
+    columns = list(_normalize_grid(grid)) + FIXED_COLUMNS + METRIC_COLUMNS + TAIL_COLUMNS
+    say = log or (lambda msg: print(msg, file=sys.stderr))
+
+    # What is already done: rows in the results file, plus runs in the journal.
+    existing = pd.DataFrame(columns=columns)
+    journal = journal_path(out_path) if out_path is not None else None
+    if out_path is not None and fmt is not None and out_path.exists():
+        existing = _read_table(out_path, fmt)
+        _refuse_foreign(set(existing["run_key"].astype(str)), order, f"{out_path}", "file")
+    in_table = set(existing["run_key"].astype(str))
+    journaled = _read_journal(journal) if journal is not None else {}
+    _refuse_foreign(set(journaled), order, f"{journal}", "journal")
+    done = in_table | set(journaled)
+    todo = [p for p in points if p.key not in done]
+
+    new_rows: list[dict[str, Any]] = []
+    failed: list[FailedRun] = []
+    ran = 0
+    jfh = None
+    if journal is not None and todo:
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        jfh = journal.open("a", encoding="utf-8")
+
+    def on_done(point: RunPoint, result: RunResult | None, error: FabricsimError | None) -> None:
+        nonlocal ran
+        ran += 1
+        if error is not None:
+            fr = FailedRun(point.key, point.params, point.rep, point.seed, error)
+            failed.append(fr)
+            _echo(fr.describe())
+            return
+        assert result is not None
+        rows = run_rows(point, result)
+        if jfh is not None:
+            entry = {"key": point.key, "params": point.params, "rep": point.rep, "rows": [_to_json_row(r) for r in rows]}
+            jfh.write(json.dumps(entry) + "\n")
+            jfh.flush()
+            os.fsync(jfh.fileno())
+        else:
+            new_rows.extend(rows)
+
+    def finish() -> pd.DataFrame:
+        if out_path is None or fmt is None or journal is None:
+            return _assemble([pd.DataFrame(new_rows)], order, columns)
+        if jfh is not None:
+            jfh.close()
+        # The journal, not memory, is the record of finished runs: Ctrl-C may
+        # land between a run's journal line and any in-memory bookkeeping.
+        runs = _read_journal(journal)
+        parts = [existing] + [pd.DataFrame(rows) for key, rows in runs.items() if key not in in_table]
+        table = _assemble(parts, order, columns)
+        _write_atomic(table, out_path, fmt)
+        if journal.exists():
+            journal.unlink()  # the table now holds everything the journal had
+        return table
+
+    try:
+        execute(todo, on_done, jobs=jobs, progress=progress, desc=sc.name or "sweep")
+    except KeyboardInterrupt:
+        if out_path is not None:
+            table = finish()
+            say(f"interrupted: {table['run_key'].nunique()} of {len(points)} runs saved in {out_path}")
+        raise
+    finally:
+        if jfh is not None and not jfh.closed:
+            jfh.close()
+    table = finish()
+    return SweepResult(table=table, failed=failed, out=out_path, ran=ran, skipped=len(done), total=len(points))
+
+
+def _refuse_foreign(keys: set[str], order: Mapping[str, int], where: str, what: str) -> None:
+    foreign = keys - order.keys()
+    if foreign:
+        raise SweepError(
+            f"{where}: holds {len(foreign)} runs that are not part of this sweep "
+            f"(different scenario, grid or seeds); choose another --out or remove the {what}"
+        )
+
+
+def _echo(msg: str) -> None:
+    from tqdm import tqdm
+
+    tqdm.write(msg, file=sys.stderr)

@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from conftest import SMALL
+
+SMALL_SETS = [arg for key, value in SMALL.items() for arg in ("--set", f"{key}={value}")]
+
+
+def test_run_prints_summary(cli, small_toml):
+    proc = cli("run", str(small_toml))
+    assert proc.returncode == 0, proc.stderr
+    assert "frame_latency_us" in proc.stdout and "counters" in proc.stdout
+
+
+def test_run_default_scenario_as_json(cli):
+    proc = cli("run", "--json", *SMALL_SETS, "--set", "workload.offered_load=0.2")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["scenario"]["workload"]["offered_load"] == 0.2
+    assert {"metrics", "counters", "run"} <= result.keys()
+
+
+def test_errors_exit_2_without_traceback(cli, tmp_path, small_toml):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "a"\n[run\nseed = 1\n')
+    proc = cli("run", str(bad))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "line 2" in proc.stderr and "bad.toml" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+    proc = cli("run", str(small_toml), "--set", "workload.offered_load=7.0")
+    assert proc.returncode == 2
+    assert "workload.offered_load" in proc.stderr and "allowed:" in proc.stderr
+
+
+def test_sweep_csv_then_resume(cli, tmp_path, small_toml):
+    out = tmp_path / "s.csv"
+    args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--reps", "2", "--jobs", "2", "--out", str(out)]
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "ran 4, skipped 0" in proc.stdout
+    table = pd.read_csv(out)
+    assert set(table["workload.offered_load"]) == {0.1, 0.2}
+    assert set(table["rep"]) == {0, 1}
+
+    keys = sorted(set(table["run_key"]))
+    table[table["run_key"] != keys[0]].to_csv(out, index=False)
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "ran 1, skipped 3" in proc.stdout
+    assert sorted(set(pd.read_csv(out)["run_key"])) == keys
+
+
+def test_sweep_parquet_with_two_axes(cli, tmp_path, small_toml):
+    out = tmp_path / "s.parquet"
+    proc = cli(
+        "sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--grid", "protocol.class=2,3",
+        "--jobs", "2", "--out", str(out),
+    )
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_parquet(out)
+    assert {"workload.offered_load", "protocol.class"} <= set(table.columns)
+    assert table["run_key"].nunique() == 4
+
+
+def test_sweep_bad_grid_key_exits_2(cli, tmp_path, small_toml):
+    out = tmp_path / "s.csv"
+    proc = cli("sweep", str(small_toml), "--grid", "workload.bogus=1,2", "--out", str(out))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "workload.bogus" in proc.stderr
+    assert not out.exists()
+
+
+def test_sweep_bad_out_suffix_exits_2(cli, tmp_path, small_toml):
+    proc = cli("sweep", str(small_toml), "--grid", "workload.offered_load=0.1", "--out", str(tmp_path / "s.xlsx"))
+    assert proc.returncode == 2 and ".parquet or .csv" in proc.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs):
+    out = tmp_path / "s.csv"
+    journal = tmp_path / "s.csv.journal.jsonl"
+    # Many runs, so Ctrl-C always lands in the middle of the sweep.
+    loads = ",".join(f"{0.05 + 0.01 * i:.2f}" for i in range(20))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fabricsim", "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
+         "--reps", "10", "--jobs", jobs, "--out", str(out), "--set", "run.max_frames=20000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 2):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+    saved = pd.read_csv(out)["run_key"].nunique()
+    assert 2 <= saved < 200
+    assert not journal.exists()
+
+
+def test_scenario_show_and_check(cli, tmp_path, small_toml):
+    proc = cli("scenario", "show")
+    assert proc.returncode == 0 and "[workload]" in proc.stdout
+    proc = cli("scenario", "check", str(small_toml), "--set", "protocol.class=3")
+    assert proc.returncode == 0, proc.stderr
+    assert "class = 3" in proc.stdout and "batches" in proc.stdout  # defaults filled in
+    proc = cli("scenario", "check", str(small_toml), "--json")
+    assert json.loads(proc.stdout)["run"]["max_frames"] == SMALL["run.max_frames"]
+    proc = cli("scenario", "check", str(small_toml), "--set", "switch.portz=3")
+    assert proc.returncode == 2 and "switch.portz" in proc.stderr
+
+
+def test_bench(cli):
+    proc = cli("bench", "--size", "2000")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel-hold" in proc.stdout and "fc-switch" in proc.stdout and "events/s" in proc.stdout
+    proc = cli("bench", "--which", "nope")
+    assert proc.returncode == 2
+
+
+def test_reproduce_list_and_unknown_id(cli, tmp_path):
+    proc = cli("reproduce", "--list")
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("reproduce", "no/such-experiment", "--out", str(tmp_path))
+    assert proc.returncode == 2 and "unknown experiment" in proc.stderr
+
+
+def test_version(cli):
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("fabricsim ")
