@@ -24,9 +24,8 @@ from .framework import (
 )
 
 # Study modules, one per published study; an experiment module that is listed
-# here but missing is an error, never silently skipped. Add "hp_fc_1995" once
-# reproduce/hp_fc_1995.py exists.
-STUDY_MODULES: tuple[str, ...] = ()
+# here but missing is an error, never silently skipped.
+STUDY_MODULES: tuple[str, ...] = ("hp_fc_1995",)
 
 for _name in STUDY_MODULES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -122,6 +122,9 @@ class PlotSpec:
     title: str = ""
     series: list[str] | None = None  # which series to draw (default: all)
     logy: bool = False
+    # Our values of x alone (e.g. measured saturation throughputs): dashed vertical
+    # lines in the colour of their series, as dicts with keys series and x.
+    vlines: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -254,11 +257,22 @@ def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, 
         yerr = part["y_ci"].astype(float).fillna(0.0)
         line = ax.errorbar(part["x"], part["y"], yerr=yerr, marker="o", markersize=3, capsize=2, label=str(name))
         colors[name] = line[0].get_color()
+    ours_labelled = False
+    for line_spec in spec.vlines:
+        color = colors.get(str(line_spec.get("series")), "gray")
+        ax.axvline(line_spec["x"], color=color, linestyle="--", linewidth=1.0, alpha=0.8,
+                   label=None if ours_labelled else "ours: saturation")
+        ours_labelled = True
     labelled = False
     for point in published:
         if spec.series and point.get("series") not in spec.series:
             continue
         color = colors.get(str(point.get("series")), "black")
+        if point.get("y") is None:
+            # A published value of x alone (e.g. a saturation throughput): a vertical line.
+            ax.axvline(point["x"], color=color, linestyle=":", linewidth=1.5, label=None if labelled else "published")
+            labelled = True
+            continue
         ax.plot(
             [point["x"]], [point["y"]], linestyle="none", marker="D", markersize=6,
             markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.5,
