@@ -98,3 +98,22 @@ def test_all_selects_every_experiment():
 def test_duplicate_id_is_refused():
     with pytest.raises(Exception, match="registered twice"):
         experiment(id=TINY_ID, title="again", seed_ref="x")(lambda ctx: None)
+
+
+def test_seed000_single_switch_experiments_run_quick(tmp_path):
+    """Every seed-000 experiment runs end to end in quick mode and states its checks."""
+    import json
+
+    from fabricsim.reproduce import experiments, reproduce
+
+    ids = [i for i in experiments() if i.startswith("hp-fc-1995/")]
+    assert {"hp-fc-1995/fig2", "hp-fc-1995/fig3", "hp-fc-1995/fig4", "hp-fc-1995/fig5", "hp-fc-1995/fig6"} <= set(ids)
+    reports = reproduce(ids, quick=True, jobs=2, out_dir=tmp_path, progress=False, echo=None)
+    for report in reports:
+        data = json.loads(report.files["json"].read_text())
+        assert data["checks"], report.id
+        for c in data["checks"]:
+            assert {"claim", "published", "ours", "ours_ci", "tolerance", "within"} <= set(c)
+            assert c["ours"] == c["ours"], f"{report.id}: NaN for {c['claim']}"
+        assert report.files["png"].stat().st_size > 10_000
+        assert report.runs > 0
