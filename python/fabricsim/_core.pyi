@@ -15,6 +15,13 @@ def run(scenario_json: str, source: str) -> str:
 def validate(scenario_json: str, source: str) -> str:
     """``{"ok": NORMALIZED_SCENARIO}`` (every default filled in) or ``{"error": {...}}``."""
 
+def routing(scenario_json: str, source: str) -> str:
+    """The fabric's wiring and routing, without running: ``{"ok": {"kind",
+    "terminal_nodes", "trunks", "trunk_choice", "paths", "switches": [{"switch",
+    "nodes", "ports", "forwarding"}], "channel_dependencies": {"acyclic",
+    "channels", "dependencies", "cycle"}}}`` or ``{"error": {...}}``.
+    ``forwarding[d]`` lists the output ports a frame for node ``d`` may take."""
+
 def default_scenario() -> str:
     """TOML text of the built-in default scenario."""
 

@@ -11,8 +11,7 @@ from .errors import unwrap
 from .result import RunResult
 from .scenario import Scenario
 
-__all__ = ["run", "sweep", "run_scenario"]
-
+__all__ = ["run", "sweep", "run_scenario", "routing"]
 
 
 def run(
@@ -35,6 +34,18 @@ def run_scenario(sc: Scenario) -> RunResult:
     # running independent scenarios in separate processes (see sweep).
     reply = _core.run(sc.to_json(), sc.source)
     return RunResult(unwrap(reply, sc.source), sc.source)
+
+
+def routing(
+    scenario: Scenario | str | Path | Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """The fabric's wiring and routing without running it: per-switch ports and
+    forwarding tables, and ``channel_dependencies`` (the static deadlock check:
+    ``acyclic`` and, if not, one ``cycle`` of trunk channels). Arguments as for :func:`run`."""
+    sc = Scenario.coerce(scenario).with_overrides(overrides, **kw)
+    return unwrap(_core.routing(sc.to_json(), sc.source), sc.source)
 
 
 def sweep(

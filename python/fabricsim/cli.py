@@ -176,17 +176,19 @@ def reproduce(
 @app.command()
 @_fails_cleanly
 def bench(
-    which: str = typer.Option("all", "--which", help="kernel-hold, fc-switch or all."),
+    which: str = typer.Option("all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop or all."),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
 ) -> None:
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    names = ["kernel-hold", "fc-switch"] if which == "all" else [which]
+    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop")
+    names = list(known) if which == "all" else [which]
     for name in names:
-        if name not in ("kernel-hold", "fc-switch"):
-            raise FabricsimError(f"unknown benchmark `{name}`; allowed: kernel-hold, fc-switch, all")
-        reply = json.loads(_core.bench(name, size))
+        if name not in known:
+            raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all")
+        # fc-loop counts I/Os (about a hundred frames and events each), so it runs a smaller size.
+        reply = json.loads(_core.bench(name, max(1, size // 100) if name == "fc-loop" else size))
         if "error" in reply:
             from .errors import error_from_payload
 
@@ -196,7 +198,67 @@ def bench(
             f"{data.get('name', name):<12} events {int(data.get('events', 0)):>12,}  "
             f"frames {int(data.get('frames', 0)):>10,}  wall {data.get('wall_s', 0):8.3f} s  "
             f"{data.get('events_per_s', 0) / 1e6:8.2f} Mevents/s  {data.get('frames_per_s', 0) / 1e6:8.3f} Mframes/s"
+            + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
+            + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} Mframe-hops/s" if data.get("frame_hops_per_s") else "")
         )
+
+
+@app.command()
+@_fails_cleanly
+def routing(
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario)."),
+    set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the routing as JSON."),
+) -> None:
+    """Show each switch's ports and forwarding table and the static deadlock check, without running."""
+    from .api import routing as routing_info
+
+    info = routing_info(_load(scenario, set_))
+    typer.echo(json.dumps(info, indent=2) if as_json else format_routing(info))
+
+
+def _ranges(nodes: List[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> "0-2, 5, 7-8"."""
+    parts: list[list[int]] = []
+    for n in sorted(nodes):
+        if parts and parts[-1][1] == n - 1:
+            parts[-1][1] = n
+        else:
+            parts.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
+
+
+def format_routing(info: dict[str, Any]) -> str:
+    trunks = ", ".join(f"{a}-{b}" + (f" x{m}" if m != 1 else "") for a, b, m in info.get("trunks", []))
+    out = [(f"{info.get('kind')} fabric: {info.get('terminal_nodes')} terminal nodes; trunks {trunks or '(none)'}; "
+            f"trunk choice {info.get('trunk_choice')}, paths {info.get('paths')}")]
+    for sw in info.get("switches", []):
+        ports = sw.get("ports", [])
+        out.append(f"switch {sw['switch']} ({sw.get('nodes')} nodes)")
+        # Destinations grouped by the output port set that serves them; each
+        # local node's own port is summarised on one line.
+        groups: dict[tuple[int, ...], list[int]] = {}
+        local_ports, local_nodes = [], []
+        for dest, outs in enumerate(sw.get("forwarding", [])):
+            if len(outs) == 1 and outs[0] < len(ports) and ports[outs[0]] == f"node {dest}":
+                local_ports.append(outs[0])
+                local_nodes.append(dest)
+            else:
+                groups.setdefault(tuple(outs), []).append(dest)
+        if local_nodes:
+            out.append(f"  ports {_ranges(local_ports)}: own nodes {_ranges(local_nodes)}")
+        for outs, dests in sorted(groups.items()):
+            names = " | ".join(f"{p} {ports[p]}" if p < len(ports) else str(p) for p in outs)
+            out.append(f"  port{'s' if len(outs) > 1 else ''} {names}: nodes {_ranges(dests)}")
+    deps = info.get("channel_dependencies") or {}
+    if deps:
+        head = f"channel dependencies: {deps.get('channels')} channels, {deps.get('dependencies')} dependencies: "
+        if deps.get("acyclic"):
+            out.append(head + "acyclic (deadlock-free)")
+        else:
+            out.append(head + "CYCLE (deadlock possible)")
+            out += [f"  {c}" for c in deps.get("cycle", [])]
+    return "\n".join(out)
 
 
 @scenario_app.command("show")

@@ -93,6 +93,18 @@ class RunResult:
         return dict(self.raw.get("counters", {}))
 
     @property
+    def per_node(self) -> pd.DataFrame:
+        """One row per sending node (node, switch, throughput_pct, ...); empty if the engine gave none."""
+        import pandas as pd
+
+        return pd.DataFrame(self.raw.get("per_node") or [])
+
+    @property
+    def deadlock(self) -> dict[str, Any] | None:
+        """The engine's deadlock report (time_us, cycle, frames stuck) when the run stopped on one."""
+        return self.raw.get("deadlock") or None
+
+    @property
     def run_info(self) -> dict[str, Any]:
         return dict(self.raw.get("run", {}))
 
@@ -129,6 +141,11 @@ class RunResult:
             if values:
                 out += ["", heading]
                 out += _align([(k, _fmt(v)) for k, v in values.items()], right={1}, indent="  ")
+        dl = self.deadlock
+        if dl:
+            out += ["", f"deadlock at {_fmt(_num(dl.get('time_us')))} us: {_fmt(dl.get('frames_stuck_in_cycle'))} frames stuck "
+                        f"in a cycle of {len(dl.get('cycle') or [])} trunks ({_fmt(dl.get('frames_in_fabric'))} in the fabric)"]
+            out += [f"  {link}" for link in dl.get("cycle") or []]
         return "\n".join(out)
 
     def __repr__(self) -> str:

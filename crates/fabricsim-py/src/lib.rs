@@ -44,14 +44,24 @@ fn validate(scenario_json: &str, source: &str) -> String {
     }
 }
 
+/// Ports, forwarding tables and channel-dependency (deadlock) analysis of a
+/// switched-fabric scenario: `{"ok": report}` or `{"error": {...}}`.
+#[pyfunction]
+fn routing(scenario_json: &str, source: &str) -> String {
+    match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::fabric::report::routing_report(&s)) {
+        Ok(r) => json!({ "ok": r }).to_string(),
+        Err(e) => error_json(&e.in_file(source)),
+    }
+}
+
 /// The TOML text of the built-in default scenario.
 #[pyfunction]
 fn default_scenario() -> &'static str {
     DEFAULT_SCENARIO_TOML
 }
 
-/// Runs a benchmark: `kernel-hold` (size = hold operations) or `fc-switch`
-/// (size = data frames delivered). Returns JSON.
+/// Runs a benchmark: `kernel-hold` (size = hold operations), `fc-switch` or
+/// `fc-envelope` (size = data frames delivered), `fc-loop` (size = I/Os). Returns JSON.
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
@@ -59,7 +69,9 @@ fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
     let result = py.allow_threads(move || match which.as_str() {
         "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
         "fc-switch" => fabricsim::bench::fc_switch(size).map_err(|e| e.to_string()),
-        other => Err(format!("unknown benchmark `{other}`; allowed: kernel-hold, fc-switch")),
+        "fc-loop" => fabricsim::bench::fc_loop(size).map_err(|e| e.to_string()),
+        "fc-envelope" => fabricsim::bench::fc_envelope(size).map_err(|e| e.to_string()),
+        other => Err(format!("unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop")),
     });
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("bench result serializes")),
@@ -72,6 +84,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(routing, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     Ok(())

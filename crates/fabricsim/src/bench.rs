@@ -16,6 +16,12 @@ pub struct BenchResult {
     pub wall_s: f64,
     pub events_per_s: f64,
     pub frames_per_s: f64,
+    /// Simulated I/Os completed per wall second (storage benchmarks only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ios_per_s: Option<f64>,
+    /// Frames times switches crossed, per wall second (switched fabrics only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_hops_per_s: Option<f64>,
 }
 
 /// The kernel's hold model: `steps` pop/push pairs on a queue of 1024 events.
@@ -31,6 +37,8 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
         wall_s,
         events_per_s: steps as f64 / wall_s,
         frames_per_s: 0.0,
+        ios_per_s: None,
+        frame_hops_per_s: None,
     }
 }
 
@@ -55,5 +63,60 @@ pub fn fc_switch(data_frames: u64) -> Result<BenchResult> {
         wall_s: report.run.wall_time_s,
         events_per_s: report.run.events_per_s,
         frames_per_s: report.run.frames_per_s,
+        ios_per_s: None,
+        frame_hops_per_s: hops_per_s(&report),
+    })
+}
+
+fn hops_per_s(report: &crate::RunReport) -> Option<f64> {
+    report.counter("switch_traversals").map(|h| h as f64 / report.run.wall_time_s.max(1e-9))
+}
+
+/// The 64-node envelope (smart routing) at saturation under the bursty
+/// workload, stopping after `data_frames` delivered: the fabric benchmark.
+pub fn fc_envelope(data_frames: u64) -> Result<BenchResult> {
+    let toml = format!(
+        "[run]\nwarmup_frames = 0\nmax_frames = {data_frames}\nmin_frames = 0\nprecision = 0\n\
+         [fabric]\nkind = \"envelope\"\n[routing]\npaths = \"smart\"\n\
+         [workload]\narrivals = \"saturated\"\n[workload.sizes]\nkind = \"bimodal\"\n"
+    );
+    let report = crate::run(&Scenario::from_toml_str(&toml, "<fc-envelope benchmark>")?)?;
+    let frames = (report.counter("data_frames_delivered").unwrap_or(0) + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
+    Ok(BenchResult {
+        name: "fc-envelope".into(),
+        events: report.run.events,
+        frames,
+        wall_s: report.run.wall_time_s,
+        events_per_s: report.run.events_per_s,
+        frames_per_s: report.run.frames_per_s,
+        ios_per_s: None,
+        frame_hops_per_s: hops_per_s(&report),
+    })
+}
+
+/// The loop benchmark: 96 Cheetah 9LP disks on a 50 m loop, eight 64 KB
+/// random reads outstanding per disk (loop saturated), `ios` I/Os measured.
+pub fn fc_loop_scenario(ios: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nprecision = 0\n[fabric]\nkind = \"loop\"\n[loop]\nlength_m = 50.0\n\
+         [[disks]]\ncount = 96\nmodel = \"cheetah9lp\"\n\
+         [initiator]\noutstanding = 8\nrequest_bytes = 65536\nwarmup_ios = 0\nmax_ios = {ios}\nmin_ios = 0\n"
+    );
+    Scenario::from_toml_str(&toml, "<fc-loop benchmark>").expect("benchmark scenario is valid")
+}
+
+/// One saturated 96-disk loop run completing `ios` I/Os.
+pub fn fc_loop(ios: u64) -> Result<BenchResult> {
+    let report = crate::run(&fc_loop_scenario(ios))?;
+    let done = report.counter("ios_completed").unwrap_or(0) as f64;
+    Ok(BenchResult {
+        name: "fc-loop".into(),
+        events: report.run.events,
+        frames: report.counter("frames").unwrap_or(0) as u64,
+        wall_s: report.run.wall_time_s,
+        events_per_s: report.run.events_per_s,
+        frames_per_s: report.run.frames_per_s,
+        ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
+        frame_hops_per_s: None,
     })
 }

@@ -3,11 +3,13 @@
 //! wraps it for the Python package.
 
 pub mod bench;
+pub mod fabric;
 pub mod fc;
 pub mod kernel;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod storage;
 pub mod traffic;
 
 pub use report::{MetricSummary, RunReport, StopReason};

@@ -54,6 +54,8 @@ pub enum StopReason {
     MaxFrames,
     /// The simulated-time cap `run.max_time_ms` was reached.
     MaxTime,
+    /// A cycle of full trunk buffers stopped all progress (see the `deadlock` section).
+    Deadlock,
     /// No event was left to run.
     Idle,
 }
@@ -79,6 +81,8 @@ pub struct RunReport {
     pub metrics: Vec<(String, MetricSummary)>,
     pub counters: Vec<(String, i64)>,
     pub run: RunInfo,
+    /// Further sections by name (per-node tables, a deadlock report, ...).
+    pub sections: Vec<(String, serde_json::Value)>,
 }
 
 impl RunReport {
@@ -100,11 +104,15 @@ impl RunReport {
         for (name, c) in &self.counters {
             counters.insert(name.clone(), (*c).into());
         }
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "scenario": self.scenario,
             "metrics": metrics,
             "counters": counters,
             "run": self.run,
-        })
+        });
+        for (name, value) in &self.sections {
+            out[name.as_str()] = value.clone();
+        }
+        out
     }
 }

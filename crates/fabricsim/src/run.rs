@@ -6,6 +6,9 @@ use crate::scenario::{Result, Scenario};
 
 /// Builds the model a validated scenario describes and runs its measurement plan.
 pub fn run(scenario: &Scenario) -> Result<RunReport> {
+    if scenario.fabric.kind == crate::scenario::FabricKind::Loop {
+        return crate::fc::arbitrated_loop::LoopModel::build(scenario)?.run();
+    }
     let mut fabric = FcFabric::build(scenario)?;
     fabric.run()
 }

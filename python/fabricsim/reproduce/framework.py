@@ -318,6 +318,35 @@ def format_checks(report: Report) -> str:
     return "\n".join([head, *lines])
 
 
+def write_summary(out_dir: str | Path) -> Path:
+    """Collect every experiment JSON in ``out_dir`` into ``SUMMARY.md``: one
+    table of checks per experiment, published beside ours."""
+    out_dir = Path(out_dir)
+    lines = ["# Reproduction summary", ""]
+    for path in sorted(out_dir.glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or "checks" not in data or "id" not in data:
+            continue
+        within = sum(bool(c.get("within")) for c in data["checks"])
+        mode = "quick" if data.get("quick") else "full"
+        lines += [f"## {data['id']}: {data.get('title', '')}", "",
+                  f"{data.get('runs', 0)} runs, {data.get('wall_time_s', 0):.0f} s ({mode}); "
+                  f"{within}/{len(data['checks'])} checks within tolerance. Source: {data.get('source', '')}", "",
+                  "| claim | published | ours ± 95% CI | tolerance | within | note |", "|---|---|---|---|---|---|"]
+        for c in data["checks"]:
+            ours = _fmt(c.get("ours")) + (f" ± {_fmt(c['ours_ci'])}" if c.get("ours_ci") is not None else "")
+            cells = [c.get("claim", ""), _fmt(c.get("published")), ours, _fmt(c.get("tolerance")),
+                     "yes" if c.get("within") else "**no**", c.get("note", "")]
+            lines.append("| " + " | ".join(str(x).replace("|", "/") for x in cells) + " |")
+        lines.append("")
+    target = out_dir / "SUMMARY.md"
+    target.write_text("\n".join(lines))
+    return target
+
+
 def reproduce(
     ids: Iterable[str],
     quick: bool = False,
@@ -336,4 +365,7 @@ def reproduce(
         if echo is not None:
             echo(format_checks(report))
             echo(f"  wrote {', '.join(str(p) for p in report.files.values())}\n")
+    summary = write_summary(out_dir)
+    if echo is not None:
+        echo(f"summary of every experiment in {out_dir}: {summary}")
     return reports

@@ -30,12 +30,16 @@ QUICK_FRACTIONS = (0.3, 0.7, 0.9)
 
 @dataclass(frozen=True)
 class Config:
-    """One curve: a class of service, an end-to-end credit and a workload."""
+    """One curve: a class of service, an end-to-end credit and a workload;
+    cascaded fabrics add their ``fabric``/``routing`` tables and workload keys."""
 
     label: str
     cls: int
     credit: int
     sizes: dict[str, Any]
+    fabric: dict[str, Any] | None = None
+    routing: dict[str, Any] | None = None
+    workload: dict[str, Any] | None = None  # extra workload keys, e.g. the traffic pattern
 
 
 def plan(ctx: Context, saturated: bool) -> dict[str, Any]:
@@ -48,12 +52,17 @@ def plan(ctx: Context, saturated: bool) -> dict[str, Any]:
 
 
 def scenario(ctx: Context, c: Config, arrivals: str, load: float = 1.0) -> dict[str, Any]:
-    return {
+    sc = {
         "name": f"hp-fc-1995 {c.label}",
         "run": plan(ctx, arrivals == "saturated"),
         "protocol": {"class": c.cls, "end_to_end_credit": c.credit},
-        "workload": {"arrivals": arrivals, "offered_load": load, "sizes": dict(c.sizes)},
+        "workload": {**(c.workload or {}), "arrivals": arrivals, "offered_load": load, "sizes": dict(c.sizes)},
     }
+    if c.fabric is not None:
+        sc["fabric"] = dict(c.fabric)
+    if c.routing is not None:
+        sc["routing"] = dict(c.routing)
+    return sc
 
 
 def metric(result, name: str) -> tuple[float, float]:

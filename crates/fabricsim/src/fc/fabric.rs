@@ -8,16 +8,19 @@
 
 use std::time::Instant;
 
+use super::connection::Connection;
 use super::frame::{Frame, Message};
 use super::metrics::FcMetrics;
 use super::node::{new_message, NPort};
 use super::switch::{FcSwitch, Peer};
 use super::timing::FcTiming;
 use crate::kernel::stats::{StopDecision, StopRule};
-use crate::kernel::{time, Arena, EventQueue, Time};
+use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
-use crate::scenario::{Error, FabricKind, Result, Scenario};
-use crate::traffic::MessageSource;
+use crate::fabric::deadlock::find_cycle;
+use crate::fabric::{ForwardingTables, PortUse, Topology};
+use crate::scenario::{Error, FabricKind, Pattern, Result, Scenario};
+use crate::traffic::{Destinations, MessageSource};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
 /// arena index, keeping an event at 12 bytes.
@@ -41,6 +44,12 @@ pub enum Event {
     CreditToNode { node: u32 },
     /// A buffer-to-buffer credit reaches output `port` of `switch`.
     CreditToSwitch { switch: u32, port: u16 },
+    /// Class 1: the F_BSY answering a connect request reaches its source.
+    ConnectRefused { connection: u32 },
+    /// Class 1: a refused node's back-off has ended.
+    RetryConnect { node: u32 },
+    /// Class 1: release a finished connection's reserved path.
+    Teardown { connection: u32 },
 }
 
 /// What a component may touch while handling an event.
@@ -49,6 +58,7 @@ pub struct Ctx<'a> {
     pub queue: &'a mut EventQueue<Event>,
     pub frames: &'a mut Arena<Frame>,
     pub messages: &'a mut Arena<Message>,
+    pub connections: &'a mut Arena<Connection>,
     pub timing: &'a FcTiming,
     pub metrics: &'a mut FcMetrics,
 }
@@ -58,11 +68,15 @@ pub struct FcFabric {
     queue: EventQueue<Event>,
     frames: Arena<Frame>,
     messages: Arena<Message>,
+    connections: Arena<Connection>,
+    /// Class 1 back-off draws.
+    backoff_rng: RandomStream,
     timing: FcTiming,
     pub metrics: FcMetrics,
     switches: Vec<FcSwitch>,
     nodes: Vec<NPort>,
     sources: Vec<MessageSource>,
+    node_switch: Vec<u32>,
     events: u64,
     scenario: Scenario,
 }
@@ -74,6 +88,7 @@ macro_rules! ctx {
             queue: &mut $s.queue,
             frames: &mut $s.frames,
             messages: &mut $s.messages,
+            connections: &mut $s.connections,
             timing: &$s.timing,
             metrics: &mut $s.metrics,
         }
@@ -83,18 +98,35 @@ macro_rules! ctx {
 impl FcFabric {
     /// Builds the fabric a (validated) scenario describes.
     pub fn build(scenario: &Scenario) -> Result<Self> {
+        if scenario.fabric.kind == FabricKind::Loop {
+            return Err(Error::scenario("fabric.kind = \"loop\" runs the arbitrated loop model, not FcFabric"));
+        }
         let timing = FcTiming::new(scenario);
         let buffers = scenario.switch.buffers_per_port;
-        let (switches, attachments) = match scenario.fabric.kind {
-            FabricKind::Switch => {
-                let ports = scenario.switch.ports;
-                let peers: Vec<Peer> = (0..ports).map(Peer::Node).collect();
-                let forwarding = (0..ports as u16).collect();
-                let sw = FcSwitch::new(0, &peers, buffers, buffers, forwarding);
-                let attachments: Vec<(u32, u16)> = (0..ports).map(|p| (0, p as u16)).collect();
-                (vec![sw], attachments)
-            }
-        };
+        let topo = Topology::from_spec(&scenario.fabric, scenario.switch.ports)?;
+        let tables = ForwardingTables::build(&topo, scenario.fabric.kind, &scenario.routing)?;
+        let map = topo.port_map();
+        let mut attachments = vec![(0u32, 0u16); topo.node_count() as usize];
+        let mut switches = Vec::with_capacity(map.len());
+        for (s, ports) in map.iter().enumerate() {
+            let peers: Vec<Peer> = ports
+                .iter()
+                .enumerate()
+                .map(|(p, u)| match *u {
+                    PortUse::Node(n) => {
+                        attachments[n as usize] = (s as u32, p as u16);
+                        Peer::Node(n)
+                    }
+                    PortUse::Trunk { to, lane } => {
+                        let back = PortUse::Trunk { to: s as u32, lane };
+                        let q = map[to as usize].iter().position(|&x| x == back).expect("trunks are wired both ways");
+                        Peer::Switch { switch: to, port: q as u16 }
+                    }
+                    PortUse::Free => Peer::Unconnected,
+                })
+                .collect();
+            switches.push(FcSwitch::new(s as u32, &peers, buffers, buffers, &tables.ports[s], scenario.run.seed));
+        }
         let n = attachments.len() as u32;
         let p = &scenario.protocol;
         let nodes = attachments
@@ -102,21 +134,27 @@ impl FcFabric {
             .enumerate()
             .map(|(i, &(sw, port))| NPort::new(i as u32, sw, port, p.class, buffers, p.end_to_end_credit, n))
             .collect();
-        let sources = (0..n)
-            .map(|i| MessageSource::new(&scenario.workload, scenario.run.seed, i, n, timing.data_time))
+        let destinations = destinations(scenario, &topo)?;
+        let sources = destinations
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| MessageSource::new(&scenario.workload, scenario.run.seed, i as u32, n, timing.data_time, d))
             .collect();
         let ports: Vec<usize> = switches.iter().map(|s| s.ports()).collect();
-        let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time);
+        let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time, n as usize);
         Ok(FcFabric {
             now: 0,
             queue: EventQueue::with_capacity(4096),
             frames: Arena::with_capacity(4096),
             messages: Arena::with_capacity(4096),
+            connections: Arena::with_capacity(256),
+            backoff_rng: RandomStream::new(scenario.run.seed, "class1.backoff", 0),
             timing,
             metrics,
             switches,
             nodes,
             sources,
+            node_switch: topo.node_switch(),
             events: 0,
             scenario: scenario.clone(),
         })
@@ -210,10 +248,37 @@ impl FcFabric {
             Event::CreditToSwitch { switch, port } => {
                 self.switches[switch as usize].on_credit(&mut ctx, port as usize);
             }
+            Event::ConnectRefused { connection } => {
+                let c = ctx.connections[connection];
+                for &(sw, i, o) in c.reserved() {
+                    self.switches[sw as usize].release(connection, i as usize, o as usize);
+                }
+                ctx.connections[connection].hops = 0;
+                let mean = self.scenario.protocol.class1_retry_us * time::MICROSECOND as f64;
+                let backoff = (self.backoff_rng.uniform() * 2.0 * mean).round() as Time;
+                let retry_at = ctx.now + backoff;
+                self.nodes[c.src as usize].on_connect_refused(&mut ctx, retry_at);
+            }
+            Event::RetryConnect { node } => {
+                let n = node as usize;
+                self.nodes[n].on_retry(&mut ctx, &mut self.sources[n]);
+            }
+            Event::Teardown { connection } => {
+                let c = ctx.connections[connection];
+                for &(sw, i, o) in c.reserved() {
+                    self.switches[sw as usize].release(connection, i as usize, o as usize);
+                }
+                ctx.connections.remove(connection);
+                // Released ports may unblock connect requests queued behind them.
+                for &(sw, _, _) in c.reserved() {
+                    self.switches[sw as usize].reschedule(&mut ctx);
+                }
+            }
         }
     }
 
-    /// Runs the measurement plan: warm-up, then until the stop rule fires.
+    /// Runs the measurement plan: warm-up, then until the stop rule fires,
+    /// a deadlock stops all progress, or time runs out.
     pub fn run(&mut self) -> Result<RunReport> {
         let wall = Instant::now();
         let plan = self.scenario.run.clone();
@@ -223,9 +288,15 @@ impl FcFabric {
             max_observations: plan.max_frames,
             min_observations: plan.min_frames,
         };
+        // No data frame delivered for this long while frames are in flight
+        // means something is stuck: look for a cycle of full trunk buffers.
+        let stall_window = 1000 * self.timing.data_time;
+        let mut last_delivered = 0;
+        let mut last_progress = 0;
         self.start();
         let mut warmed = plan.warmup_frames == 0;
         let mut warmup_end = 0;
+        let mut deadlock = None;
         let reason = loop {
             // Check the plan every 1024 events: cheap, and fine-grained enough.
             let mut alive = true;
@@ -235,11 +306,24 @@ impl FcFabric {
                     break;
                 }
             }
+            let delivered = self.metrics.counters.data_frames_delivered;
+            if delivered != last_delivered {
+                last_delivered = delivered;
+                last_progress = self.now;
+            }
+            let stalled = !alive || self.now - last_progress > stall_window;
+            if stalled && self.frames.live() > 0 {
+                if let Some(report) = self.find_deadlock() {
+                    deadlock = Some(report);
+                    break StopReason::Deadlock;
+                }
+                last_progress = self.now; // look again only after another quiet window
+            }
             if !alive {
                 break if self.queue.is_empty() { StopReason::Idle } else { StopReason::MaxTime };
             }
             if !warmed {
-                if self.metrics.counters.data_frames_delivered >= plan.warmup_frames {
+                if delivered >= plan.warmup_frames {
                     self.metrics.reset(self.now);
                     warmup_end = self.now;
                     warmed = true;
@@ -260,7 +344,10 @@ impl FcFabric {
         let stop_time = self.now;
         self.metrics.finish(stop_time);
         let metrics = self.metric_summaries(stop_time);
-        if plan.drain {
+        let mut sections = vec![("per_node".to_string(), self.per_node_table(stop_time))];
+        if let Some(d) = deadlock {
+            sections.push(("deadlock".to_string(), d));
+        } else if plan.drain {
             self.sources.iter_mut().for_each(MessageSource::stop);
             while self.step(Time::MAX) {}
         }
@@ -282,7 +369,83 @@ impl FcFabric {
                 frames_per_s: frames / wall_s.max(1e-9),
                 stop_reason: reason,
             },
+            sections,
         })
+    }
+
+    /// Looks for a cycle in the wait-for graph of trunk input buffers; on one,
+    /// describes it (time, the trunks of the cycle, the frames stuck in them).
+    fn find_deadlock(&self) -> Option<serde_json::Value> {
+        let mut g: petgraph::graphmap::DiGraphMap<(u32, u16), ()> = petgraph::graphmap::DiGraphMap::new();
+        for sw in &self.switches {
+            for (a, b) in sw.blocked_trunk_waits(&self.frames) {
+                g.add_edge(a, b, ());
+            }
+        }
+        let cycle = find_cycle(&g)?;
+        let mut stuck = 0;
+        let trunks: Vec<String> = cycle
+            .iter()
+            .map(|&(s, p)| {
+                let sw = &self.switches[s as usize];
+                stuck += sw.buffers_used(p as usize);
+                match sw.input_peer(p as usize) {
+                    Peer::Switch { switch, .. } => format!("switch {} -> switch {} (input port {p} of switch {}, {} buffers full)", switch + 1, s + 1, s + 1, sw.buffers_used(p as usize)),
+                    _ => format!("switch {} input port {p}", s + 1),
+                }
+            })
+            .collect();
+        Some(serde_json::json!({
+            "time_us": time::to_us(self.now),
+            "cycle": trunks,
+            "frames_stuck_in_cycle": stuck,
+            "frames_in_fabric": self.frames.live(),
+        }))
+    }
+
+    /// Per terminal node: its switch, accepted throughput and message latency
+    /// as a source, and Jain's fairness index over the sending nodes.
+    fn per_node_table(&self, now: Time) -> serde_json::Value {
+        let span = (now - self.metrics.measure_start()).max(1) as f64;
+        let frame_ps = self.timing.data_time as f64;
+        let rows: Vec<serde_json::Value> = self
+            .metrics
+            .per_source
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.sources[*i].is_active())
+            .map(|(i, (frames, latency))| {
+                serde_json::json!({
+                    "node": i,
+                    "switch": self.node_switch[i] + 1,
+                    "data_frames_delivered": frames,
+                    "throughput_pct": *frames as f64 * frame_ps / span * 100.0,
+                    "message_latency_us": if latency.count() > 0 { latency.mean() } else { f64::NAN },
+                    "messages_completed": latency.count(),
+                })
+            })
+            .collect();
+        serde_json::Value::Array(rows)
+    }
+
+    /// Jain's fairness index of per-source throughput: 1 when every sending
+    /// node gets the same, 1/n when one node gets everything.
+    fn jain_index(&self) -> f64 {
+        let xs: Vec<f64> = self
+            .metrics
+            .per_source
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.sources[*i].is_active())
+            .map(|(_, (f, _))| *f as f64)
+            .collect();
+        let sum: f64 = xs.iter().sum();
+        let sq: f64 = xs.iter().map(|x| x * x).sum();
+        if sq == 0.0 {
+            f64::NAN
+        } else {
+            sum * sum / (xs.len() as f64 * sq)
+        }
     }
 
     fn metric_summaries(&self, now: Time) -> Vec<(String, MetricSummary)> {
@@ -295,11 +458,25 @@ impl FcFabric {
             ("message_wait_us".to_string(), m.message_wait.summary()),
             ("frame_latency_us".to_string(), m.frame_latency.summary()),
         ];
-        if self.scenario.protocol.class == 2 {
+        if self.scenario.protocol.class != 3 {
             out.push(("ack_latency_us".to_string(), m.ack_latency.summary()));
             out.push(("round_trip_latency_us".to_string(), m.round_trip_latency.summary()));
         }
+        if self.scenario.protocol.class == 1 {
+            out.push(("connection_setup_us".to_string(), m.connection_setup.summary()));
+        }
         out.push(("buffer_usage".to_string(), m.buffer_summary(now)));
+        out.push(("fairness_jain".to_string(), MetricSummary::value(self.jain_index())));
+        // Link utilization: the share of time outputs spent sending frames.
+        let span = (now - m.measure_start()).max(1) as f64;
+        let trunks: usize = self.switches.iter().map(|s| s.trunk_ports()).sum();
+        let node_links: usize = self.switches.iter().map(|s| s.node_ports()).sum();
+        if trunks > 0 {
+            let u = m.trunk_busy_ps as f64 / (trunks as f64 * span) * 100.0;
+            out.push(("trunk_utilization_pct".to_string(), MetricSummary::value(u)));
+        }
+        let u = m.node_link_busy_ps as f64 / (node_links.max(1) as f64 * span) * 100.0;
+        out.push(("node_link_utilization_pct".to_string(), MetricSummary::value(u)));
         out
     }
 
@@ -307,7 +484,7 @@ impl FcFabric {
     /// delivered or still in the fabric, and the frame arena agrees.
     fn counters(&self) -> Result<Vec<(String, i64)>> {
         let c = &self.metrics.counters;
-        let data_in_flight = c.data_frames_injected as i64 - c.data_frames_delivered as i64;
+        let data_in_flight = c.data_frames_injected as i64 - c.data_frames_delivered as i64 - c.data_frames_refused as i64;
         let ack_in_flight = c.ack_frames_generated as i64 - c.ack_frames_delivered as i64;
         if self.frames.live() as i64 != data_in_flight + ack_in_flight {
             return Err(Error::model(format!(
@@ -324,14 +501,65 @@ impl FcFabric {
             ("messages_in_progress".into(), c.messages_generated as i64 - c.messages_completed as i64),
             ("data_frames_injected".into(), c.data_frames_injected as i64),
             ("data_frames_delivered".into(), c.data_frames_delivered as i64),
+            ("data_frames_refused".into(), c.data_frames_refused as i64),
             ("data_frames_in_flight".into(), data_in_flight),
+            ("connect_requests".into(), c.connect_requests as i64),
             ("ack_frames_generated".into(), c.ack_frames_generated as i64),
             ("ack_frames_delivered".into(), c.ack_frames_delivered as i64),
             ("ack_frames_in_flight".into(), ack_in_flight),
             ("frames_in_flight".into(), self.frames.live() as i64),
+            ("switch_traversals".into(), c.switch_traversals as i64),
             ("max_buffers_used".into(), self.metrics.max_buffers_used as i64),
             ("min_end_to_end_credit".into(), min_credit as i64),
             ("events".into(), self.events as i64),
         ])
     }
+}
+
+/// Where each node's messages go under the scenario's traffic pattern.
+fn destinations(scenario: &Scenario, topo: &Topology) -> Result<Vec<Destinations>> {
+    let w = &scenario.workload;
+    let n = topo.node_count();
+    let node_switch = topo.node_switch();
+    Ok(match w.pattern {
+        Pattern::Uniform => vec![Destinations::AllOthers; n as usize],
+        Pattern::Pair => {
+            let [src, dst] = w.pair.expect("validated: pair given");
+            if src >= n || dst >= n {
+                return Err(Error::invalid("workload.pair", format!("[{src}, {dst}]"), format!("node numbers below {n}")));
+            }
+            (0..n).map(|i| if i == src { Destinations::Among(vec![dst]) } else { Destinations::Silent }).collect()
+        }
+        Pattern::ToSwitch => {
+            let switches = topo.switch_count() as u32;
+            let d = w.destination_switch.expect("validated: destination_switch given");
+            if d < 1 || d > switches {
+                return Err(Error::invalid("workload.destination_switch", d, format!("a switch from 1 to {switches}")));
+            }
+            let sources: Vec<u32> = match &w.source_switches {
+                Some(list) => {
+                    for &s in list {
+                        if s < 1 || s > switches {
+                            return Err(Error::invalid("workload.source_switches", s, format!("switches from 1 to {switches}")));
+                        }
+                    }
+                    list.clone()
+                }
+                None => (1..=switches).filter(|&s| s != d).collect(),
+            };
+            let targets: Vec<u32> = (0..n).filter(|&i| node_switch[i as usize] + 1 == d).collect();
+            if targets.is_empty() {
+                return Err(Error::invalid("workload.destination_switch", d, "a switch with terminal nodes"));
+            }
+            (0..n)
+                .map(|i| {
+                    if sources.contains(&(node_switch[i as usize] + 1)) {
+                        Destinations::Among(targets.iter().copied().filter(|&t| t != i).collect())
+                    } else {
+                        Destinations::Silent
+                    }
+                })
+                .collect()
+        }
+    })
 }

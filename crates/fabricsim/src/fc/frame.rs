@@ -25,6 +25,8 @@ pub struct Frame {
     pub dst: u32,
     pub bytes: u32,
     pub message: MessageId,
+    /// A class 1 connect request (SOFc1): reserves the path it takes.
+    pub connect: bool,
     /// Input port of the switch currently holding the frame.
     pub in_port: u16,
     /// Data: when its source started injecting it. Ack: the acknowledged data
@@ -51,4 +53,6 @@ pub struct Message {
     pub acked: u32,
     pub t_created: Time,
     pub t_first_sent: Time,
+    /// Class 1: the connection carrying this message.
+    pub connection: u32,
 }

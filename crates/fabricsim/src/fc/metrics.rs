@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::frame::{Frame, Message};
-use crate::kernel::stats::{BatchMeans, ConfidenceInterval, LevelHistogram, LogHistogram, TimeBatchMeans};
+use crate::kernel::stats::{BatchMeans, ConfidenceInterval, LevelHistogram, LogHistogram, TimeBatchMeans, Welford};
 use crate::kernel::Time;
 use crate::report::MetricSummary;
 
@@ -75,6 +75,11 @@ pub struct Counters {
     pub ack_frames_generated: u64,
     pub ack_frames_injected: u64,
     pub ack_frames_delivered: u64,
+    /// Class 1 connect requests refused (F_BSY): dropped with that reason.
+    pub data_frames_refused: u64,
+    pub connect_requests: u64,
+    /// Crossbar transfers: one per frame per switch crossed.
+    pub switch_traversals: u64,
 }
 
 pub struct FcMetrics {
@@ -84,6 +89,8 @@ pub struct FcMetrics {
     pub round_trip_latency: LatencyProbe,
     pub message_latency: LatencyProbe,
     pub message_wait: LatencyProbe,
+    /// Class 1: from the first connect request to the connection's ACK.
+    pub connection_setup: LatencyProbe,
     /// Data bytes delivered (impulses): mean is bytes per picosecond.
     throughput: TimeBatchMeans,
     /// Receive buffers in use, summed over every switch port.
@@ -94,6 +101,12 @@ pub struct FcMetrics {
     /// First flattened port index of each switch.
     port_base: Vec<usize>,
     pub max_buffers_used: u32,
+    /// Busy time of trunk outputs and of outputs to terminal nodes, counted
+    /// when a transfer starts.
+    pub trunk_busy_ps: u64,
+    pub node_link_busy_ps: u64,
+    /// Per source node: data frames delivered and message latency (us).
+    pub per_source: Vec<(u64, Welford)>,
     measure_start: Time,
     delivered_at_reset: u64,
 }
@@ -101,7 +114,7 @@ pub struct FcMetrics {
 impl FcMetrics {
     /// `ports_per_switch[s]` ports on switch `s`, `buffers` buffers each;
     /// `batch_ps` is the initial duration of time batches.
-    pub fn new(ports_per_switch: &[usize], buffers: u32, batches: u32, batch_ps: Time) -> Self {
+    pub fn new(ports_per_switch: &[usize], buffers: u32, batches: u32, batch_ps: Time, nodes: usize) -> Self {
         let mut port_base = Vec::with_capacity(ports_per_switch.len());
         let mut total = 0;
         for &p in ports_per_switch {
@@ -115,12 +128,16 @@ impl FcMetrics {
             round_trip_latency: LatencyProbe::new(batches),
             message_latency: LatencyProbe::new(batches),
             message_wait: LatencyProbe::new(batches),
+            connection_setup: LatencyProbe::new(batches),
             throughput: TimeBatchMeans::new(0, batch_ps, batches),
             buffers: TimeBatchMeans::new(0, batch_ps, batches),
             buffers_in_use: 0,
             buffer_levels: (0..total).map(|_| LevelHistogram::new(buffers as usize, 0)).collect(),
             port_base,
             max_buffers_used: 0,
+            trunk_busy_ps: 0,
+            node_link_busy_ps: 0,
+            per_source: vec![(0, Welford::new()); nodes],
             measure_start: 0,
             delivered_at_reset: 0,
         }
@@ -133,11 +150,18 @@ impl FcMetrics {
         self.round_trip_latency.reset();
         self.message_latency.reset();
         self.message_wait.reset();
+        self.connection_setup.reset();
         self.throughput.reset(now);
         self.buffers.reset(now);
         for h in &mut self.buffer_levels {
             h.reset(now);
         }
+        for (frames, latency) in &mut self.per_source {
+            *frames = 0;
+            latency.reset();
+        }
+        self.trunk_busy_ps = 0;
+        self.node_link_busy_ps = 0;
         self.measure_start = now;
         self.delivered_at_reset = self.counters.data_frames_delivered;
     }
@@ -160,6 +184,16 @@ impl FcMetrics {
     }
 
     #[inline]
+    pub fn output_busy(&mut self, duration: Time, trunk: bool) {
+        self.counters.switch_traversals += 1;
+        if trunk {
+            self.trunk_busy_ps += duration;
+        } else {
+            self.node_link_busy_ps += duration;
+        }
+    }
+
+    #[inline]
     pub fn message_started(&mut self, waited: Time) {
         self.message_wait.record(waited);
     }
@@ -167,6 +201,7 @@ impl FcMetrics {
     #[inline]
     pub fn data_delivered(&mut self, now: Time, f: &Frame) {
         self.counters.data_frames_delivered += 1;
+        self.per_source[f.src as usize].0 += 1;
         self.frame_latency.record(now - f.t_inject);
         self.throughput.add_impulse(now, f.bytes as f64);
     }
@@ -181,6 +216,7 @@ impl FcMetrics {
     #[inline]
     pub fn message_completed(&mut self, now: Time, m: &Message) {
         self.counters.messages_completed += 1;
+        self.per_source[m.src as usize].1.add((now - m.t_created) as f64 * 1e-6);
         self.message_latency.record(now - m.t_created);
     }
 

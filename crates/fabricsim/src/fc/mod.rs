@@ -1,5 +1,7 @@
 //! Fibre Channel: frames, the switch, N_Ports and the fabric that joins them.
 
+pub mod arbitrated_loop;
+pub mod connection;
 pub mod fabric;
 pub mod frame;
 pub mod metrics;

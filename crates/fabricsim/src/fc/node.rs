@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 
+use super::connection::{Connection, ConnectionState, NO_CONNECTION};
 use super::fabric::{Ctx, Event};
 use super::frame::{Frame, FrameId, FrameKind, Message, MessageId};
 use crate::traffic::MessageSource;
@@ -31,6 +32,8 @@ pub struct NPort {
     messages: VecDeque<MessageId>,
     /// Smallest end-to-end credit ever seen (audits that it never goes negative).
     pub min_e2e_credit: u32,
+    /// Class 1: the state of this node's own connection.
+    c1_state: ConnectionState,
 }
 
 impl NPort {
@@ -48,6 +51,7 @@ impl NPort {
             acks: VecDeque::with_capacity(64),
             messages: VecDeque::with_capacity(64),
             min_e2e_credit: e2e_credit,
+            c1_state: ConnectionState::Idle,
         }
     }
 
@@ -83,13 +87,14 @@ impl NPort {
                 ctx.metrics.data_delivered(ctx.now, &f);
                 let m = &mut ctx.messages[f.message];
                 m.received += 1;
-                if self.class == 2 {
+                if self.class != 3 {
                     let ack = ctx.frames.insert(Frame {
                         kind: FrameKind::Ack,
                         src: self.id,
                         dst: f.src,
                         bytes: ctx.timing.ack_bytes,
                         message: f.message,
+                        connect: false,
                         in_port: 0,
                         t_inject: f.t_inject,
                         t_created: ctx.now,
@@ -110,8 +115,25 @@ impl NPort {
                 assert!(*credit <= self.e2e_initial, "node {}: end-to-end credit above its login value", self.id);
                 let m = &mut ctx.messages[f.message];
                 m.acked += 1;
-                if m.acked == m.frames {
+                let done = m.acked == m.frames;
+                let connection = m.connection;
+                if self.class == 1 && self.c1_state == ConnectionState::Requesting {
+                    self.c1_state = ConnectionState::Established;
+                    let setup = ctx.now - ctx.connections[connection].t_request;
+                    ctx.metrics.connection_setup.record(setup);
+                }
+                if done {
                     complete_message(ctx, f.message);
+                    if self.class == 1 {
+                        // Teardown: the message is complete, release the path.
+                        self.messages.pop_front();
+                        self.c1_state = ConnectionState::Idle;
+                        ctx.queue.push(ctx.now, Event::Teardown { connection });
+                        if source.refills() {
+                            let next = new_message(ctx, source, self.id);
+                            self.messages.push_back(next);
+                        }
+                    }
                 }
                 self.try_send(ctx, source);
             }
@@ -121,6 +143,9 @@ impl NPort {
     /// Injects the next frame if the link, a BB credit and (class 2) an
     /// end-to-end credit allow it.
     fn try_send(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
+        if self.class == 1 {
+            return self.try_send_class1(ctx, source);
+        }
         if self.transmitting || self.bb_credit == 0 {
             return;
         }
@@ -157,6 +182,7 @@ impl NPort {
                 dst,
                 bytes: ctx.timing.data_bytes,
                 message: mid,
+                connect: false,
                 in_port: 0,
                 t_inject: ctx.now,
                 t_created: ctx.now,
@@ -176,6 +202,112 @@ impl NPort {
     }
 }
 
+impl NPort {
+    /// Class 1: ACKs and established-connection frames cross the reserved
+    /// path directly; otherwise the head message's first frame goes out as a
+    /// connect request through the switch's buffers and router.
+    fn try_send_class1(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
+        if self.transmitting {
+            return;
+        }
+        if let Some(ack) = self.acks.pop_front() {
+            ctx.metrics.counters.ack_frames_injected += 1;
+            let connection = ctx.messages[ctx.frames[ack].message].connection;
+            return self.send_on_connection(ctx, ack, connection);
+        }
+        let Some(&mid) = self.messages.front() else { return };
+        let m = ctx.messages[mid];
+        match self.c1_state {
+            ConnectionState::Requesting | ConnectionState::BackingOff => {}
+            ConnectionState::Idle => {
+                if self.bb_credit == 0 || self.e2e_credit[m.dst as usize] == 0 {
+                    return;
+                }
+                let connection = if m.connection == NO_CONNECTION {
+                    let c = ctx.connections.insert(Connection { src: self.id, dst: m.dst, t_request: ctx.now, ..Connection::default() });
+                    ctx.messages[mid].connection = c;
+                    c
+                } else {
+                    ctx.connections[m.connection].hops = 0;
+                    m.connection
+                };
+                let frame = self.data_frame(ctx, source, mid, true);
+                debug_assert_eq!(ctx.messages[mid].connection, connection);
+                ctx.metrics.counters.connect_requests += 1;
+                self.c1_state = ConnectionState::Requesting;
+                self.transmitting = true;
+                self.bb_credit -= 1;
+                let bytes = ctx.frames[frame].bytes;
+                ctx.queue.push(ctx.now + ctx.timing.frame_time(bytes), Event::TransmitDone { node: self.id });
+                ctx.queue.push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch: self.switch, port: self.port, frame });
+            }
+            ConnectionState::Established => {
+                if m.sent == m.frames || self.e2e_credit[m.dst as usize] == 0 {
+                    return;
+                }
+                let frame = self.data_frame(ctx, source, mid, false);
+                self.send_on_connection(ctx, frame, m.connection);
+            }
+        }
+    }
+
+    /// Takes the next frame of message `mid` (with its end-to-end credit).
+    fn data_frame(&mut self, ctx: &mut Ctx, _source: &mut MessageSource, mid: MessageId, connect: bool) -> FrameId {
+        let m = &mut ctx.messages[mid];
+        let credit = &mut self.e2e_credit[m.dst as usize];
+        *credit -= 1;
+        self.min_e2e_credit = self.min_e2e_credit.min(*credit);
+        if m.sent == 0 {
+            m.t_first_sent = ctx.now;
+            ctx.metrics.message_started(ctx.now - m.t_created);
+        }
+        m.sent += 1;
+        ctx.metrics.counters.data_frames_injected += 1;
+        let dst = m.dst;
+        ctx.frames.insert(Frame {
+            kind: FrameKind::Data,
+            src: self.id,
+            dst,
+            bytes: ctx.timing.data_bytes,
+            message: mid,
+            connect,
+            in_port: 0,
+            t_inject: ctx.now,
+            t_created: ctx.now,
+            t_tail_in: 0,
+        })
+    }
+
+    /// Sends `frame` over an established connection: it arrives after its
+    /// serialization plus, at each reserved switch, the time to take in a header.
+    fn send_on_connection(&mut self, ctx: &mut Ctx, frame: FrameId, connection: u32) {
+        let hops = ctx.connections[connection].hops as u64;
+        let f = ctx.frames[frame];
+        let t = ctx.timing.frame_time(f.bytes);
+        let arrive = ctx.now + t + hops * ctx.timing.header_time + (hops + 1) * ctx.timing.propagation;
+        self.transmitting = true;
+        ctx.queue.push(ctx.now + t, Event::TransmitDone { node: self.id });
+        ctx.queue.push(arrive, Event::FrameDelivered { node: f.dst, frame });
+    }
+
+    /// The fabric refused our connect request (F_BSY): give back its credit
+    /// and retry after a random back-off.
+    pub fn on_connect_refused(&mut self, ctx: &mut Ctx, retry_at: crate::kernel::Time) {
+        let mid = *self.messages.front().expect("a refused request belongs to the head message");
+        let m = &mut ctx.messages[mid];
+        m.sent -= 1;
+        self.e2e_credit[m.dst as usize] += 1;
+        self.c1_state = ConnectionState::BackingOff;
+        ctx.queue.push(retry_at, Event::RetryConnect { node: self.id });
+    }
+
+    /// The back-off after a refusal has ended.
+    pub fn on_retry(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
+        self.c1_state = ConnectionState::Idle;
+        self.try_send(ctx, source);
+    }
+}
+
 /// Creates a message at `node` with the source's next length and destination.
 pub fn new_message(ctx: &mut Ctx, source: &mut MessageSource, node: u32) -> MessageId {
     let frames = source.next_frames();
@@ -190,6 +322,7 @@ pub fn new_message(ctx: &mut Ctx, source: &mut MessageSource, node: u32) -> Mess
         acked: 0,
         t_created: ctx.now,
         t_first_sent: 0,
+        connection: NO_CONNECTION,
     })
 }
 

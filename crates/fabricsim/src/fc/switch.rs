@@ -14,8 +14,10 @@
 
 use std::collections::VecDeque;
 
+use super::connection::{ConnectionId, MAX_HOPS, NO_CONNECTION};
 use super::fabric::{Ctx, Event};
 use super::frame::FrameId;
+use crate::kernel::RandomStream;
 
 /// What the far end of a port's fibre is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub enum Peer {
     Node(u32),
     /// Another switch's port (a trunk): sending needs a buffer credit from it.
     Switch { switch: u32, port: u16 },
+    /// Nothing: the port is unused.
+    Unconnected,
 }
 
 const NO_FRAME: FrameId = FrameId::MAX;
@@ -35,6 +39,8 @@ struct InputPort {
     unrouted: VecDeque<FrameId>,
     /// The crossbar is moving a frame out of this port's buffers.
     in_crossbar: bool,
+    /// Class 1 connection holding this port's receive side, if any.
+    held_by: ConnectionId,
 }
 
 struct OutputPort {
@@ -43,8 +49,13 @@ struct OutputPort {
     queue: VecDeque<FrameId>,
     /// Frame crossing the crossbar to this output, or NO_FRAME.
     sending: FrameId,
+    /// Input port that frame is leaving (the frame's own `in_port` moves on
+    /// to the next switch as soon as its head gets there).
+    sending_from: u16,
     /// Free receive buffers at the peer; unbounded for terminal nodes.
     credit: u32,
+    /// Class 1 connection holding this port's send side, if any.
+    held_by: ConnectionId,
 }
 
 pub struct FcSwitch {
@@ -59,15 +70,19 @@ pub struct FcSwitch {
     routing: (usize, FrameId),
     /// First output the scheduler considers on its next pass (rotating priority).
     scheduler_next: usize,
-    /// Output port towards each terminal node.
-    forwarding: Vec<u16>,
+    /// Candidate output ports towards each terminal node, as (start, count)
+    /// into `forwarding_ports`; several candidates are drawn from per frame.
+    forwarding: Vec<(u32, u32)>,
+    forwarding_ports: Vec<u16>,
+    trunk_rng: RandomStream,
 }
 
 impl FcSwitch {
-    /// A switch whose port `i` is wired to `peers[i]`; `forwarding[n]` is the
-    /// output port towards terminal node `n`; `peer_buffers` is the buffer
-    /// pool of a trunk peer's input port.
-    pub fn new(id: u32, peers: &[Peer], buffers_per_port: u32, peer_buffers: u32, forwarding: Vec<u16>) -> Self {
+    /// A switch whose port `i` is wired to `peers[i]`; `forwarding[n]` lists
+    /// the output ports towards terminal node `n`; `peer_buffers` is the
+    /// buffer pool of a trunk peer's input port; `seed` feeds the random
+    /// trunk choice.
+    pub fn new(id: u32, peers: &[Peer], buffers_per_port: u32, peer_buffers: u32, forwarding: &[Vec<u16>], seed: u64) -> Self {
         let queue_capacity = peers.len() * buffers_per_port as usize;
         let inputs = peers
             .iter()
@@ -76,6 +91,7 @@ impl FcSwitch {
                 buffers_used: 0,
                 unrouted: VecDeque::with_capacity(buffers_per_port as usize),
                 in_crossbar: false,
+                held_by: NO_CONNECTION,
             })
             .collect();
         let outputs = peers
@@ -84,10 +100,13 @@ impl FcSwitch {
                 peer,
                 queue: VecDeque::with_capacity(queue_capacity),
                 sending: NO_FRAME,
+                sending_from: 0,
                 credit: match peer {
                     Peer::Node(_) => u32::MAX,
                     Peer::Switch { .. } => peer_buffers,
+                    Peer::Unconnected => 0,
                 },
+                held_by: NO_CONNECTION,
             })
             .collect();
         FcSwitch {
@@ -99,12 +118,108 @@ impl FcSwitch {
             router_next: 0,
             routing: (0, NO_FRAME),
             scheduler_next: 0,
-            forwarding,
+            forwarding: forwarding
+                .iter()
+                .scan(0u32, |start, ports| {
+                    let entry = (*start, ports.len() as u32);
+                    *start += ports.len() as u32;
+                    Some(entry)
+                })
+                .collect(),
+            forwarding_ports: forwarding.iter().flatten().copied().collect(),
+            trunk_rng: RandomStream::new(seed, "routing.trunks", id as u64),
         }
+    }
+
+    /// The output port for a frame to terminal node `dst`: the table's only
+    /// entry, or one drawn uniformly (randomized trunk choice).
+    #[inline]
+    fn output_for(&mut self, dst: u32) -> usize {
+        let (start, count) = self.forwarding[dst as usize];
+        let k = if count == 1 { 0 } else { self.trunk_rng.below(count) };
+        self.forwarding_ports[(start + k) as usize] as usize
+    }
+
+    /// Edges of the wait-for graph between full trunk input ports: input `i`
+    /// here waits for the input at the far end of output `o` when a frame
+    /// that came in on `i` is queued for `o` and `o` has no buffer credit.
+    pub fn blocked_trunk_waits(&self, frames: &crate::kernel::Arena<super::frame::Frame>) -> Vec<((u32, u16), (u32, u16))> {
+        let mut edges = Vec::new();
+        for out in &self.outputs {
+            let Peer::Switch { switch, port } = out.peer else { continue };
+            if out.credit > 0 {
+                continue;
+            }
+            for &f in &out.queue {
+                let i = frames[f].in_port as usize;
+                let input = &self.inputs[i];
+                if matches!(input.peer, Peer::Switch { .. }) && input.buffers_used == self.buffers_per_port {
+                    edges.push(((self.id, i as u16), (switch, port)));
+                }
+            }
+        }
+        edges
+    }
+
+    /// A connect request cannot have its path: drop it (F_BSY) and free its
+    /// buffer; the source hears of it after the busy frame's trip back.
+    fn refuse_connect(&mut self, ctx: &mut Ctx, o: usize, frame: FrameId, conn: ConnectionId) {
+        self.outputs[o].queue.pop_front();
+        let i = ctx.frames[frame].in_port as usize;
+        let input = &mut self.inputs[i];
+        input.buffers_used -= 1;
+        let used = input.buffers_used;
+        ctx.metrics.buffers_changed(ctx.now, self.id, i, used, -1);
+        let t = ctx.now + ctx.timing.propagation;
+        match input.peer {
+            Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
+            Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
+            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
+        }
+        ctx.frames.remove(frame);
+        ctx.metrics.counters.data_frames_refused += 1;
+        // The F_BSY frame goes back hop by hop, taking in a header and being
+        // routed at each switch, without queueing.
+        let hops = ctx.connections[conn].hops as u64 + 1;
+        let back = hops * (ctx.timing.header_time + ctx.timing.route_time + ctx.timing.propagation) + ctx.timing.ack_time;
+        ctx.queue.push(ctx.now + back, Event::ConnectRefused { connection: conn });
+    }
+
+    /// Re-runs the scheduler after ports were released.
+    pub fn reschedule(&mut self, ctx: &mut Ctx) {
+        self.schedule(ctx);
+    }
+
+    /// Releases the ports a connection reserved here (teardown or refusal).
+    pub fn release(&mut self, conn: ConnectionId, input: usize, output: usize) {
+        let clear = |held: &mut ConnectionId| {
+            if *held == conn {
+                *held = NO_CONNECTION;
+            }
+        };
+        for port in [input, output] {
+            clear(&mut self.inputs[port].held_by);
+            clear(&mut self.outputs[port].held_by);
+        }
+    }
+
+    /// The far end of input `port`.
+    pub fn input_peer(&self, port: usize) -> Peer {
+        self.inputs[port].peer
     }
 
     pub fn ports(&self) -> usize {
         self.inputs.len()
+    }
+
+    /// Output ports wired to another switch.
+    pub fn trunk_ports(&self) -> usize {
+        self.outputs.iter().filter(|o| matches!(o.peer, Peer::Switch { .. })).count()
+    }
+
+    /// Output ports wired to terminal nodes.
+    pub fn node_ports(&self) -> usize {
+        self.outputs.iter().filter(|o| matches!(o.peer, Peer::Node(_))).count()
     }
 
     /// Receive buffers in use at input port `port`.
@@ -149,7 +264,7 @@ impl FcSwitch {
         let (port, frame) = self.routing;
         self.router_busy = false;
         self.router_next = (port + 1) % self.inputs.len();
-        let out = self.forwarding[ctx.frames[frame].dst as usize] as usize;
+        let out = self.output_for(ctx.frames[frame].dst);
         self.outputs[out].queue.push_back(frame);
         self.start_routing(ctx);
         self.schedule(ctx);
@@ -161,7 +276,7 @@ impl FcSwitch {
         let frame = out.sending;
         out.sending = NO_FRAME;
         let out_peer = out.peer;
-        let in_port = ctx.frames[frame].in_port as usize;
+        let in_port = out.sending_from as usize;
         let input = &mut self.inputs[in_port];
         input.in_crossbar = false;
         input.buffers_used -= 1;
@@ -173,6 +288,7 @@ impl FcSwitch {
         match in_peer {
             Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
             Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
+            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
         }
         if let Peer::Node(node) = out_peer {
             ctx.queue.push(t, Event::FrameDelivered { node, frame });
@@ -209,27 +325,57 @@ impl FcSwitch {
         self.scheduler_next = (start + 1) % n;
         for k in 0..n {
             let o = (start + k) % n;
-            let out = &mut self.outputs[o];
+            let out = &self.outputs[o];
             if out.sending != NO_FRAME || out.credit == 0 {
                 continue;
             }
             let Some(&frame) = out.queue.front() else { continue };
-            let f = &ctx.frames[frame];
-            let input = &mut self.inputs[f.in_port as usize];
-            if input.in_crossbar {
+            let f = ctx.frames[frame];
+            let i = f.in_port as usize;
+            if self.inputs[i].in_crossbar {
                 continue; // head-of-line blocked: its input is busy elsewhere
             }
-            input.in_crossbar = true;
+            if f.connect && !self.reserve(ctx, i, o, frame, ctx.messages[f.message].connection) {
+                continue;
+            }
+            let out = &mut self.outputs[o];
+            self.inputs[i].in_crossbar = true;
             out.queue.pop_front();
             out.sending = frame;
+            out.sending_from = f.in_port;
             // Equal port rates make the tail arrive before it must leave; the
             // max keeps cut-through honest should rates ever differ.
             let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
             ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
+            ctx.metrics.output_busy(end - ctx.now, matches!(out.peer, Peer::Switch { .. }));
             if let Peer::Switch { switch, port } = out.peer {
                 out.credit -= 1;
                 ctx.queue.push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch, port, frame });
             }
         }
+    }
+
+    /// A class 1 connect request at the head of output `o`'s queue: reserve
+    /// ports `i` and `o` in both directions (data i -> o, ACKs o -> i) for
+    /// its connection, or refuse it when another connection holds either.
+    fn reserve(&mut self, ctx: &mut Ctx, i: usize, o: usize, frame: FrameId, conn: ConnectionId) -> bool {
+        let free = |held: ConnectionId| held == NO_CONNECTION || held == conn;
+        let path_free = free(self.outputs[o].held_by)
+            && free(self.inputs[o].held_by)
+            && free(self.inputs[i].held_by)
+            && free(self.outputs[i].held_by)
+            && (ctx.connections[conn].hops as usize) < MAX_HOPS;
+        if !path_free {
+            self.refuse_connect(ctx, o, frame, conn);
+            return false;
+        }
+        self.inputs[i].held_by = conn;
+        self.inputs[o].held_by = conn;
+        self.outputs[o].held_by = conn;
+        self.outputs[i].held_by = conn;
+        let c = &mut ctx.connections[conn];
+        c.path[c.hops as usize] = (self.id, i as u16, o as u16);
+        c.hops += 1;
+        true
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod load;
+pub mod loop_schema;
 pub mod schema;
 pub mod validate;
 

@@ -17,6 +17,8 @@ pub struct Scenario {
     #[serde(default)]
     pub fabric: FabricSpec,
     #[serde(default)]
+    pub routing: RoutingSpec,
+    #[serde(default)]
     pub switch: SwitchSpec,
     #[serde(default)]
     pub link: LinkSpec,
@@ -24,6 +26,15 @@ pub struct Scenario {
     pub protocol: ProtocolSpec,
     #[serde(default)]
     pub workload: WorkloadSpec,
+    /// The arbitrated loop (`fabric.kind = "loop"` only), TOML key `loop`.
+    #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
+    pub arbitrated_loop: Option<super::loop_schema::LoopSpec>,
+    /// Disk groups on the loop, in ring order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disks: Option<Vec<super::loop_schema::DiskGroupSpec>>,
+    /// The loop's host adapter and its I/O workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initiator: Option<super::loop_schema::InitiatorSpec>,
 }
 
 impl Default for Scenario {
@@ -33,10 +44,14 @@ impl Default for Scenario {
             description: String::new(),
             run: RunPlan::default(),
             fabric: FabricSpec::default(),
+            routing: RoutingSpec::default(),
             switch: SwitchSpec::default(),
             link: LinkSpec::default(),
             protocol: ProtocolSpec::default(),
             workload: WorkloadSpec::default(),
+            arbitrated_loop: None,
+            disks: None,
+            initiator: None,
         }
     }
 }
@@ -85,17 +100,93 @@ impl Default for RunPlan {
 pub enum FabricKind {
     /// One switch with one terminal node on every port.
     Switch,
+    /// A Fibre Channel arbitrated loop of an initiator and disks (`[loop]`, `[[disks]]`, `[initiator]`).
+    Loop,
+    /// Seed 000 Fig. 7/10/12/24: switches 1-4 joined to hub switch 5 by `multiplicity` trunks each.
+    Star,
+    /// Seed 000 Fig. 15/17: switches 1-4 a square with both diagonals, switch 5 the roof over 1 and 2.
+    House,
+    /// Seed 000 Fig. 19/21: the ring 1-2-3-4 with switch 5 joined to all four.
+    Envelope,
+    /// Seed 000 sections 4.3 and 5: one trunk between every pair of `switches` switches.
+    Complete,
+    /// Any fabric: `nodes` per switch and `trunks` between pairs.
+    Custom,
 }
 
+/// The fabric's shape. Switch numbers are 1-based, as in the study's figures;
+/// terminal nodes are numbered from 0, switch 1's nodes first.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FabricSpec {
     pub kind: FabricKind,
+    /// Parallel trunks between joined switches (star, house, envelope).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multiplicity: Option<u32>,
+    /// Number of switches (complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switches: Option<u32>,
+    /// Terminal nodes on each switch, in switch order (custom; for built-in
+    /// shapes it overrides the study's counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<u32>>,
+    /// Trunks as [switch a, switch b, multiplicity] (custom).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trunks: Option<Vec<[u32; 3]>>,
 }
 
 impl Default for FabricSpec {
     fn default() -> Self {
-        FabricSpec { kind: FabricKind::Switch }
+        FabricSpec { kind: FabricKind::Switch, multiplicity: None, switches: None, nodes: None, trunks: None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TrunkChoice {
+    /// Destination nodes partitioned over parallel trunks as evenly as possible.
+    Deterministic,
+    /// A parallel trunk drawn uniformly for every frame.
+    Randomized,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PathPolicy {
+    /// Shortest switch paths; where several next switches are equally short,
+    /// destination nodes are partitioned over them.
+    Shortest,
+    /// Envelope only: two-hop frames go clockwise round the ring (deadlocks).
+    Clockwise,
+    /// Envelope only: two-hop frames go through the central switch 5.
+    Central,
+    /// One next switch per pair, chosen to balance channel load under uniform
+    /// traffic with an acyclic channel dependency graph (deadlock-free).
+    Smart,
+}
+
+/// An entry replacing the computed forwarding table: at `switch`, frames for
+/// terminal node `node` leave by one of `ports` (several = drawn per frame).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ForwardingOverride {
+    pub switch: u32,
+    pub node: u32,
+    pub ports: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingSpec {
+    pub trunk_choice: TrunkChoice,
+    pub paths: PathPolicy,
+    #[serde(rename = "override", skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<ForwardingOverride>,
+}
+
+impl Default for RoutingSpec {
+    fn default() -> Self {
+        RoutingSpec { trunk_choice: TrunkChoice::Deterministic, paths: PathPolicy::Shortest, overrides: Vec::new() }
     }
 }
 
@@ -139,19 +230,23 @@ impl Default for LinkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ProtocolSpec {
-    /// Fibre Channel class of service: 2 (acknowledged) or 3 (datagram).
+    /// Fibre Channel class of service: 1 (dedicated connection per message),
+    /// 2 (acknowledged datagrams) or 3 (unacknowledged datagrams).
     pub class: u8,
-    /// End-to-end credit per destination (class 2 only).
+    /// End-to-end credit per destination (classes 1 and 2).
     pub end_to_end_credit: u32,
     /// Header and framing bytes of every frame (an ACK is a header alone).
     pub frame_header_bytes: u32,
     /// Payload bytes of a full data frame.
     pub frame_payload_bytes: u32,
+    /// Class 1: mean back-off before a refused connect request is retried
+    /// (drawn uniformly from 0 to twice this, so retries do not synchronise).
+    pub class1_retry_us: f64,
 }
 
 impl Default for ProtocolSpec {
     fn default() -> Self {
-        ProtocolSpec { class: 2, end_to_end_credit: 2, frame_header_bytes: 36, frame_payload_bytes: 2048 }
+        ProtocolSpec { class: 2, end_to_end_credit: 2, frame_header_bytes: 36, frame_payload_bytes: 2048, class1_retry_us: 20.0 }
     }
 }
 
@@ -162,6 +257,9 @@ pub enum Pattern {
     Uniform,
     /// Only `pair[0]` sends, always to `pair[1]`.
     Pair,
+    /// Nodes on `source_switches` send to nodes on `destination_switch`
+    /// (uniformly): the study's fairness experiment.
+    ToSwitch,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -180,6 +278,12 @@ pub struct WorkloadSpec {
     /// Source and destination node with `pattern = "pair"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pair: Option<[u32; 2]>,
+    /// Destination switch (1-based) with `pattern = "to_switch"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_switch: Option<u32>,
+    /// Sending switches with `pattern = "to_switch"` (default: all others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_switches: Option<Vec<u32>>,
     pub arrivals: Arrivals,
     /// Offered load per source as a fraction of port bandwidth (full data frames).
     pub offered_load: f64,
@@ -191,6 +295,8 @@ impl Default for WorkloadSpec {
         WorkloadSpec {
             pattern: Pattern::Uniform,
             pair: None,
+            destination_switch: None,
+            source_switches: None,
             arrivals: Arrivals::Poisson,
             offered_load: 0.3,
             sizes: MessageSizes::default(),

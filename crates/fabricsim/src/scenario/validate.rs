@@ -14,6 +14,7 @@ fn require(ok: bool, key: &str, value: impl ToString, allowed: &str) -> Result<(
 impl Scenario {
     /// Checks every value against what the models can honour.
     pub fn validate(&self) -> Result<()> {
+        self.validate_loop()?;
         let r = &self.run;
         require(r.max_frames >= 1, "run.max_frames", r.max_frames, "an integer >= 1")?;
         require(r.min_frames <= r.max_frames, "run.min_frames", r.min_frames, "an integer <= run.max_frames")?;
@@ -51,7 +52,13 @@ impl Scenario {
         )?;
 
         let p = &self.protocol;
-        require(p.class == 2 || p.class == 3, "protocol.class", p.class, "2 or 3")?;
+        require((1..=3).contains(&p.class), "protocol.class", p.class, "1, 2 or 3")?;
+        require(
+            p.class1_retry_us >= 0.0 && p.class1_retry_us.is_finite(),
+            "protocol.class1_retry_us",
+            p.class1_retry_us,
+            "a non-negative number of microseconds",
+        )?;
         require(
             (1..=65535).contains(&p.end_to_end_credit),
             "protocol.end_to_end_credit",
@@ -68,7 +75,23 @@ impl Scenario {
             w.offered_load,
             "0 < value <= 2 (fraction of port bandwidth)",
         )?;
+        if w.pattern != Pattern::ToSwitch {
+            if let Some(d) = w.destination_switch {
+                return Err(Error::invalid("workload.destination_switch", d, "only with workload.pattern = \"to_switch\""));
+            }
+            if let Some(s) = &w.source_switches {
+                return Err(Error::invalid("workload.source_switches", format!("{s:?}"), "only with workload.pattern = \"to_switch\""));
+            }
+        }
         match w.pattern {
+            Pattern::ToSwitch => {
+                if w.destination_switch.is_none() {
+                    return Err(Error::invalid("workload.destination_switch", "missing", "a switch number with pattern = \"to_switch\""));
+                }
+                if let Some(pair) = w.pair {
+                    return Err(Error::invalid("workload.pair", format!("{pair:?}"), "only with workload.pattern = \"pair\""));
+                }
+            }
             Pattern::Uniform => {
                 if let Some(pair) = w.pair {
                     return Err(Error::invalid("workload.pair", format!("{pair:?}"), "only with workload.pattern = \"pair\""));
@@ -104,12 +127,22 @@ impl Scenario {
                 require((1..=1_000_000).contains(&long_frames), "workload.sizes.long_frames", long_frames, "an integer from 1 to 1000000")?;
             }
         }
+        if self.fabric.kind != super::schema::FabricKind::Loop {
+            self.validate_fabric()?;
+        }
         Ok(())
     }
 
-    /// Number of terminal nodes the fabric connects.
+    /// Number of terminal nodes the switched fabric connects.
     pub fn node_count(&self) -> u32 {
-        self.switch.ports
+        crate::fabric::Topology::from_spec(&self.fabric, self.switch.ports).map(|t| t.node_count()).unwrap_or(self.switch.ports)
+    }
+
+    /// The fabric's shape and routing must be buildable.
+    fn validate_fabric(&self) -> Result<()> {
+        let topo = crate::fabric::Topology::from_spec(&self.fabric, self.switch.ports)?;
+        crate::fabric::ForwardingTables::build(&topo, self.fabric.kind, &self.routing)?;
+        Ok(())
     }
 }
 
@@ -136,9 +169,9 @@ mod tests {
     }
 
     #[test]
-    fn class_must_be_two_or_three() {
-        let e = Scenario::from_toml_str("[protocol]\nclass = 1\n", "s").unwrap_err();
+    fn class_must_be_one_two_or_three() {
+        let e = Scenario::from_toml_str("[protocol]\nclass = 4\n", "s").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("protocol.class"));
-        assert_eq!(e.allowed.as_deref(), Some("2 or 3"));
+        assert_eq!(e.allowed.as_deref(), Some("1, 2 or 3"));
     }
 }

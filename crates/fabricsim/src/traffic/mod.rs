@@ -2,4 +2,4 @@
 
 pub mod workload;
 
-pub use workload::MessageSource;
+pub use workload::{Destinations, MessageSource};

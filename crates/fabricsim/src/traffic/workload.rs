@@ -2,15 +2,25 @@
 //! and where they go. Each node draws from its own named random streams.
 
 use crate::kernel::{RandomStream, Time};
-use crate::scenario::{Arrivals, MessageSizes, Pattern, WorkloadSpec};
+use crate::scenario::{Arrivals, MessageSizes, WorkloadSpec};
+
+/// Where a node's messages go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Destinations {
+    /// The node sends nothing.
+    Silent,
+    /// Uniformly over every other node of the fabric.
+    AllOthers,
+    /// Uniformly over these nodes.
+    Among(Vec<u32>),
+}
 
 pub struct MessageSource {
     node: u32,
     nodes: u32,
-    active: bool,
     /// Set when the run drains: no new messages from here on.
     stopped: bool,
-    fixed_destination: Option<u32>,
+    destinations: Destinations,
     arrivals: Arrivals,
     sizes: MessageSizes,
     /// Mean time between message arrivals in picoseconds (Poisson).
@@ -21,21 +31,16 @@ pub struct MessageSource {
 }
 
 impl MessageSource {
-    /// The source at `node` of `nodes`; `frame_time` is the serialization
-    /// time of one full data frame, which turns offered load into a rate.
-    pub fn new(spec: &WorkloadSpec, seed: u64, node: u32, nodes: u32, frame_time: Time) -> Self {
-        let (active, fixed_destination) = match (spec.pattern, spec.pair) {
-            (Pattern::Uniform, _) => (true, None),
-            (Pattern::Pair, Some([src, dst])) => (node == src, Some(dst)),
-            (Pattern::Pair, None) => (false, None),
-        };
+    /// The source at `node` of `nodes` sending to `destinations`;
+    /// `frame_time` is the serialization time of one full data frame, which
+    /// turns offered load into a rate.
+    pub fn new(spec: &WorkloadSpec, seed: u64, node: u32, nodes: u32, frame_time: Time, destinations: Destinations) -> Self {
         let mean_frames = spec.sizes.mean_frames();
         MessageSource {
             node,
             nodes,
-            active,
             stopped: false,
-            fixed_destination,
+            destinations,
             arrivals: spec.arrivals,
             sizes: spec.sizes.clone(),
             mean_interarrival: mean_frames * frame_time as f64 / spec.offered_load,
@@ -47,7 +52,11 @@ impl MessageSource {
 
     /// Whether this node generates messages at all.
     pub fn is_active(&self) -> bool {
-        self.active
+        match &self.destinations {
+            Destinations::Silent => false,
+            Destinations::AllOthers => self.nodes > 1,
+            Destinations::Among(list) => !list.is_empty(),
+        }
     }
 
     pub fn is_saturated(&self) -> bool {
@@ -89,17 +98,21 @@ impl MessageSource {
         }
     }
 
-    /// Destination of the next message: uniform over the other nodes.
+    /// Destination of the next message.
     #[inline]
     pub fn next_destination(&mut self) -> u32 {
-        if let Some(d) = self.fixed_destination {
-            return d;
-        }
-        let k = self.destination_rng.below(self.nodes - 1);
-        if k >= self.node {
-            k + 1
-        } else {
-            k
+        match &self.destinations {
+            Destinations::AllOthers => {
+                let k = self.destination_rng.below(self.nodes - 1);
+                if k >= self.node {
+                    k + 1
+                } else {
+                    k
+                }
+            }
+            Destinations::Among(list) if list.len() == 1 => list[0],
+            Destinations::Among(list) => list[self.destination_rng.below(list.len() as u32) as usize],
+            Destinations::Silent => unreachable!("a silent node generates no messages"),
         }
     }
 }
@@ -114,7 +127,7 @@ mod tests {
 
     #[test]
     fn destinations_are_uniform_over_other_nodes() {
-        let mut s = MessageSource::new(&spec(MessageSizes::default()), 1, 5, 16, 1000);
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), 1, 5, 16, 1000, Destinations::AllOthers);
         let mut counts = [0u32; 16];
         for _ in 0..150_000 {
             counts[s.next_destination() as usize] += 1;
@@ -130,7 +143,7 @@ mod tests {
     #[test]
     fn bimodal_sizes_have_the_study_mean() {
         let sizes = MessageSizes::Bimodal { long_fraction: 0.1, short_min_frames: 1, short_max_frames: 5, long_frames: 25 };
-        let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000);
+        let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000, Destinations::AllOthers);
         let n = 200_000;
         let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();
         let mean = frames.iter().map(|&f| f as f64).sum::<f64>() / n as f64;
@@ -145,7 +158,7 @@ mod tests {
     #[test]
     fn poisson_rate_matches_offered_load() {
         // 50% load of 1000 ps frames, one frame per message: mean gap 2000 ps.
-        let mut s = MessageSource::new(&spec(MessageSizes::default()), 9, 0, 16, 1000);
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), 9, 0, 16, 1000, Destinations::AllOthers);
         let n = 200_000;
         let mean = (0..n).map(|_| s.next_interarrival() as f64).sum::<f64>() / n as f64;
         assert!((mean - 2000.0).abs() < 20.0, "mean {mean}");

@@ -1,0 +1,47 @@
+//! A printable account of a scenario's fabric: every switch's ports and
+//! forwarding table, and the channel dependency analysis of its routing.
+
+use serde_json::json;
+
+use super::deadlock::analyze;
+use super::routing::ForwardingTables;
+use super::topology::{PortUse, Topology};
+use crate::scenario::{Result, Scenario};
+
+/// Ports, forwarding tables (switches 1-based, nodes 0-based) and the
+/// deadlock analysis of a switched-fabric scenario, as JSON.
+pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
+    let topo = Topology::from_spec(&scenario.fabric, scenario.switch.ports)?;
+    let tables = ForwardingTables::build(&topo, scenario.fabric.kind, &scenario.routing)?;
+    let deps = analyze(&topo, &tables)?;
+    let map = topo.port_map();
+    let switches: Vec<serde_json::Value> = map
+        .iter()
+        .enumerate()
+        .map(|(s, ports)| {
+            let wiring: Vec<String> = ports
+                .iter()
+                .map(|u| match *u {
+                    PortUse::Trunk { to, lane } => format!("trunk to switch {} (lane {})", to + 1, lane + 1),
+                    PortUse::Node(n) => format!("node {n}"),
+                    PortUse::Free => "free".to_string(),
+                })
+                .collect();
+            json!({
+                "switch": s + 1,
+                "nodes": topo.nodes[s],
+                "ports": wiring,
+                "forwarding": tables.ports[s],
+            })
+        })
+        .collect();
+    Ok(json!({
+        "kind": scenario.fabric.kind,
+        "terminal_nodes": topo.node_count(),
+        "trunks": topo.trunks.iter().map(|&(a, b, m)| json!([a + 1, b + 1, m])).collect::<Vec<_>>(),
+        "trunk_choice": scenario.routing.trunk_choice,
+        "paths": scenario.routing.paths,
+        "switches": switches,
+        "channel_dependencies": deps,
+    }))
+}

@@ -1,0 +1,88 @@
+"""Fibre Channel classes of service 1, 2 and 3 side by side, on one switch
+and on a star of five, for short and long messages.
+
+Seed 002 (Ong and Farrell, section 2.2.2) characterises the classes: class 1
+is a dedicated connection, "ideal when the time needed to make a connection
+is short or data transmissions are long"; class 2 acknowledges every frame
+without a connection; class 3 sends without acknowledgement. Its statements
+are qualitative, so the checks compare our classes with one another rather
+than with published numbers; the table and plot show where each class wins.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .framework import Context, ExperimentOutput, PlotSpec, check, experiment
+from .hp_fc_1995 import metric, plan
+
+SOURCE = "seed 002: Ong and Farrell, Performance Evaluation of Fibre Channel on a Cluster of Workstations (section 2.2.2)"
+FABRICS = {"one switch": {"kind": "switch"}, "star m=2": {"kind": "star", "multiplicity": 2}}
+SIZES = {"short (1 frame)": 1, "long (25 frames)": 25}
+CLASSES = (1, 2, 3)
+
+
+def scenario(ctx: Context, fabric: dict[str, Any], frames: int, cls: int, arrivals: str, load: float) -> dict[str, Any]:
+    return {
+        "name": f"classes {fabric['kind']} {frames} frames class {cls}",
+        "run": plan(ctx, arrivals == "saturated"),
+        "fabric": dict(fabric),
+        "protocol": {"class": cls, "end_to_end_credit": 2},
+        "workload": {"arrivals": arrivals, "offered_load": load, "sizes": {"kind": "fixed", "frames": frames}},
+    }
+
+
+@experiment(id="fc-classes/compare", title="Classes 1, 2 and 3: message latency and saturation throughput, short and long messages", seed_ref=SOURCE)
+def compare(ctx: Context) -> ExperimentOutput:
+    loads = (0.05, 0.2) if ctx.quick else (0.02, 0.05, 0.1, 0.2, 0.3)
+    cases = [(f, s, c) for f in FABRICS for s in SIZES for c in CLASSES]
+    sat_runs = ctx.run_many([scenario(ctx, FABRICS[f], SIZES[s], c, "saturated", 1.0) for f, s, c in cases], desc="saturation")
+    sat = {case: metric(r, "throughput_pct") for case, r in zip(cases, sat_runs)}
+    points = [(case, load) for case in cases for load in loads]
+    runs = ctx.run_many([scenario(ctx, FABRICS[f], SIZES[s], c, "poisson", load) for (f, s, c), load in points], desc="latency")
+    rows = []
+    for ((f, s, c), load), r in zip(points, runs):
+        y, y_ci = metric(r, "message_latency_us")
+        x, _ = metric(r, "throughput_pct")
+        rows.append({"series": f"{f}, {s}, class {c}", "x": load * 100.0, "y": y, "y_ci": y_ci, "throughput_pct": x,
+                     "fabric": f, "messages": s, "class": c, "metric": "message_latency_us",
+                     "refused_connect_requests": r.counters.get("data_frames_refused", 0)})
+    for (f, s, c), (x, x_ci) in sat.items():
+        rows.append({"series": f"{f}, {s}, class {c} saturation", "x": x, "y": float("nan"), "y_ci": float("nan"),
+                     "x_ci": x_ci, "fabric": f, "messages": s, "class": c, "metric": "saturation_throughput_pct"})
+    curves = pd.DataFrame(rows)
+
+    def latency(f: str, s: str, c: int, load: float) -> float:
+        part = curves[(curves["series"] == f"{f}, {s}, class {c}") & (curves["x"] == load * 100.0)]
+        return float(part["y"].iloc[0])
+
+    light = loads[0]
+    checks = []
+    for f in FABRICS:
+        long_, short = "long (25 frames)", "short (1 frame)"
+        checks.append(check(f"{f}: long messages at {light:.0%} load, class 1 / class 2 message latency", [0.0, 1.0],
+                            latency(f, long_, 1, light) / latency(f, long_, 2, light), None, tolerance=0.02,
+                            note="class 1 'ideal when data transmissions are long'. Ours pays one set-up round trip "
+                                 "before streaming; on a star each connection also holds a trunk lane end to end, so "
+                                 "busy trunks refuse connections"))
+        frame = {c: float(metric(runs[points.index(((f, long_, c), light))], "frame_latency_us")[0]) for c in (1, 2)}
+        checks.append(check(f"{f}: long messages at {light:.0%} load, class 1 / class 2 frame latency", [0.0, 1.0],
+                            frame[1] / frame[2], None, tolerance=0.0,
+                            note="after set-up, frames cross the reserved path without routing or queueing"))
+        checks.append(check(f"{f}: short messages at {light:.0%} load, class 1 / class 2 message latency", [1.0, 1e12],
+                            latency(f, short, 1, light) / latency(f, short, 2, light), None, tolerance=0.0,
+                            note="a connection per one-frame message costs a round trip before any data moves"))
+        checks.append(check(f"{f}: class 3 saturates at least as high as class 2 (short, points)", [0.0, 100.0],
+                            sat[(f, short, 3)][0] - sat[(f, short, 2)][0], None, tolerance=0.5,
+                            note="no acknowledgements, no end-to-end credit"))
+        checks.append(check(f"{f}: class 1 saturates below class 2 with short messages (points)", [-100.0, 0.0],
+                            sat[(f, short, 1)][0] - sat[(f, short, 2)][0], None, tolerance=0.5,
+                            note="busy destinations refuse connections; every message pays a set-up"))
+    series = [f"one switch, {s}, class {c}" for s in SIZES for c in CLASSES]
+    return ExperimentOutput(
+        curves=curves,
+        plot=PlotSpec("offered load (% of port bandwidth)", "message latency (us)", "Classes of service on one switch",
+                      series=series, logy=True),
+        checks=checks)
