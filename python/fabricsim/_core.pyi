@@ -26,5 +26,6 @@ def default_scenario() -> str:
     """TOML text of the built-in default scenario."""
 
 def bench(which: str, size: int) -> str:
-    """Run a benchmark (``"kernel-hold"`` or ``"fc-switch"``); JSON with "name", "events",
-    "frames", "wall_s", "events_per_s", "frames_per_s"."""
+    """Run a benchmark (``"kernel-hold"``, ``"fc-switch"`` or ``"fc-loop"``, whose size counts
+    I/Os); JSON with "name", "events", "frames", "wall_s", "events_per_s", "frames_per_s" and,
+    for fc-loop, "ios_per_s"."""

@@ -54,18 +54,22 @@ pub fn fc_switch_scenario(data_frames: u64) -> Scenario {
 
 /// One class 2 run at 50% load delivering `data_frames` data frames (plus their ACKs).
 pub fn fc_switch(data_frames: u64) -> Result<BenchResult> {
-    let report = crate::run(&fc_switch_scenario(data_frames))?;
+    Ok(frame_result("fc-switch", &crate::run(&fc_switch_scenario(data_frames))?))
+}
+
+/// Frames (data and ACK) delivered, events and frame-hops of a switched-fabric run.
+fn frame_result(name: &str, report: &crate::RunReport) -> BenchResult {
     let frames = (report.counter("data_frames_delivered").unwrap_or(0) + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
-    Ok(BenchResult {
-        name: "fc-switch".into(),
+    BenchResult {
+        name: name.into(),
         events: report.run.events,
         frames,
         wall_s: report.run.wall_time_s,
         events_per_s: report.run.events_per_s,
         frames_per_s: report.run.frames_per_s,
         ios_per_s: None,
-        frame_hops_per_s: hops_per_s(&report),
-    })
+        frame_hops_per_s: hops_per_s(report),
+    }
 }
 
 fn hops_per_s(report: &crate::RunReport) -> Option<f64> {
@@ -80,18 +84,7 @@ pub fn fc_envelope(data_frames: u64) -> Result<BenchResult> {
          [fabric]\nkind = \"envelope\"\n[routing]\npaths = \"smart\"\n\
          [workload]\narrivals = \"saturated\"\n[workload.sizes]\nkind = \"bimodal\"\n"
     );
-    let report = crate::run(&Scenario::from_toml_str(&toml, "<fc-envelope benchmark>")?)?;
-    let frames = (report.counter("data_frames_delivered").unwrap_or(0) + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
-    Ok(BenchResult {
-        name: "fc-envelope".into(),
-        events: report.run.events,
-        frames,
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: None,
-        frame_hops_per_s: hops_per_s(&report),
-    })
+    Ok(frame_result("fc-envelope", &crate::run(&Scenario::from_toml_str(&toml, "<fc-envelope benchmark>")?)?))
 }
 
 /// The loop benchmark: 96 Cheetah 9LP disks on a 50 m loop, eight 64 KB

@@ -144,7 +144,7 @@ impl NPort {
     /// end-to-end credit allow it.
     fn try_send(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
         if self.class == 1 {
-            return self.try_send_class1(ctx, source);
+            return self.try_send_class1(ctx);
         }
         if self.transmitting || self.bb_credit == 0 {
             return;
@@ -153,41 +153,19 @@ impl NPort {
             ctx.metrics.counters.ack_frames_injected += 1;
             ack
         } else if let Some(&mid) = self.messages.front() {
-            let m = &mut ctx.messages[mid];
-            let dst = m.dst;
-            if self.class == 2 {
-                let credit = &mut self.e2e_credit[dst as usize];
-                if *credit == 0 {
-                    return; // the head message waits for an ACK; FIFO keeps the rest behind it
-                }
-                *credit -= 1;
-                self.min_e2e_credit = self.min_e2e_credit.min(*credit);
+            let m = ctx.messages[mid];
+            if self.class == 2 && self.e2e_credit[m.dst as usize] == 0 {
+                return; // the head message waits for an ACK; FIFO keeps the rest behind it
             }
-            if m.sent == 0 {
-                m.t_first_sent = ctx.now;
-                ctx.metrics.message_started(ctx.now - m.t_created);
-            }
-            m.sent += 1;
-            if m.sent == m.frames {
+            let frame = self.data_frame(ctx, mid, false);
+            if m.sent + 1 == m.frames {
                 self.messages.pop_front();
                 if source.refills() {
                     let next = new_message(ctx, source, self.id);
                     self.messages.push_back(next);
                 }
             }
-            ctx.metrics.counters.data_frames_injected += 1;
-            ctx.frames.insert(Frame {
-                kind: FrameKind::Data,
-                src: self.id,
-                dst,
-                bytes: ctx.timing.data_bytes,
-                message: mid,
-                connect: false,
-                in_port: 0,
-                t_inject: ctx.now,
-                t_created: ctx.now,
-                t_tail_in: 0,
-            })
+            frame
         } else {
             return;
         };
@@ -206,7 +184,7 @@ impl NPort {
     /// Class 1: ACKs and established-connection frames cross the reserved
     /// path directly; otherwise the head message's first frame goes out as a
     /// connect request through the switch's buffers and router.
-    fn try_send_class1(&mut self, ctx: &mut Ctx, source: &mut MessageSource) {
+    fn try_send_class1(&mut self, ctx: &mut Ctx) {
         if self.transmitting {
             return;
         }
@@ -231,7 +209,7 @@ impl NPort {
                     ctx.connections[m.connection].hops = 0;
                     m.connection
                 };
-                let frame = self.data_frame(ctx, source, mid, true);
+                let frame = self.data_frame(ctx, mid, true);
                 debug_assert_eq!(ctx.messages[mid].connection, connection);
                 ctx.metrics.counters.connect_requests += 1;
                 self.c1_state = ConnectionState::Requesting;
@@ -245,18 +223,21 @@ impl NPort {
                 if m.sent == m.frames || self.e2e_credit[m.dst as usize] == 0 {
                     return;
                 }
-                let frame = self.data_frame(ctx, source, mid, false);
+                let frame = self.data_frame(ctx, mid, false);
                 self.send_on_connection(ctx, frame, m.connection);
             }
         }
     }
 
-    /// Takes the next frame of message `mid` (with its end-to-end credit).
-    fn data_frame(&mut self, ctx: &mut Ctx, _source: &mut MessageSource, mid: MessageId, connect: bool) -> FrameId {
+    /// Takes the next frame of message `mid`, with its end-to-end credit
+    /// (classes 1 and 2; the caller has checked one is left).
+    fn data_frame(&mut self, ctx: &mut Ctx, mid: MessageId, connect: bool) -> FrameId {
         let m = &mut ctx.messages[mid];
-        let credit = &mut self.e2e_credit[m.dst as usize];
-        *credit -= 1;
-        self.min_e2e_credit = self.min_e2e_credit.min(*credit);
+        if self.class != 3 {
+            let credit = &mut self.e2e_credit[m.dst as usize];
+            *credit -= 1;
+            self.min_e2e_credit = self.min_e2e_credit.min(*credit);
+        }
         if m.sent == 0 {
             m.t_first_sent = ctx.now;
             ctx.metrics.message_started(ctx.now - m.t_created);

@@ -165,17 +165,7 @@ impl FcSwitch {
     /// buffer; the source hears of it after the busy frame's trip back.
     fn refuse_connect(&mut self, ctx: &mut Ctx, o: usize, frame: FrameId, conn: ConnectionId) {
         self.outputs[o].queue.pop_front();
-        let i = ctx.frames[frame].in_port as usize;
-        let input = &mut self.inputs[i];
-        input.buffers_used -= 1;
-        let used = input.buffers_used;
-        ctx.metrics.buffers_changed(ctx.now, self.id, i, used, -1);
-        let t = ctx.now + ctx.timing.propagation;
-        match input.peer {
-            Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
-            Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
-            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
-        }
+        self.free_buffer(ctx, ctx.frames[frame].in_port as usize);
         ctx.frames.remove(frame);
         ctx.metrics.counters.data_frames_refused += 1;
         // The F_BSY frame goes back hop by hop, taking in a header and being
@@ -277,23 +267,27 @@ impl FcSwitch {
         out.sending = NO_FRAME;
         let out_peer = out.peer;
         let in_port = out.sending_from as usize;
-        let input = &mut self.inputs[in_port];
-        input.in_crossbar = false;
-        input.buffers_used -= 1;
-        let used = input.buffers_used;
-        let in_peer = input.peer;
-        ctx.metrics.buffers_changed(ctx.now, self.id, in_port, used, -1);
+        self.inputs[in_port].in_crossbar = false;
+        self.free_buffer(ctx, in_port);
         let t = ctx.now + ctx.timing.propagation;
-        // The freed buffer goes back to whoever feeds this input (R_RDY).
-        match in_peer {
-            Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
-            Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
-            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
-        }
         if let Peer::Node(node) = out_peer {
             ctx.queue.push(t, Event::FrameDelivered { node, frame });
         }
         self.schedule(ctx);
+    }
+
+    /// Frees a receive buffer of input `port` and returns it to whoever feeds
+    /// that input as a buffer-to-buffer credit (R_RDY).
+    fn free_buffer(&mut self, ctx: &mut Ctx, port: usize) {
+        let input = &mut self.inputs[port];
+        input.buffers_used -= 1;
+        ctx.metrics.buffers_changed(ctx.now, self.id, port, input.buffers_used, -1);
+        let t = ctx.now + ctx.timing.propagation;
+        match input.peer {
+            Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
+            Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
+            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
+        }
     }
 
     /// A trunk peer freed one of its buffers: output `port` may send again.
