@@ -6,7 +6,8 @@
 //! the next switch (or several equally short next switches), deterministic
 //! routing partitions the destination nodes over them as evenly as possible:
 //! 13 nodes over 3 trunks go 5, 4, 4, the study's example of an unbalanced
-//! split. The envelope's named policies and the "smart" search choose the
+//! split. Next switches take contiguous blocks of destinations and parallel
+//! trunks take them in turn, so a block arriving in transit stays balanced. The envelope's named policies and the "smart" search choose the
 //! next switch per (switch, destination switch) pair instead.
 
 use serde::Serialize;
@@ -67,15 +68,15 @@ impl ForwardingTables {
                 "\"clockwise\" and \"central\" only with fabric.kind = \"envelope\"; otherwise \"shortest\" or \"smart\"",
             ));
         }
-        // next[s][d]: Some(one next switch) under a per-pair policy, None to
-        // partition destination nodes over every shortest candidate.
-        let mut next: Vec<Vec<Option<u32>>> = vec![vec![None; n_sw]; n_sw];
+        // next[s][d]: the next switches a policy allows (destination nodes are
+        // partitioned over them), or None for every shortest candidate.
+        let mut next: Vec<Vec<Option<Vec<u32>>>> = vec![vec![None; n_sw]; n_sw];
         match routing.paths {
             PathPolicy::Shortest => {}
             PathPolicy::Clockwise | PathPolicy::Central => {
                 for s in 0..4usize {
                     let opposite = (s + 2) % 4;
-                    next[s][opposite] = Some(if routing.paths == PathPolicy::Clockwise { ((s + 1) % 4) as u32 } else { 4 });
+                    next[s][opposite] = Some(vec![if routing.paths == PathPolicy::Clockwise { ((s + 1) % 4) as u32 } else { 4 }]);
                 }
             }
             PathPolicy::Smart => next = smart_next_hops(topo, &dist, &candidates)?,
@@ -91,8 +92,8 @@ impl ForwardingTables {
                     }
                     continue;
                 }
-                let cands = match next[s][d] {
-                    Some(t) => vec![t],
+                let cands = match &next[s][d] {
+                    Some(subset) => subset.clone(),
                     None => candidates(s, d),
                 };
                 // Destination nodes of d are split over the next switches, then
@@ -102,13 +103,14 @@ impl ForwardingTables {
                     .collect();
                 for (c, group) in groups.iter().enumerate() {
                     let trunk = &lanes[s][cands[c] as usize];
-                    for (j, &k) in group.iter().enumerate() {
+                    for &k in group {
                         let n = (first[d] + k) as usize;
+                        // Lanes take destination nodes in turn (k mod lanes): as
+                        // even as possible, and a block of destinations that
+                        // reaches this switch in transit is spread evenly too.
                         ports[s][n] = match routing.trunk_choice {
                             TrunkChoice::Randomized => trunk.clone(),
-                            TrunkChoice::Deterministic => {
-                                vec![trunk[block_of(j as u32, group.len() as u32, trunk.len() as u32) as usize]]
-                            }
+                            TrunkChoice::Deterministic => vec![trunk[k as usize % trunk.len()]],
                         };
                     }
                 }
@@ -154,19 +156,21 @@ impl ForwardingTables {
     }
 }
 
-/// Chooses one next switch for every (switch, destination switch) pair with
-/// several shortest candidates: the assignment whose switch-level channel
-/// dependency graph is acyclic and whose busiest link carries the least
-/// uniform all-to-all traffic (ties: least sum of squared loads, then the
-/// first found). Exhaustive, so limited to small fabrics.
+/// Chooses, for every (switch, destination switch) pair with several
+/// shortest next switches, the subset of them its destination nodes are
+/// split over: the choice whose switch-level channel dependency graph is
+/// acyclic and whose busiest link carries the least uniform all-to-all
+/// traffic (ties: least sum of squared loads, then the first found).
+/// Exhaustive, so limited to small fabrics.
 fn smart_next_hops(
     topo: &Topology,
     dist: &[Vec<u32>],
     candidates: &dyn Fn(usize, usize) -> Vec<u32>,
-) -> Result<Vec<Vec<Option<u32>>>> {
+) -> Result<Vec<Vec<Option<Vec<u32>>>>> {
     let n = topo.switch_count();
-    let mut next: Vec<Vec<Option<u32>>> = vec![vec![None; n]; n];
-    let mut choices: Vec<(usize, usize, Vec<u32>)> = Vec::new();
+    let mut next: Vec<Vec<Option<Vec<u32>>>> = vec![vec![None; n]; n];
+    // Each open pair's options: every non-empty subset of its candidates.
+    let mut choices: Vec<(usize, usize, Vec<Vec<u32>>)> = Vec::new();
     for s in 0..n {
         for d in 0..n {
             if s == d {
@@ -174,9 +178,12 @@ fn smart_next_hops(
             }
             let c = candidates(s, d);
             if c.len() == 1 {
-                next[s][d] = Some(c[0]);
+                next[s][d] = Some(c);
             } else {
-                choices.push((s, d, c));
+                let subsets = (1u32..(1 << c.len()))
+                    .map(|mask| c.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &t)| t).collect())
+                    .collect();
+                choices.push((s, d, subsets));
             }
         }
     }
@@ -192,7 +199,7 @@ fn smart_next_hops(
     let mut pick = vec![0usize; choices.len()];
     for _ in 0..combos {
         for (i, (s, d, c)) in choices.iter().enumerate() {
-            next[*s][*d] = Some(c[pick[i]]);
+            next[*s][*d] = Some(c[pick[i]].clone());
         }
         if let Some(score) = score_routing(topo, dist, &next) {
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
@@ -212,14 +219,15 @@ fn smart_next_hops(
         return Err(Error::invalid("routing.paths", "smart", "a fabric with a deadlock-free shortest-path routing"));
     };
     for (i, (s, d, c)) in choices.iter().enumerate() {
-        next[*s][*d] = Some(c[pick[i]]);
+        next[*s][*d] = Some(c[pick[i]].clone());
     }
     Ok(next)
 }
 
-/// (max load per trunk, sum of squared loads) of uniform all-to-all traffic,
-/// or None when the routing's switch-level dependency graph has a cycle.
-fn score_routing(topo: &Topology, dist: &[Vec<u32>], next: &[Vec<Option<u32>>]) -> Option<(f64, f64)> {
+/// (max load per trunk, sum of squared loads) of uniform all-to-all traffic
+/// split evenly over each pair's next switches, or None when the routing's
+/// switch-level dependency graph has a cycle.
+fn score_routing(topo: &Topology, dist: &[Vec<u32>], next: &[Vec<Option<Vec<u32>>>]) -> Option<(f64, f64)> {
     let n = topo.switch_count();
     let mut load = vec![vec![0.0f64; n]; n];
     let mut deps: Vec<(SwitchLink, SwitchLink)> = Vec::new();
@@ -229,20 +237,25 @@ fn score_routing(topo: &Topology, dist: &[Vec<u32>], next: &[Vec<Option<u32>>]) 
                 continue;
             }
             let weight = (topo.nodes[a] * topo.nodes[d]) as f64;
-            let mut cur = a;
-            let mut prev: Option<SwitchLink> = None;
-            for _ in 0..=dist[a][d] {
+            // (switch, incoming link, share of the pair's traffic)
+            let mut stack: Vec<(usize, Option<SwitchLink>, f64)> = vec![(a, None, weight)];
+            while let Some((cur, prev, w)) = stack.pop() {
                 if cur == d {
-                    break;
+                    continue;
                 }
-                let t = next[cur][d].expect("every pair has a next switch") as usize;
-                load[cur][t] += weight / topo.multiplicity(cur as u32, t as u32) as f64;
-                let link = (cur as u32, t as u32);
-                if let Some(p) = prev {
-                    deps.push((p, link));
+                let hops = next[cur][d].as_ref().expect("every pair has next switches");
+                for &t in hops {
+                    let t = t as usize;
+                    let share = w / hops.len() as f64;
+                    load[cur][t] += share / topo.multiplicity(cur as u32, t as u32) as f64;
+                    let link = (cur as u32, t as u32);
+                    if let Some(p) = prev {
+                        deps.push((p, link));
+                    }
+                    if dist[t][d] < dist[cur][d] {
+                        stack.push((t, Some(link), share));
+                    }
                 }
-                prev = Some(link);
-                cur = t;
             }
         }
     }
