@@ -164,7 +164,7 @@ class Report:
             "title": self.title,
             "source": self.source,
             "quick": self.quick,
-            "checks": [asdict(c) for c in self.checks],
+            "checks": [_finite_or_text(asdict(c)) for c in self.checks],
             "all_within": self.all_within,
             "runs": self.runs,
             "wall_time_s": self.wall_time_s,
@@ -234,6 +234,17 @@ def run_experiment(exp: Experiment | str, ctx: Context) -> Report:
     report = Report(exp.id, exp.title, exp.source, ctx.quick, checks, ctx.runs - runs_before, wall, files)
     files["json"].write_text(json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n")
     return report
+
+
+def _finite_or_text(o: Any) -> Any:
+    """JSON has no infinity or NaN: write them as the strings "inf", "-inf", "nan"."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return "nan" if math.isnan(o) else ("inf" if o > 0 else "-inf")
+    if isinstance(o, dict):
+        return {k: _finite_or_text(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite_or_text(v) for v in o]
+    return o
 
 
 def _json_default(o: Any) -> Any:
