@@ -286,7 +286,7 @@ impl FcFabric {
         let rule = StopRule {
             relative_precision: plan.precision,
             max_observations: plan.max_frames,
-            min_observations: plan.min_frames,
+            min_observations: plan.effective_min_frames(),
         };
         // No data frame delivered for this long while frames are in flight
         // means something is stuck: look for a cycle of full trunk buffers.

@@ -66,8 +66,10 @@ pub struct RunPlan {
     pub warmup_frames: u64,
     /// Stop after this many data frames delivered past warm-up.
     pub max_frames: u64,
-    /// Never stop on precision before this many data frames past warm-up.
-    pub min_frames: u64,
+    /// Never stop on precision before this many data frames past warm-up
+    /// (unset: 50000, or `max_frames` if that is smaller).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_frames: Option<u64>,
     /// Stop once every headline 95% confidence interval is within ±precision
     /// of its mean (0.01 = ±1%, as in the HP study); 0 runs to `max_frames`.
     pub precision: f64,
@@ -80,13 +82,20 @@ pub struct RunPlan {
     pub drain: bool,
 }
 
+impl RunPlan {
+    /// The minimum number of measured frames in force.
+    pub fn effective_min_frames(&self) -> u64 {
+        self.min_frames.unwrap_or(self.max_frames.min(50_000))
+    }
+}
+
 impl Default for RunPlan {
     fn default() -> Self {
         RunPlan {
             seed: 1,
             warmup_frames: 20_000,
             max_frames: 1_000_000,
-            min_frames: 50_000,
+            min_frames: None,
             precision: 0.01,
             batches: 32,
             max_time_ms: 1.0e7,

@@ -17,7 +17,9 @@ impl Scenario {
         self.validate_loop()?;
         let r = &self.run;
         require(r.max_frames >= 1, "run.max_frames", r.max_frames, "an integer >= 1")?;
-        require(r.min_frames <= r.max_frames, "run.min_frames", r.min_frames, "an integer <= run.max_frames")?;
+        if let Some(min) = r.min_frames {
+            require(min <= r.max_frames, "run.min_frames", min, "an integer <= run.max_frames")?;
+        }
         require(
             r.precision >= 0.0 && r.precision < 1.0,
             "run.precision",
@@ -166,6 +168,15 @@ mod tests {
         let e = Scenario::from_toml_str("[workload]\npattern = \"pair\"\n", "s").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("workload.pair"));
         assert!(Scenario::from_toml_str("[workload]\npattern = \"pair\"\npair = [0, 1]\n", "s").is_ok());
+    }
+
+    #[test]
+    fn min_frames_defaults_below_a_small_max_frames() {
+        let s = Scenario::from_toml_str("[run]\nmax_frames = 1000\n", "s").unwrap();
+        assert_eq!(s.run.effective_min_frames(), 1000);
+        assert_eq!(Scenario::default().run.effective_min_frames(), 50_000);
+        let e = Scenario::from_toml_str("[run]\nmax_frames = 1000\nmin_frames = 2000\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("run.min_frames"));
     }
 
     #[test]
