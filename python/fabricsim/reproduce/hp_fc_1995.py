@@ -306,3 +306,35 @@ def router_calibration(ctx: Context) -> ExperimentOutput:
         plot=PlotSpec("router time per header (us)", "saturation throughput (% of fibre bandwidth)",
                       "Router calibration: class 2 credits 1-4 and class 3", series=[c.label for c in configs]),
         published=published, checks=checks)
+
+
+@experiment(id="hp-fc-1995/saturation", title="Saturation throughput against end-to-end credit: classes 2 and 3, uniform and bursty", seed_ref=SOURCE)
+def saturation_figure(ctx: Context) -> ExperimentOutput:
+    """Saturation throughput (accepted load when every source always has a
+    message waiting) as a figure of its own, for every curve of Figs. 2, 4, 5."""
+    credits = credits_for(ctx)
+    workloads = {"uniform": UNIFORM, "bursty": BURSTY}
+    configs = [Config(f"class {cls}, {w}", cls, k, sizes) for cls in (2, 3) for w, sizes in workloads.items() for k in credits]
+    results = ctx.run_many([scenario(ctx, c, "saturated") for c in configs], desc="saturation")
+    rows = []
+    for c, r in zip(configs, results):
+        y, y_ci = metric(r, "throughput_pct")
+        rows.append({"series": c.label, "x": c.credit, "y": y, "y_ci": y_ci, "class": c.cls, "end_to_end_credit": c.credit,
+                     "metric": "saturation_throughput_pct"})
+    curves = pd.DataFrame(rows)
+    value = {(row["series"], row["x"]): (row["y"], row["y_ci"]) for row in rows}
+    published = [{"series": "class 2, uniform", "x": k, "y": v, "note": "stated (47, 53) or interpolated (+2 per step)"}
+                 for k, v in PUBLISHED_CREDIT_CURVE.items() if k in credits]
+    published += [{"series": "class 2, bursty", "x": k, "y": 42.0, "note": "41%-43%"} for k in credits]
+    checks = [check(f"class 2, uniform, credit {k} (% fibre)", v, *value[("class 2, uniform", k)], tolerance=2.0)
+              for k, v in PUBLISHED_CREDIT_CURVE.items() if k in credits]
+    checks += [check(f"class 2, bursty, credit {k} (% fibre)", [41, 43], *value[("class 2, bursty", k)], tolerance=2.0)
+               for k in credits]
+    c3 = [value[("class 3, uniform", k)][0] for k in credits]
+    checks.append(check("class 3 ignores end-to-end credit (spread over credits, points)", 0.0, max(c3) - min(c3), None,
+                        tolerance=1.0))
+    return ExperimentOutput(
+        curves=curves,
+        plot=PlotSpec("end-to-end credit", "saturation throughput (% of fibre bandwidth)",
+                      "Saturation throughput of the 16-port switch"),
+        published=published, checks=checks)
