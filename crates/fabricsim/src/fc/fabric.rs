@@ -197,11 +197,7 @@ impl FcFabric {
     /// Runs one event; returns false when none is left or the next is past `limit`.
     #[inline]
     fn step(&mut self, limit: Time) -> bool {
-        match self.queue.peek_time() {
-            Some(t) if t <= limit => {}
-            _ => return false,
-        }
-        let (t, ev) = self.queue.pop().expect("peeked");
+        let Some((t, ev)) = self.queue.pop_until(limit) else { return false };
         self.now = t;
         self.events += 1;
         self.dispatch(ev);
@@ -268,11 +264,9 @@ impl FcFabric {
                 for &(sw, i, o) in c.reserved() {
                     self.switches[sw as usize].release(connection, i as usize, o as usize);
                 }
+                // No frame waits for held ports (connect requests are refused
+                // at once), so releasing them starts nothing.
                 ctx.connections.remove(connection);
-                // Released ports may unblock connect requests queued behind them.
-                for &(sw, _, _) in c.reserved() {
-                    self.switches[sw as usize].reschedule(&mut ctx);
-                }
             }
         }
     }

@@ -175,11 +175,6 @@ impl FcSwitch {
         ctx.queue.push(ctx.now + back, Event::ConnectRefused { connection: conn });
     }
 
-    /// Re-runs the scheduler after ports were released.
-    pub fn reschedule(&mut self, ctx: &mut Ctx) {
-        self.schedule(ctx);
-    }
-
     /// Releases the ports a connection reserved here (teardown or refusal).
     pub fn release(&mut self, conn: ConnectionId, input: usize, output: usize) {
         let clear = |held: &mut ConnectionId| {

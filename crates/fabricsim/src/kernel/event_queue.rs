@@ -83,6 +83,15 @@ impl<E: Copy> EventQueue<E> {
         Some(((top.key >> 64) as Time, top.event))
     }
 
+    /// Removes and returns the earliest event if it is due no later than `limit`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        match self.peek_time() {
+            Some(t) if t <= limit => self.pop(),
+            _ => None,
+        }
+    }
+
     /// Drops every pending event, keeping the allocation.
     pub fn clear(&mut self) {
         self.heap.clear();
@@ -163,6 +172,17 @@ mod tests {
             assert_eq!(q.pop(), Some((7, i)));
         }
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events() {
+        let mut q = EventQueue::new();
+        q.push(5, 'a');
+        q.push(9, 'b');
+        assert_eq!(q.pop_until(4), None);
+        assert_eq!(q.pop_until(5), Some((5, 'a')));
+        assert_eq!(q.pop_until(8), None);
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

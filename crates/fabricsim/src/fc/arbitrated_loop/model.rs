@@ -683,27 +683,22 @@ impl LoopModel {
                 let ex = &mut self.exchanges[xid];
                 ex.delivered += bytes;
                 if ex.delivered < total {
-                    self.request_write_burst(xid);
+                    self.send_next_burst(xid, Phase::TransferReady);
                 } else {
                     let (lbn, blocks) = (ex.lbn, ex.blocks);
                     let ds = &mut self.disks[disk as usize];
-                    if ds.write_cache {
-                        ds.disk.enqueue(MechJob {
-                            xid: NO_XID,
-                            lbn,
-                            blocks,
-                            write: true,
-                            queued_at: self.now,
-                        });
+                    // A write cache answers at once and destages on its own
+                    // (no exchange waits on it); write-through answers after the media.
+                    let cached = ds.write_cache;
+                    ds.disk.enqueue(MechJob {
+                        xid: if cached { NO_XID } else { xid },
+                        lbn,
+                        blocks,
+                        write: true,
+                        queued_at: self.now,
+                    });
+                    if cached {
                         self.enqueue_job(disk_port, xid, Phase::Status, 0, HOST);
-                    } else {
-                        ds.disk.enqueue(MechJob {
-                            xid,
-                            lbn,
-                            blocks,
-                            write: true,
-                            queued_at: self.now,
-                        });
                     }
                     self.start_mechanism(disk);
                 }
@@ -719,14 +714,14 @@ impl LoopModel {
         }
     }
 
-    fn request_write_burst(&mut self, xid: u32) {
+    /// Hands the next burst of exchange `xid` to the disk's port: a transfer
+    /// ready for writes, the data itself for reads.
+    fn send_next_burst(&mut self, xid: u32, phase: Phase) {
         let ex = &mut self.exchanges[xid];
-        let burst = self.disks[ex.disk as usize]
-            .burst
-            .min(ex.bytes - ex.scheduled);
+        let burst = self.disks[ex.disk as usize].burst.min(ex.bytes - ex.scheduled);
         ex.scheduled += burst;
         let port = ex.disk + 1;
-        self.enqueue_job(port, xid, Phase::TransferReady, burst, HOST);
+        self.enqueue_job(port, xid, phase, burst, HOST);
     }
 
     fn start_mechanism(&mut self, disk: u32) {
@@ -787,16 +782,6 @@ impl LoopModel {
             .push(ready.max(self.now), Event::BurstReady { xid });
     }
 
-    fn on_burst_ready(&mut self, xid: u32) {
-        let ex = &mut self.exchanges[xid];
-        let burst = self.disks[ex.disk as usize]
-            .burst
-            .min(ex.bytes - ex.scheduled);
-        ex.scheduled += burst;
-        let port = ex.disk + 1;
-        self.enqueue_job(port, xid, Phase::Data, burst, HOST);
-    }
-
     /// The disk has sent a read burst: the next one, or the status.
     fn read_burst_sent(&mut self, xid: u32) {
         let ex = &self.exchanges[xid];
@@ -824,8 +809,8 @@ impl LoopModel {
             Event::TxDone { seq } => self.on_tx_done(seq),
             Event::Delivered { xid, phase, bytes } => self.on_delivered(xid, phase, bytes),
             Event::Release { seq } => self.on_release(seq),
-            Event::BurstReady { xid } => self.on_burst_ready(xid),
-            Event::WriteSetup { xid } => self.request_write_burst(xid),
+            Event::BurstReady { xid } => self.send_next_burst(xid, Phase::Data),
+            Event::WriteSetup { xid } => self.send_next_burst(xid, Phase::TransferReady),
             Event::MechDone { disk, xid } => self.on_mech_done(disk, xid),
             Event::Complete { xid } => self.complete(xid),
         }
@@ -833,11 +818,7 @@ impl LoopModel {
 
     #[inline]
     fn step(&mut self, limit: Time) -> bool {
-        match self.queue.peek_time() {
-            Some(t) if t <= limit => {}
-            _ => return false,
-        }
-        let (t, ev) = self.queue.pop().expect("peeked");
+        let Some((t, ev)) = self.queue.pop_until(limit) else { return false };
         self.now = t;
         self.events += 1;
         self.dispatch(ev);
