@@ -59,7 +59,8 @@ pub fn fc_switch(data_frames: u64) -> Result<BenchResult> {
 
 /// Frames (data and ACK) delivered, events and frame-hops of a switched-fabric run.
 fn frame_result(name: &str, report: &crate::RunReport) -> BenchResult {
-    let frames = (report.counter("data_frames_delivered").unwrap_or(0) + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
+    let frames = (report.counter("data_frames_delivered").unwrap_or(0)
+        + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
     BenchResult {
         name: name.into(),
         events: report.run.events,

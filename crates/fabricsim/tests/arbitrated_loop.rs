@@ -8,9 +8,7 @@ use fabricsim::storage::drives::DISKSIM_DRIVES;
 use fabricsim::{RunReport, Scenario};
 
 fn scenario(disks: &str, initiator: &str, loop_extra: &str) -> Scenario {
-    let toml = format!(
-        "[fabric]\nkind = \"loop\"\n[loop]\n{loop_extra}\n{disks}\n[initiator]\n{initiator}\n"
-    );
+    let toml = format!("[fabric]\nkind = \"loop\"\n[loop]\n{loop_extra}\n{disks}\n[initiator]\n{initiator}\n");
     Scenario::from_toml_str(&toml, "<test>").unwrap_or_else(|e| panic!("{e}\n{toml}"))
 }
 
@@ -19,16 +17,11 @@ fn run(s: &Scenario) -> RunReport {
 }
 
 fn min_us(r: &RunReport, name: &str) -> f64 {
-    r.metric(name)
-        .unwrap_or_else(|| panic!("no metric {name}"))
-        .min
-        .unwrap()
+    r.metric(name).unwrap_or_else(|| panic!("no metric {name}")).min.unwrap()
 }
 
 fn mean(r: &RunReport, name: &str) -> f64 {
-    r.metric(name)
-        .unwrap_or_else(|| panic!("no metric {name}"))
-        .mean
+    r.metric(name).unwrap_or_else(|| panic!("no metric {name}")).mean
 }
 
 /// One 1 KB read on an idle 13-port, 50 m loop: every phase is three loop
@@ -46,19 +39,13 @@ fn single_read_phases_match_hand_arithmetic() {
         let word_ns = 40.0 / 1.0625; // 37.647 ns
         let node_ns = 6.0 * word_ns; // 225.9 ns
         let trip_us = (ports * node_ns + length * 5.0) / 1000.0;
-        assert!(
-            (mean(&r, "loop_trip_us") - trip_us).abs() < 1e-4,
-            "{} vs {trip_us}",
-            mean(&r, "loop_trip_us")
-        );
+        assert!((mean(&r, "loop_trip_us") - trip_us).abs() < 1e-4, "{} vs {trip_us}", mean(&r, "loop_trip_us"));
         let frame_us = |payload: f64| (36.0 + payload + 24.0) * 10.0 / 1.0625 / 1000.0;
         let phase = |payload: f64| 3.0 * trip_us + 4.0 * word_ns / 1000.0 + frame_us(payload);
         assert!((min_us(&r, "phase_command_us") - phase(32.0)).abs() < 1e-3);
         assert!((min_us(&r, "phase_data_us") - phase(1024.0)).abs() < 1e-3);
         assert!((min_us(&r, "phase_status_us") - phase(24.0)).abs() < 1e-3);
-        assert!(
-            (min_us(&r, "open_round_trip_us") - (trip_us + 2.0 * word_ns / 1000.0)).abs() < 1e-3
-        );
+        assert!((min_us(&r, "open_round_trip_us") - (trip_us + 2.0 * word_ns / 1000.0)).abs() < 1e-3);
         assert_eq!(mean(&r, "tenancies_per_io"), 3.0);
         assert!((mean(&r, "loop_trips_per_io") - 9.0).abs() < 1e-12);
         assert_eq!(r.counter("ios_completed"), Some(3));
@@ -86,10 +73,7 @@ fn every_issued_io_completes_after_drain_and_runs_repeat_bit_for_bit() {
     assert_eq!(a.counter("ios_issued"), a.counter("ios_completed"));
     assert!(a.counter("ios_completed").unwrap() >= 1600);
     let b = run(&mk());
-    assert_eq!(
-        serde_json::to_string(&a.metrics).unwrap(),
-        serde_json::to_string(&b.metrics).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&a.metrics).unwrap(), serde_json::to_string(&b.metrics).unwrap());
     assert_eq!(a.counters, b.counters);
     let u = mean(&a, "loop_utilization");
     assert!(u > 0.0 && u <= 1.0, "{u}");
@@ -107,9 +91,7 @@ fn fairness_decides_completion_order_on_a_congested_loop() {
             "length_m = 30000.0",
         );
         let r = run(&s);
-        let done: Vec<f64> = (0..10)
-            .map(|d| mean(&r, &format!("disk_{d:02}.completion_ms")))
-            .collect();
+        let done: Vec<f64> = (0..10).map(|d| mean(&r, &format!("disk_{d:02}.completion_ms"))).collect();
         (done, r)
     };
     let (unfair, r) = spread(false);
@@ -117,9 +99,7 @@ fn fairness_decides_completion_order_on_a_congested_loop() {
     assert!(r.counter("disk_09.al_pa").unwrap() < r.counter("disk_00.al_pa").unwrap());
     let (fair, _) = spread(true);
     assert!(unfair[9] < 0.8 * unfair[0], "{unfair:?}");
-    let (lo, hi) = fair
-        .iter()
-        .fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+    let (lo, hi) = fair.iter().fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
     assert!(hi / lo < 1.15, "{fair:?}");
 }
 
@@ -151,48 +131,33 @@ fn built_in_drives_are_the_disksim_files() {
         assert_eq!(parsed, drive(name).unwrap(), "{name}");
     }
     let c = drive("cheetah9lp").unwrap();
-    assert_eq!(
-        (c.rpm, c.single_cylinder_seek_ms, c.full_strobe_seek_ms),
-        (10045.0, 0.831, 10.627)
-    );
+    assert_eq!((c.rpm, c.single_cylinder_seek_ms, c.full_strobe_seek_ms), (10045.0, 0.831, 10.627));
 }
 
 #[test]
 fn loop_sections_are_validated_by_key() {
     let e = Scenario::from_toml_str("[loop]\nlength_m = 5.0\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("loop"));
-    let e = Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[initiator]\n", "x")
-        .unwrap_err();
+    let e = Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[initiator]\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks"));
-    let e = Scenario::from_toml_str(
-        "[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\nmodel = \"floppy\"\n[initiator]\n",
-        "x",
-    )
-    .unwrap_err();
+    let e =
+        Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\nmodel = \"floppy\"\n[initiator]\n", "x")
+            .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks[0].model"));
     assert!(e.allowed.as_deref().unwrap().contains("cheetah9lp"));
-    let e = Scenario::from_toml_str(
-        "[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n",
-        "x",
-    )
-    .unwrap_err();
+    let e =
+        Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n", "x")
+            .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("initiator.outstanding"));
-    let e = Scenario::from_toml_str(
-        "[fabric]\nkind = \"loop\"\n[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n",
-        "x",
-    )
-    .unwrap_err();
+    let e = Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x")
+        .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("loop.lenght_m"));
 }
 
 #[test]
 fn loop_initialization_time_grows_with_loop_size() {
     let init = |n: u32| {
-        let r = run(&scenario(
-            &format!("[[disks]]\ncount = {n}"),
-            "ios_per_disk = 1",
-            "",
-        ));
+        let r = run(&scenario(&format!("[[disks]]\ncount = {n}"), "ios_per_disk = 1", ""));
         mean(&r, "loop_init_us")
     };
     let (a, b) = (init(12), init(96));
@@ -206,8 +171,7 @@ fn example_scenarios_are_valid() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        let s = Scenario::from_toml_str(&text, &path.display().to_string())
-            .unwrap_or_else(|e| panic!("{e}"));
+        let s = Scenario::from_toml_str(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
         assert!(s.arbitrated_loop.is_some());
         n += 1;
     }

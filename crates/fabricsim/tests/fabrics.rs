@@ -66,7 +66,11 @@ fn star_hub_nodes_get_an_unfair_share() {
         let (mut hub, mut sat) = (vec![], vec![]);
         for row in rows.as_array().unwrap() {
             let t = row["throughput_pct"].as_f64().unwrap();
-            if row["switch"].as_u64() == Some(5) { hub.push(t) } else { sat.push(t) }
+            if row["switch"].as_u64() == Some(5) {
+                hub.push(t)
+            } else {
+                sat.push(t)
+            }
         }
         let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         (avg(&hub) / avg(&sat), mean(&r, "fairness_jain"))
@@ -106,10 +110,8 @@ fn latency_spans_the_whole_path() {
 /// faster per frame than buffered forwarding at light load.
 #[test]
 fn class1_connections_conserve_frames_and_skip_the_router() {
-    let r = run(
-        "[run]\nwarmup_frames = 2000\nmax_frames = 40000\nmin_frames = 0\nprecision = 0\ndrain = true\n\
-         [protocol]\nclass = 1\n[workload]\noffered_load = 0.3\n[workload.sizes]\nkind = \"fixed\"\nframes = 10\n",
-    );
+    let r = run("[run]\nwarmup_frames = 2000\nmax_frames = 40000\nmin_frames = 0\nprecision = 0\ndrain = true\n\
+         [protocol]\nclass = 1\n[workload]\noffered_load = 0.3\n[workload.sizes]\nkind = \"fixed\"\nframes = 10\n");
     let c = |k: &str| r.counter(k).unwrap();
     assert!(c("data_frames_refused") > 0, "some connect requests meet busy ports");
     assert_eq!(c("data_frames_injected"), c("data_frames_delivered") + c("data_frames_refused"));
@@ -117,11 +119,9 @@ fn class1_connections_conserve_frames_and_skip_the_router() {
     assert_eq!(c("messages_generated"), c("messages_completed"));
     // At near-zero load: the connect frame is buffered and routed, the nine
     // others cross the reserved path (header time only at the switch).
-    let light = run(
-        "[run]\nwarmup_frames = 0\nmax_frames = 3000\nmin_frames = 0\nprecision = 0\n\
+    let light = run("[run]\nwarmup_frames = 0\nmax_frames = 3000\nmin_frames = 0\nprecision = 0\n\
          [protocol]\nclass = 1\n[workload]\noffered_load = 0.001\npattern = \"pair\"\npair = [0, 1]\n\
-         [workload.sizes]\nkind = \"fixed\"\nframes = 10\n",
-    );
+         [workload.sizes]\nkind = \"fixed\"\nframes = 10\n");
     let min = light.metric("frame_latency_us").unwrap().min.unwrap();
     let dedicated = (2084.0 + 36.0) / 26.6;
     assert!((min - dedicated).abs() < 0.01, "dedicated-path frame latency {min} vs {dedicated}");

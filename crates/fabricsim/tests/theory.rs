@@ -65,11 +65,7 @@ fn single_pair_matches_md1_waiting_time() {
         let ci = w.ci_half_width.expect("an interval");
         // 1.5 half-widths (about 99.7% coverage) keeps one seed per load from
         // being a coin flip while still catching any real bias.
-        assert!(
-            (w.mean - theory).abs() <= 1.5 * ci,
-            "rho {rho}: wait {} ± {ci} vs M/D/1 {theory}",
-            w.mean
-        );
+        assert!((w.mean - theory).abs() <= 1.5 * ci, "rho {rho}: wait {} ± {ci} vs M/D/1 {theory}", w.mean);
         // Throughput is the offered load, carried by one of 16 ports' worth of sources.
         let thr = mean(&r, "throughput_pct");
         assert!((thr - rho * 100.0).abs() < 1.5, "rho {rho}: throughput {thr}");
@@ -104,10 +100,8 @@ fn frames_are_conserved() {
 /// asserts both on every update; these counters show the limits were hit).
 #[test]
 fn credits_and_buffers_stay_within_limits_at_saturation() {
-    let r = run(
-        "[run]\nwarmup_frames = 1000\nmax_frames = 50000\nmin_frames = 0\nprecision = 0\n\
-         [protocol]\nclass = 2\nend_to_end_credit = 3\n[workload]\narrivals = \"saturated\"\n",
-    );
+    let r = run("[run]\nwarmup_frames = 1000\nmax_frames = 50000\nmin_frames = 0\nprecision = 0\n\
+         [protocol]\nclass = 2\nend_to_end_credit = 3\n[workload]\narrivals = \"saturated\"\n");
     assert_eq!(r.counter("min_end_to_end_credit"), Some(0));
     let max_buf = r.counter("max_buffers_used").unwrap();
     assert!(max_buf <= 15 && max_buf >= 10, "max buffers {max_buf}");

@@ -38,7 +38,9 @@ pub struct DependencyReport {
 /// Names a channel the way the study's figures number switches (1-based).
 pub fn channel_name(map: &[Vec<PortUse>], c: Channel) -> String {
     match map[c.0 as usize][c.1 as usize] {
-        PortUse::Trunk { to, lane } => format!("switch {} -> switch {} (port {}, lane {})", c.0 + 1, to + 1, c.1, lane + 1),
+        PortUse::Trunk { to, lane } => {
+            format!("switch {} -> switch {} (port {}, lane {})", c.0 + 1, to + 1, c.1, lane + 1)
+        }
         other => format!("switch {} port {} ({other:?})", c.0 + 1, c.1),
     }
 }
@@ -86,7 +88,11 @@ pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyR
                             stack.push((to, Some(c), hops + 1));
                         }
                         PortUse::Free => {
-                            return Err(Error::invalid("routing", format!("switch {} port {p}", s + 1), "ports that are wired"));
+                            return Err(Error::invalid(
+                                "routing",
+                                format!("switch {} port {p}", s + 1),
+                                "ports that are wired",
+                            ));
                         }
                     }
                 }
@@ -112,7 +118,10 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
         let mut seen = std::collections::HashMap::from([(scc[0], 0usize)]);
         let mut cur = scc[0];
         loop {
-            let nxt = g.neighbors(cur).find(|m| inside.contains(m)).expect("a strongly connected node has a successor inside");
+            let nxt = g
+                .neighbors(cur)
+                .find(|m| inside.contains(m))
+                .expect("a strongly connected node has a successor inside");
             if let Some(&at) = seen.get(&nxt) {
                 return Some(path[at..].to_vec());
             }
@@ -156,7 +165,8 @@ mod tests {
     #[test]
     fn star_and_complete_routings_are_deadlock_free() {
         assert!(report(FabricKind::Star, 2, PathPolicy::Shortest).acyclic);
-        let spec = FabricSpec { kind: FabricKind::Complete, multiplicity: None, switches: Some(7), nodes: None, trunks: None };
+        let spec =
+            FabricSpec { kind: FabricKind::Complete, multiplicity: None, switches: Some(7), nodes: None, trunks: None };
         let topo = Topology::from_spec(&spec, 16).unwrap();
         let t = ForwardingTables::build(&topo, FabricKind::Complete, &RoutingSpec::default()).unwrap();
         let r = analyze(&topo, &t).unwrap();

@@ -76,7 +76,8 @@ impl ForwardingTables {
             PathPolicy::Clockwise | PathPolicy::Central => {
                 for s in 0..4usize {
                     let opposite = (s + 2) % 4;
-                    next[s][opposite] = Some(vec![if routing.paths == PathPolicy::Clockwise { ((s + 1) % 4) as u32 } else { 4 }]);
+                    next[s][opposite] =
+                        Some(vec![if routing.paths == PathPolicy::Clockwise { ((s + 1) % 4) as u32 } else { 4 }]);
                 }
             }
             PathPolicy::Smart => next = smart_next_hops(topo, &dist, &candidates)?,
@@ -129,7 +130,11 @@ impl ForwardingTables {
                 return Err(Error::invalid(&format!("{key}.switch"), o.switch, format!("a switch from 1 to {n_sw}")));
             }
             if o.node >= topo.node_count() {
-                return Err(Error::invalid(&format!("{key}.node"), o.node, format!("a node below {}", topo.node_count())));
+                return Err(Error::invalid(
+                    &format!("{key}.node"),
+                    o.node,
+                    format!("a node below {}", topo.node_count()),
+                ));
             }
             let s = (o.switch - 1) as usize;
             if o.ports.is_empty() {
@@ -146,7 +151,10 @@ impl ForwardingTables {
                     return Err(Error::invalid(
                         &format!("{key}.ports"),
                         p,
-                        format!("a trunk port of switch {} or the port of node {} (see `fabricsim routing`)", o.switch, o.node),
+                        format!(
+                            "a trunk port of switch {} or the port of node {} (see `fabricsim routing`)",
+                            o.switch, o.node
+                        ),
                     ));
                 }
             }
@@ -187,12 +195,15 @@ fn smart_next_hops(
             }
         }
     }
-    let combos: u64 = choices.iter().map(|c| c.2.len() as u64).try_fold(1u64, |a, b| a.checked_mul(b)).unwrap_or(u64::MAX);
+    let combos: u64 =
+        choices.iter().map(|c| c.2.len() as u64).try_fold(1u64, |a, b| a.checked_mul(b)).unwrap_or(u64::MAX);
     if combos > SMART_SEARCH_LIMIT {
         return Err(Error::invalid(
             "routing.paths",
             "smart",
-            format!("fabrics with at most {SMART_SEARCH_LIMIT} path combinations (this one has {combos}); use \"shortest\""),
+            format!(
+                "fabrics with at most {SMART_SEARCH_LIMIT} path combinations (this one has {combos}); use \"shortest\""
+            ),
         ));
     }
     let mut best: Option<((f64, f64), Vec<usize>)> = None;

@@ -43,7 +43,12 @@ impl Topology {
             }
         };
         let forbid = |key: &str, present: bool| -> Result<()> {
-            need(key, !present, "given".into(), &format!("not used with fabric.kind = \"{:?}\"", spec.kind).to_lowercase())
+            need(
+                key,
+                !present,
+                "given".into(),
+                &format!("not used with fabric.kind = \"{:?}\"", spec.kind).to_lowercase(),
+            )
         };
         let mult = |default: u32| spec.multiplicity.unwrap_or(default);
         let pairs = |edges: &[(u32, u32)], m: u32| edges.iter().map(|&(a, b)| (a - 1, b - 1, m)).collect::<Vec<_>>();
@@ -61,7 +66,12 @@ impl Topology {
                 forbid("fabric.switches", spec.switches.is_some())?;
                 forbid("fabric.trunks", spec.trunks.is_some())?;
                 let m = mult(2);
-                need("fabric.multiplicity", (1..=4).contains(&m), m.to_string(), "1 to 4 for a star of 16-port switches")?;
+                need(
+                    "fabric.multiplicity",
+                    (1..=4).contains(&m),
+                    m.to_string(),
+                    "1 to 4 for a star of 16-port switches",
+                )?;
                 let trunks = (0..4).map(|s| (s, 4, m)).collect();
                 Topology { nodes: vec![0; 5], trunks, ports }
             }
@@ -86,21 +96,30 @@ impl Topology {
             FabricKind::Custom => {
                 forbid("fabric.multiplicity", spec.multiplicity.is_some())?;
                 forbid("fabric.switches", spec.switches.is_some())?;
-                let nodes = spec
-                    .nodes
-                    .clone()
-                    .ok_or_else(|| Error::invalid("fabric.nodes", "missing", "terminal nodes per switch, e.g. [12, 12, 12]"))?;
+                let nodes = spec.nodes.clone().ok_or_else(|| {
+                    Error::invalid("fabric.nodes", "missing", "terminal nodes per switch, e.g. [12, 12, 12]")
+                })?;
                 need("fabric.nodes", !nodes.is_empty(), "[]".into(), "at least one switch")?;
                 let n = nodes.len() as u32;
                 let mut trunks = Vec::new();
                 for (i, t) in spec.trunks.clone().unwrap_or_default().iter().enumerate() {
                     let key = format!("fabric.trunks[{i}]");
                     let [a, b, m] = *t;
-                    need(&key, a >= 1 && a <= n && b >= 1 && b <= n, format!("{t:?}"), &format!("switch numbers from 1 to {n}"))?;
+                    need(
+                        &key,
+                        a >= 1 && a <= n && b >= 1 && b <= n,
+                        format!("{t:?}"),
+                        &format!("switch numbers from 1 to {n}"),
+                    )?;
                     need(&key, a != b, format!("{t:?}"), "two different switches")?;
                     need(&key, m >= 1, format!("{t:?}"), "a multiplicity of at least 1")?;
                     let (a, b) = (a.min(b) - 1, a.max(b) - 1);
-                    need(&key, !trunks.iter().any(|&(x, y, _)| (x, y) == (a, b)), format!("{t:?}"), "each pair of switches once")?;
+                    need(
+                        &key,
+                        !trunks.iter().any(|&(x, y, _)| (x, y) == (a, b)),
+                        format!("{t:?}"),
+                        "each pair of switches once",
+                    )?;
                     trunks.push((a, b, m));
                 }
                 Topology { nodes, trunks, ports }
@@ -108,10 +127,16 @@ impl Topology {
         };
         if !matches!(spec.kind, FabricKind::Switch | FabricKind::Custom) {
             // Built-in shapes fill every port left after the trunks, as the study does.
-            let default_nodes: Vec<u32> = (0..topo.nodes.len() as u32).map(|s| ports.saturating_sub(topo.trunk_ports(s))).collect();
+            let default_nodes: Vec<u32> =
+                (0..topo.nodes.len() as u32).map(|s| ports.saturating_sub(topo.trunk_ports(s))).collect();
             topo.nodes = match &spec.nodes {
                 Some(n) => {
-                    need("fabric.nodes", n.len() == default_nodes.len(), format!("{n:?}"), &format!("{} counts, one per switch", default_nodes.len()))?;
+                    need(
+                        "fabric.nodes",
+                        n.len() == default_nodes.len(),
+                        format!("{n:?}"),
+                        &format!("{} counts, one per switch", default_nodes.len()),
+                    )?;
                     n.clone()
                 }
                 None => default_nodes,
@@ -142,8 +167,19 @@ impl Topology {
 
     /// Switches joined to `s`, in increasing order.
     pub fn neighbours(&self, s: u32) -> Vec<u32> {
-        let mut v: Vec<u32> =
-            self.trunks.iter().filter_map(|&(a, b, _)| if a == s { Some(b) } else if b == s { Some(a) } else { None }).collect();
+        let mut v: Vec<u32> = self
+            .trunks
+            .iter()
+            .filter_map(|&(a, b, _)| {
+                if a == s {
+                    Some(b)
+                } else if b == s {
+                    Some(a)
+                } else {
+                    None
+                }
+            })
+            .collect();
         v.sort_unstable();
         v
     }
@@ -214,7 +250,12 @@ impl Topology {
             if used > self.ports {
                 return Err(Error::invalid(
                     "fabric",
-                    format!("switch {} with {} trunk ports and {} nodes", s + 1, self.trunk_ports(s), self.nodes[s as usize]),
+                    format!(
+                        "switch {} with {} trunk ports and {} nodes",
+                        s + 1,
+                        self.trunk_ports(s),
+                        self.nodes[s as usize]
+                    ),
                     format!("at most {} ports per switch (switch.ports)", self.ports),
                 ));
             }
@@ -224,7 +265,11 @@ impl Topology {
         }
         let d = self.distances();
         if let Some(s) = d[0].iter().position(|&x| x == u32::MAX) {
-            return Err(Error::invalid("fabric.trunks", format!("switch {} unreachable from switch 1", s + 1), "a connected fabric"));
+            return Err(Error::invalid(
+                "fabric.trunks",
+                format!("switch {} unreachable from switch 1", s + 1),
+                "a connected fabric",
+            ));
         }
         Ok(())
     }
@@ -252,8 +297,7 @@ mod tests {
         assert_eq!(nodes(FabricKind::House, Some(2), None), vec![8, 8, 10, 10, 12]); // 48
         assert_eq!(nodes(FabricKind::Envelope, Some(1), None), vec![13, 13, 13, 13, 12]); // 64
         assert_eq!(nodes(FabricKind::Envelope, Some(2), None).iter().sum::<u32>(), 48);
-        let complete: Vec<u32> =
-            (5..=11).map(|n| nodes(FabricKind::Complete, None, Some(n)).iter().sum()).collect();
+        let complete: Vec<u32> = (5..=11).map(|n| nodes(FabricKind::Complete, None, Some(n)).iter().sum()).collect();
         assert_eq!(complete, vec![60, 66, 70, 72, 72, 70, 66]);
     }
 

@@ -14,11 +14,11 @@ use super::metrics::FcMetrics;
 use super::node::{new_message, NPort};
 use super::switch::{FcSwitch, Peer};
 use super::timing::FcTiming;
+use crate::fabric::deadlock::find_cycle;
+use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
-use crate::fabric::deadlock::find_cycle;
-use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::scenario::{Error, FabricKind, Pattern, Result, Scenario};
 use crate::traffic::{Destinations, MessageSource};
 
@@ -384,7 +384,13 @@ impl FcFabric {
                 let sw = &self.switches[s as usize];
                 stuck += sw.buffers_used(p as usize);
                 match sw.input_peer(p as usize) {
-                    Peer::Switch { switch, .. } => format!("switch {} -> switch {} (input port {p} of switch {}, {} buffers full)", switch + 1, s + 1, s + 1, sw.buffers_used(p as usize)),
+                    Peer::Switch { switch, .. } => format!(
+                        "switch {} -> switch {} (input port {p} of switch {}, {} buffers full)",
+                        switch + 1,
+                        s + 1,
+                        s + 1,
+                        sw.buffers_used(p as usize)
+                    ),
                     _ => format!("switch {} input port {p}", s + 1),
                 }
             })
@@ -478,7 +484,8 @@ impl FcFabric {
     /// delivered or still in the fabric, and the frame arena agrees.
     fn counters(&self) -> Result<Vec<(String, i64)>> {
         let c = &self.metrics.counters;
-        let data_in_flight = c.data_frames_injected as i64 - c.data_frames_delivered as i64 - c.data_frames_refused as i64;
+        let data_in_flight =
+            c.data_frames_injected as i64 - c.data_frames_delivered as i64 - c.data_frames_refused as i64;
         let ack_in_flight = c.ack_frames_generated as i64 - c.ack_frames_delivered as i64;
         if self.frames.live() as i64 != data_in_flight + ack_in_flight {
             return Err(Error::model(format!(
@@ -520,7 +527,11 @@ fn destinations(scenario: &Scenario, topo: &Topology) -> Result<Vec<Destinations
         Pattern::Pair => {
             let [src, dst] = w.pair.expect("validated: pair given");
             if src >= n || dst >= n {
-                return Err(Error::invalid("workload.pair", format!("[{src}, {dst}]"), format!("node numbers below {n}")));
+                return Err(Error::invalid(
+                    "workload.pair",
+                    format!("[{src}, {dst}]"),
+                    format!("node numbers below {n}"),
+                ));
             }
             (0..n).map(|i| if i == src { Destinations::Among(vec![dst]) } else { Destinations::Silent }).collect()
         }
@@ -534,7 +545,11 @@ fn destinations(scenario: &Scenario, topo: &Topology) -> Result<Vec<Destinations
                 Some(list) => {
                     for &s in list {
                         if s < 1 || s > switches {
-                            return Err(Error::invalid("workload.source_switches", s, format!("switches from 1 to {switches}")));
+                            return Err(Error::invalid(
+                                "workload.source_switches",
+                                s,
+                                format!("switches from 1 to {switches}"),
+                            ));
                         }
                     }
                     list.clone()

@@ -234,7 +234,10 @@ impl FcMetrics {
     /// Accepted throughput as a percentage of the bandwidth of `ports` ports.
     pub fn throughput_summary(&self, now: Time, ps_per_byte: f64, ports: f64) -> MetricSummary {
         let scale = ps_per_byte / ports * 100.0;
-        MetricSummary::with_ci(self.throughput.mean(now) * scale, self.throughput.interval().map(|c| c.half_width * scale))
+        MetricSummary::with_ci(
+            self.throughput.mean(now) * scale,
+            self.throughput.interval().map(|c| c.half_width * scale),
+        )
     }
 
     /// Mean receive buffers in use per port, with the time distribution of levels.
@@ -249,7 +252,10 @@ impl FcMetrics {
                 *d += s / ports;
             }
         }
-        let mut s = MetricSummary::with_ci(self.buffers.mean(now) / ports, self.buffers.interval().map(|c| c.half_width / ports));
+        let mut s = MetricSummary::with_ci(
+            self.buffers.mean(now) / ports,
+            self.buffers.interval().map(|c| c.half_width / ports),
+        );
         s.max = Some(self.max_buffers_used as f64);
         s.distribution = Some(distribution);
         s

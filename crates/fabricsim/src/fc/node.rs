@@ -173,10 +173,8 @@ impl NPort {
         self.bb_credit -= 1;
         let bytes = ctx.frames[frame].bytes;
         ctx.queue.push(ctx.now + ctx.timing.frame_time(bytes), Event::TransmitDone { node: self.id });
-        ctx.queue.push(
-            ctx.now + ctx.timing.propagation,
-            Event::FrameStart { switch: self.switch, port: self.port, frame },
-        );
+        ctx.queue
+            .push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch: self.switch, port: self.port, frame });
     }
 }
 
@@ -202,7 +200,12 @@ impl NPort {
                     return;
                 }
                 let connection = if m.connection == NO_CONNECTION {
-                    let c = ctx.connections.insert(Connection { src: self.id, dst: m.dst, t_request: ctx.now, ..Connection::default() });
+                    let c = ctx.connections.insert(Connection {
+                        src: self.id,
+                        dst: m.dst,
+                        t_request: ctx.now,
+                        ..Connection::default()
+                    });
                     ctx.messages[mid].connection = c;
                     c
                 } else {
@@ -217,7 +220,10 @@ impl NPort {
                 self.bb_credit -= 1;
                 let bytes = ctx.frames[frame].bytes;
                 ctx.queue.push(ctx.now + ctx.timing.frame_time(bytes), Event::TransmitDone { node: self.id });
-                ctx.queue.push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch: self.switch, port: self.port, frame });
+                ctx.queue.push(
+                    ctx.now + ctx.timing.propagation,
+                    Event::FrameStart { switch: self.switch, port: self.port, frame },
+                );
             }
             ConnectionState::Established => {
                 if m.sent == m.frames || self.e2e_credit[m.dst as usize] == 0 {

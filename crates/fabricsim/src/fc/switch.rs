@@ -82,7 +82,14 @@ impl FcSwitch {
     /// the output ports towards terminal node `n`; `peer_buffers` is the
     /// buffer pool of a trunk peer's input port; `seed` feeds the random
     /// trunk choice.
-    pub fn new(id: u32, peers: &[Peer], buffers_per_port: u32, peer_buffers: u32, forwarding: &[Vec<u16>], seed: u64) -> Self {
+    pub fn new(
+        id: u32,
+        peers: &[Peer],
+        buffers_per_port: u32,
+        peer_buffers: u32,
+        forwarding: &[Vec<u16>],
+        seed: u64,
+    ) -> Self {
         let queue_capacity = peers.len() * buffers_per_port as usize;
         let inputs = peers
             .iter()
@@ -143,7 +150,10 @@ impl FcSwitch {
     /// Edges of the wait-for graph between full trunk input ports: input `i`
     /// here waits for the input at the far end of output `o` when a frame
     /// that came in on `i` is queued for `o` and `o` has no buffer credit.
-    pub fn blocked_trunk_waits(&self, frames: &crate::kernel::Arena<super::frame::Frame>) -> Vec<((u32, u16), (u32, u16))> {
+    pub fn blocked_trunk_waits(
+        &self,
+        frames: &crate::kernel::Arena<super::frame::Frame>,
+    ) -> Vec<((u32, u16), (u32, u16))> {
         let mut edges = Vec::new();
         for out in &self.outputs {
             let Peer::Switch { switch, port } = out.peer else { continue };
@@ -171,7 +181,8 @@ impl FcSwitch {
         // The F_BSY frame goes back hop by hop, taking in a header and being
         // routed at each switch, without queueing.
         let hops = ctx.connections[conn].hops as u64 + 1;
-        let back = hops * (ctx.timing.header_time + ctx.timing.route_time + ctx.timing.propagation) + ctx.timing.ack_time;
+        let back =
+            hops * (ctx.timing.header_time + ctx.timing.route_time + ctx.timing.propagation) + ctx.timing.ack_time;
         ctx.queue.push(ctx.now + back, Event::ConnectRefused { connection: conn });
     }
 
@@ -233,7 +244,8 @@ impl FcSwitch {
         let f = &mut ctx.frames[frame];
         f.in_port = port as u16;
         f.t_tail_in = ctx.now + ctx.timing.frame_time(f.bytes);
-        ctx.queue.push(ctx.now + ctx.timing.header_time, Event::HeaderArrived { switch: self.id, port: port as u16, frame });
+        ctx.queue
+            .push(ctx.now + ctx.timing.header_time, Event::HeaderArrived { switch: self.id, port: port as u16, frame });
     }
 
     /// The header of `frame` is complete at input `port`: it may be routed.

@@ -154,8 +154,7 @@ mod tests {
 
     #[test]
     fn unknown_key_inside_tagged_variant_is_rejected() {
-        let e = Scenario::from_toml_str("[workload.sizes]\nkind = \"fixed\"\nlong_fraction = 0.1\n", "x")
-            .unwrap_err();
+        let e = Scenario::from_toml_str("[workload.sizes]\nkind = \"fixed\"\nlong_fraction = 0.1\n", "x").unwrap_err();
         assert!(e.to_string().contains("long_fraction"), "{e}");
     }
 }

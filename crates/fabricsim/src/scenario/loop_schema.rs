@@ -201,10 +201,7 @@ fn finite_nonneg(v: f64) -> bool {
 impl Scenario {
     /// Total disks on the loop.
     pub fn loop_disk_count(&self) -> u32 {
-        self.disks
-            .as_ref()
-            .map(|g| g.iter().map(|d| d.count).sum())
-            .unwrap_or(0)
+        self.disks.as_ref().map(|g| g.iter().map(|d| d.count).sum()).unwrap_or(0)
     }
 
     /// The loop sections exist exactly when `fabric.kind = "loop"`, with values the model can honour.
@@ -216,11 +213,7 @@ impl Scenario {
             (self.initiator.is_some(), "initiator"),
         ] {
             if present && !is_loop {
-                return Err(Error::invalid(
-                    key,
-                    "present",
-                    "only with fabric.kind = \"loop\"",
-                ));
+                return Err(Error::invalid(key, "present", "only with fabric.kind = \"loop\""));
             }
             if !present && is_loop {
                 return Err(Error::invalid(
@@ -234,12 +227,7 @@ impl Scenario {
             return Ok(());
         }
         let l = self.arbitrated_loop.as_ref().expect("checked");
-        require(
-            l.baud > 0.0 && l.baud.is_finite(),
-            "loop.baud",
-            l.baud,
-            "a positive line rate in baud",
-        )?;
+        require(l.baud > 0.0 && l.baud.is_finite(), "loop.baud", l.baud, "a positive line rate in baud")?;
         require(
             finite_nonneg(l.length_m) && l.length_m <= 200_000.0,
             "loop.length_m",
@@ -271,22 +259,12 @@ impl Scenario {
             "an integer from 1 to 2112",
         )?;
         let groups = self.disks.as_ref().expect("checked");
-        require(
-            !groups.is_empty(),
-            "disks",
-            "[]",
-            "at least one [[disks]] group",
-        )?;
+        require(!groups.is_empty(), "disks", "[]", "at least one [[disks]] group")?;
         let names = drive_names();
         for (i, g) in groups.iter().enumerate() {
             let k = |f: &str| format!("disks[{i}].{f}");
             require(g.count >= 1, &k("count"), g.count, "an integer >= 1")?;
-            require(
-                names.contains(&g.model.as_str()),
-                &k("model"),
-                &g.model,
-                &names.join(", "),
-            )?;
+            require(names.contains(&g.model.as_str()), &k("model"), &g.model, &names.join(", "))?;
             require(
                 (1..=1024).contains(&g.receive_buffers),
                 &k("receive_buffers"),
@@ -299,26 +277,11 @@ impl Scenario {
                 g.login_bb_credit,
                 "0 (alternate credit model) up to receive_buffers",
             )?;
-            require(
-                (1..=256).contains(&g.queue_depth),
-                &k("queue_depth"),
-                g.queue_depth,
-                "an integer from 1 to 256",
-            )?;
-            require(
-                g.burst_bytes >= 512,
-                &k("burst_bytes"),
-                g.burst_bytes,
-                "an integer >= 512",
-            )?;
+            require((1..=256).contains(&g.queue_depth), &k("queue_depth"), g.queue_depth, "an integer from 1 to 256")?;
+            require(g.burst_bytes >= 512, &k("burst_bytes"), g.burst_bytes, "an integer >= 512")?;
         }
         let n = self.loop_disk_count();
-        require(
-            n <= 125,
-            "disks",
-            format!("{n} disks in total"),
-            "1 to 125 disks (126 NL_Ports with the initiator)",
-        )?;
+        require(n <= 125, "disks", format!("{n} disks in total"), "1 to 125 disks (126 NL_Ports with the initiator)")?;
         let h = self.initiator.as_ref().expect("checked");
         require(
             (1..=1024).contains(&h.receive_buffers),
@@ -332,12 +295,7 @@ impl Scenario {
             h.login_bb_credit,
             "0 (alternate credit model) up to initiator.receive_buffers",
         )?;
-        require(
-            h.loop_id <= 125,
-            "initiator.loop_id",
-            h.loop_id,
-            "a loop ID from 0 to 125",
-        )?;
+        require(h.loop_id <= 125, "initiator.loop_id", h.loop_id, "a loop ID from 0 to 125")?;
         if l.addressing == Addressing::Hard {
             require(
                 h.loop_id as u32 >= n,
@@ -359,12 +317,7 @@ impl Scenario {
             "a non-negative number",
         )?;
         if let Some(a) = h.active_disks {
-            require(
-                (1..=n).contains(&a),
-                "initiator.active_disks",
-                a,
-                &format!("1 to {n} (the disks on the loop)"),
-            )?;
+            require((1..=n).contains(&a), "initiator.active_disks", a, &format!("1 to {n} (the disks on the loop)"))?;
         }
         require(
             (1..=64 << 20).contains(&h.request_bytes),
@@ -388,18 +341,8 @@ impl Scenario {
             )?;
         }
         if h.ios_per_disk == 0 {
-            require(
-                h.max_ios >= 1,
-                "initiator.max_ios",
-                h.max_ios,
-                "an integer >= 1",
-            )?;
-            require(
-                h.min_ios <= h.max_ios,
-                "initiator.min_ios",
-                h.min_ios,
-                "an integer <= initiator.max_ios",
-            )?;
+            require(h.max_ios >= 1, "initiator.max_ios", h.max_ios, "an integer >= 1")?;
+            require(h.min_ios <= h.max_ios, "initiator.min_ios", h.min_ios, "an integer <= initiator.max_ios")?;
         }
         Ok(())
     }

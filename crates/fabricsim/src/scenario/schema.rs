@@ -255,7 +255,13 @@ pub struct ProtocolSpec {
 
 impl Default for ProtocolSpec {
     fn default() -> Self {
-        ProtocolSpec { class: 2, end_to_end_credit: 2, frame_header_bytes: 36, frame_payload_bytes: 2048, class1_retry_us: 20.0 }
+        ProtocolSpec {
+            class: 2,
+            end_to_end_credit: 2,
+            frame_header_bytes: 36,
+            frame_payload_bytes: 2048,
+            class1_retry_us: 20.0,
+        }
     }
 }
 

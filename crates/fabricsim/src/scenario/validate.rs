@@ -27,11 +27,21 @@ impl Scenario {
             "0 (run to max_frames) or a relative half-width in (0, 1)",
         )?;
         require((2..=1024).contains(&r.batches), "run.batches", r.batches, "an integer from 2 to 1024")?;
-        require(r.max_time_ms > 0.0 && r.max_time_ms.is_finite(), "run.max_time_ms", r.max_time_ms, "a positive number of milliseconds")?;
+        require(
+            r.max_time_ms > 0.0 && r.max_time_ms.is_finite(),
+            "run.max_time_ms",
+            r.max_time_ms,
+            "a positive number of milliseconds",
+        )?;
 
         let s = &self.switch;
         require((2..=256).contains(&s.ports), "switch.ports", s.ports, "an integer from 2 to 256")?;
-        require((1..=1024).contains(&s.buffers_per_port), "switch.buffers_per_port", s.buffers_per_port, "an integer from 1 to 1024")?;
+        require(
+            (1..=1024).contains(&s.buffers_per_port),
+            "switch.buffers_per_port",
+            s.buffers_per_port,
+            "an integer from 1 to 1024",
+        )?;
         require(
             s.routing_time_ns >= 0.0 && s.routing_time_ns.is_finite(),
             "switch.routing_time_ns",
@@ -79,29 +89,53 @@ impl Scenario {
         )?;
         if w.pattern != Pattern::ToSwitch {
             if let Some(d) = w.destination_switch {
-                return Err(Error::invalid("workload.destination_switch", d, "only with workload.pattern = \"to_switch\""));
+                return Err(Error::invalid(
+                    "workload.destination_switch",
+                    d,
+                    "only with workload.pattern = \"to_switch\"",
+                ));
             }
             if let Some(s) = &w.source_switches {
-                return Err(Error::invalid("workload.source_switches", format!("{s:?}"), "only with workload.pattern = \"to_switch\""));
+                return Err(Error::invalid(
+                    "workload.source_switches",
+                    format!("{s:?}"),
+                    "only with workload.pattern = \"to_switch\"",
+                ));
             }
         }
         match w.pattern {
             Pattern::ToSwitch => {
                 if w.destination_switch.is_none() {
-                    return Err(Error::invalid("workload.destination_switch", "missing", "a switch number with pattern = \"to_switch\""));
+                    return Err(Error::invalid(
+                        "workload.destination_switch",
+                        "missing",
+                        "a switch number with pattern = \"to_switch\"",
+                    ));
                 }
                 if let Some(pair) = w.pair {
-                    return Err(Error::invalid("workload.pair", format!("{pair:?}"), "only with workload.pattern = \"pair\""));
+                    return Err(Error::invalid(
+                        "workload.pair",
+                        format!("{pair:?}"),
+                        "only with workload.pattern = \"pair\"",
+                    ));
                 }
             }
             Pattern::Uniform => {
                 if let Some(pair) = w.pair {
-                    return Err(Error::invalid("workload.pair", format!("{pair:?}"), "only with workload.pattern = \"pair\""));
+                    return Err(Error::invalid(
+                        "workload.pair",
+                        format!("{pair:?}"),
+                        "only with workload.pattern = \"pair\"",
+                    ));
                 }
             }
             Pattern::Pair => {
                 let pair = w.pair.ok_or_else(|| {
-                    Error::invalid("workload.pair", "missing", "[source, destination] node numbers with pattern = \"pair\"")
+                    Error::invalid(
+                        "workload.pair",
+                        "missing",
+                        "[source, destination] node numbers with pattern = \"pair\"",
+                    )
                 })?;
                 let n = self.node_count();
                 let ok = pair[0] < n && pair[1] < n && pair[0] != pair[1];
@@ -110,7 +144,12 @@ impl Scenario {
         }
         match w.sizes {
             MessageSizes::Fixed { frames } => {
-                require((1..=1_000_000).contains(&frames), "workload.sizes.frames", frames, "an integer from 1 to 1000000")?;
+                require(
+                    (1..=1_000_000).contains(&frames),
+                    "workload.sizes.frames",
+                    frames,
+                    "an integer from 1 to 1000000",
+                )?;
             }
             MessageSizes::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
                 require(
@@ -126,7 +165,12 @@ impl Scenario {
                     short_max_frames,
                     "an integer >= workload.sizes.short_min_frames",
                 )?;
-                require((1..=1_000_000).contains(&long_frames), "workload.sizes.long_frames", long_frames, "an integer from 1 to 1000000")?;
+                require(
+                    (1..=1_000_000).contains(&long_frames),
+                    "workload.sizes.long_frames",
+                    long_frames,
+                    "an integer from 1 to 1000000",
+                )?;
             }
         }
         if self.fabric.kind != super::schema::FabricKind::Loop {
@@ -137,7 +181,9 @@ impl Scenario {
 
     /// Number of terminal nodes the switched fabric connects.
     pub fn node_count(&self) -> u32 {
-        crate::fabric::Topology::from_spec(&self.fabric, self.switch.ports).map(|t| t.node_count()).unwrap_or(self.switch.ports)
+        crate::fabric::Topology::from_spec(&self.fabric, self.switch.ports)
+            .map(|t| t.node_count())
+            .unwrap_or(self.switch.ports)
     }
 
     /// The fabric's shape and routing must be buildable.

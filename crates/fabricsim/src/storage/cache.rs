@@ -79,9 +79,7 @@ impl Cache {
             return;
         }
         self.clock += 1;
-        let i = (0..self.segments.len())
-            .min_by_key(|&i| self.segments[i].last_use)
-            .expect("segments");
+        let i = (0..self.segments.len()).min_by_key(|&i| self.segments[i].last_use).expect("segments");
         let end = lbn + blocks as u64;
         let target = end + self.read_ahead_blocks;
         let start = lbn.max(target.saturating_sub(self.segment_blocks));

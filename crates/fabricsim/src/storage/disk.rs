@@ -70,18 +70,10 @@ impl Disk {
         queue_capacity: usize,
     ) -> Self {
         let ms = |v: f64| time::from_us(v * 1000.0);
-        let ra = if read_ahead {
-            p.max_read_ahead_blocks
-        } else {
-            0
-        };
+        let ra = if read_ahead { p.max_read_ahead_blocks } else { 0 };
         Disk {
             mech: Mechanics::new(p),
-            cache: Cache::new(
-                if read_cache { p.cache_segments } else { 0 },
-                p.segment_blocks,
-                ra,
-            ),
+            cache: Cache::new(if read_cache { p.cache_segments } else { 0 }, p.segment_blocks, ra),
             read_hit_overhead: ms(p.read_hit_overhead_ms),
             read_miss_overhead: ms(p.read_miss_overhead_ms),
             write_overhead: ms(p.write_miss_overhead_ms),
@@ -99,9 +91,7 @@ impl Disk {
             return None;
         }
         let at = now + self.read_hit_overhead;
-        self.cache
-            .lookup(at, lbn, blocks)
-            .map(|ready| ready.max(at))
+        self.cache.lookup(at, lbn, blocks).map(|ready| ready.max(at))
     }
 
     pub fn enqueue(&mut self, job: MechJob) {
@@ -135,38 +125,18 @@ impl Disk {
         self.busy = true;
         self.cache.preempt(now);
         let location = self.mech.locate(job.lbn);
-        let overhead = if job.write {
-            0
-        } else {
-            self.read_miss_overhead
-        };
+        let overhead = if job.write { 0 } else { self.read_miss_overhead };
         let seek = self.mech.seek(self.cylinder, location.cylinder);
-        let rotation = self
-            .mech
-            .rotational_latency(now + overhead + seek, location);
+        let rotation = self.mech.rotational_latency(now + overhead + seek, location);
         let media = self.mech.media_time(location, job.blocks);
         let media_start = now + overhead + seek + rotation;
         self.cylinder = self.mech.locate(job.lbn + job.blocks as u64 - 1).cylinder;
         if job.write {
             self.cache.invalidate(job.lbn, job.blocks);
         } else if self.cache_enabled {
-            self.cache.start_fill(
-                media_start,
-                job.lbn,
-                job.blocks,
-                self.mech.block_time(location),
-            );
+            self.cache.start_fill(media_start, job.lbn, job.blocks, self.mech.block_time(location));
         }
-        Some(Service {
-            job,
-            start: now,
-            overhead,
-            seek,
-            rotation,
-            media,
-            media_start,
-            location,
-        })
+        Some(Service { job, start: now, overhead, seek, rotation, media, media_start, location })
     }
 
     /// The mechanism has finished its access (read-ahead carries on in the cache).
@@ -185,13 +155,7 @@ mod tests {
         let p = drive("cheetah9lp").unwrap();
         let mut d = Disk::new(&p, Scheduler::Fifo, true, true, 8);
         assert_eq!(d.read_hit(0, 1000, 2), None);
-        d.enqueue(MechJob {
-            xid: 0,
-            lbn: 1000,
-            blocks: 2,
-            write: false,
-            queued_at: 0,
-        });
+        d.enqueue(MechJob { xid: 0, lbn: 1000, blocks: 2, write: false, queued_at: 0 });
         let s = d.start_next(0).unwrap();
         assert!(d.start_next(0).is_none(), "one access at a time");
         assert_eq!(s.overhead, 283_620_000);
@@ -200,16 +164,8 @@ mod tests {
         d.finish();
         // The next two blocks arrive by read-ahead: a hit once they are read.
         let ready = d.read_hit(s.end(), 1002, 2).unwrap();
-        assert!(
-            ready >= s.end() && ready <= s.end() + 3 * d.mech.block_time(s.location) + 66_000_000
-        );
-        d.enqueue(MechJob {
-            xid: 1,
-            lbn: 17_000_000,
-            blocks: 2,
-            write: true,
-            queued_at: 0,
-        });
+        assert!(ready >= s.end() && ready <= s.end() + 3 * d.mech.block_time(s.location) + 66_000_000);
+        d.enqueue(MechJob { xid: 1, lbn: 17_000_000, blocks: 2, write: true, queued_at: 0 });
         let w = d.start_next(s.end()).unwrap();
         assert!(w.seek > 10_000_000_000 && w.overhead == 0);
     }

@@ -25,11 +25,7 @@ fn key_values(text: &str) -> (Vec<(String, String)>, Vec<Zone>) {
             "Last cylinder number" => last = v.parse::<u32>().ok(),
             "Blocks per track" => {
                 if let (Some(f), Some(l), Ok(b)) = (first.take(), last.take(), v.parse::<u32>()) {
-                    zones.push(Zone {
-                        first_cylinder: f,
-                        last_cylinder: l,
-                        blocks_per_track: b,
-                    });
+                    zones.push(Zone { first_cylinder: f, last_cylinder: l, blocks_per_track: b });
                 }
             }
             _ => {
@@ -48,11 +44,7 @@ fn get<T: std::str::FromStr>(kv: &[(String, String)], key: &str, file: &str) -> 
         .find(|(k, _)| k == key)
         .map(|(_, v)| v)
         .ok_or_else(|| Error::scenario(format!("{file}: DiskSim parameter `{key}` missing")))?;
-    v.parse().map_err(|_| {
-        Error::scenario(format!(
-            "{file}: DiskSim parameter `{key}` = {v} is not a number"
-        ))
-    })
+    v.parse().map_err(|_| Error::scenario(format!("{file}: DiskSim parameter `{key}` = {v} is not a number")))
 }
 
 /// Parses the extracted seek curve: a header line, then `distance, ms` lines.
@@ -95,8 +87,7 @@ pub fn parse_drive(name: &str, diskspecs: &str, model: &str, seek: &str) -> Resu
 pub fn load_drive(dir: &Path, stem: &str, name: &str) -> Result<DriveParams> {
     let read = |ext: &str| {
         let p = dir.join(format!("{stem}.{ext}"));
-        std::fs::read_to_string(&p)
-            .map_err(|e| Error::scenario(format!("cannot read {}: {e}", p.display())))
+        std::fs::read_to_string(&p).map_err(|e| Error::scenario(format!("cannot read {}: {e}", p.display())))
     };
     parse_drive(name, &read("diskspecs")?, &read("model")?, &read("seek")?)
 }

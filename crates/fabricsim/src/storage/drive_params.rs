@@ -99,11 +99,7 @@ impl DriveParams {
         let zoned: u64 = self
             .zones
             .iter()
-            .map(|z| {
-                (z.last_cylinder - z.first_cylinder + 1) as u64
-                    * self.surfaces as u64
-                    * z.blocks_per_track as u64
-            })
+            .map(|z| (z.last_cylinder - z.first_cylinder + 1) as u64 * self.surfaces as u64 * z.blocks_per_track as u64)
             .sum();
         zoned.min(self.block_count)
     }

@@ -54,40 +54,25 @@ impl Mechanics {
                 m
             })
             .collect();
-        let max_cyl = d
-            .zones
-            .iter()
-            .map(|z| z.last_cylinder)
-            .max()
-            .unwrap_or(0)
-            .max(d.cylinders);
+        let max_cyl = d.zones.iter().map(|z| z.last_cylinder).max().unwrap_or(0).max(d.cylinders);
         Mechanics {
             zones,
             surfaces: d.surfaces,
             capacity_blocks: d.capacity_blocks(),
             revolution: (60.0e12 / d.rpm).round() as Time,
             head_switch: time::from_us(d.head_switch_ms * 1000.0),
-            seek_table: (0..=max_cyl)
-                .map(|dist| time::from_us(d.seek_ms(dist) * 1000.0))
-                .collect(),
+            seek_table: (0..=max_cyl).map(|dist| time::from_us(d.seek_ms(dist) * 1000.0)).collect(),
         }
     }
 
     pub fn locate(&self, lbn: u64) -> Location {
-        let i = self
-            .zones
-            .partition_point(|z| z.first_lbn <= lbn)
-            .saturating_sub(1);
+        let i = self.zones.partition_point(|z| z.first_lbn <= lbn).saturating_sub(1);
         let z = &self.zones[i];
         let per_cyl = self.surfaces as u64 * z.blocks_per_track as u64;
         let off = lbn - z.first_lbn;
         let cyl = (off / per_cyl).min(z.cylinders as u64 - 1) as u32;
         let sector = ((off % per_cyl) % z.blocks_per_track as u64) as u32;
-        Location {
-            cylinder: z.first_cylinder + cyl,
-            sector,
-            blocks_per_track: z.blocks_per_track,
-        }
+        Location { cylinder: z.first_cylinder + cyl, sector, blocks_per_track: z.blocks_per_track }
     }
 
     #[inline]
@@ -131,26 +116,16 @@ mod tests {
         // 10,045 rpm: 5.973 ms per revolution.
         assert_eq!(m.revolution, 5_973_120_956); // 60e12 / 10045 ps
         let first = m.locate(0);
-        assert_eq!(
-            (first.cylinder, first.sector, first.blocks_per_track),
-            (0, 0, 254)
-        );
+        assert_eq!((first.cylinder, first.sector, first.blocks_per_track), (0, 0, 254));
         // First zone: 847 cylinders x 12 surfaces x 254 blocks.
         let z2 = m.locate(847 * 12 * 254);
         assert_eq!((z2.cylinder, z2.sector, z2.blocks_per_track), (848, 0, 245));
         assert_eq!(m.rotational_latency(0, first), 0);
-        let half = Location {
-            cylinder: 0,
-            sector: 127,
-            blocks_per_track: 254,
-        };
+        let half = Location { cylinder: 0, sector: 127, blocks_per_track: 254 };
         assert_eq!(m.rotational_latency(0, half), m.revolution / 2);
         // One track: a revolution; two tracks add a head switch.
         assert_eq!(m.media_time(first, 254), 254 * (m.revolution / 254));
-        assert_eq!(
-            m.media_time(first, 255),
-            255 * (m.revolution / 254) + m.head_switch
-        );
+        assert_eq!(m.media_time(first, 255), 255 * (m.revolution / 254) + m.head_switch);
         assert_eq!(m.seek(10, 11), 831_000_000);
     }
 }

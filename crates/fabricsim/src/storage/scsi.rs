@@ -22,12 +22,7 @@ pub enum Phase {
     Status = 3,
 }
 
-pub const PHASES: [Phase; 4] = [
-    Phase::Command,
-    Phase::TransferReady,
-    Phase::Data,
-    Phase::Status,
-];
+pub const PHASES: [Phase; 4] = [Phase::Command, Phase::TransferReady, Phase::Data, Phase::Status];
 
 impl Phase {
     pub fn name(self) -> &'static str {

@@ -34,7 +34,14 @@ impl MessageSource {
     /// The source at `node` of `nodes` sending to `destinations`;
     /// `frame_time` is the serialization time of one full data frame, which
     /// turns offered load into a rate.
-    pub fn new(spec: &WorkloadSpec, seed: u64, node: u32, nodes: u32, frame_time: Time, destinations: Destinations) -> Self {
+    pub fn new(
+        spec: &WorkloadSpec,
+        seed: u64,
+        node: u32,
+        nodes: u32,
+        frame_time: Time,
+        destinations: Destinations,
+    ) -> Self {
         let mean_frames = spec.sizes.mean_frames();
         MessageSource {
             node,
@@ -142,7 +149,8 @@ mod tests {
 
     #[test]
     fn bimodal_sizes_have_the_study_mean() {
-        let sizes = MessageSizes::Bimodal { long_fraction: 0.1, short_min_frames: 1, short_max_frames: 5, long_frames: 25 };
+        let sizes =
+            MessageSizes::Bimodal { long_fraction: 0.1, short_min_frames: 1, short_max_frames: 5, long_frames: 25 };
         let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000, Destinations::AllOthers);
         let n = 200_000;
         let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();

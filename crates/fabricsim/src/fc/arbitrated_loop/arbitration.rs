@@ -48,13 +48,7 @@ impl Arbiter {
     }
 
     /// `x` starts arbitrating at `now`; returns a new pending win if the front changes.
-    pub fn on_start(
-        &mut self,
-        x: u32,
-        now: Time,
-        ports: &[LoopPort],
-        timing: &LoopTiming,
-    ) -> Option<PendingWin> {
+    pub fn on_start(&mut self, x: u32, now: Time, ports: &[LoopPort], timing: &LoopTiming) -> Option<PendingWin> {
         if self.owner.is_some() {
             return None;
         }
@@ -62,17 +56,9 @@ impl Arbiter {
         let replace = match self.front {
             None => true,
             Some(f) => {
-                let to_winner = if f.origin == f.port {
-                    p
-                } else {
-                    Self::hops(f.origin, f.port, p)
-                };
+                let to_winner = if f.origin == f.port { p } else { Self::hops(f.origin, f.port, p) };
                 let to_x = Self::hops(f.origin, x, p);
-                let passes_x_at = if to_x == 0 {
-                    f.t0
-                } else {
-                    f.t0 + timing.delay(f.origin, x)
-                };
+                let passes_x_at = if to_x == 0 { f.t0 } else { f.t0 + timing.delay(f.origin, x) };
                 to_x < to_winner
                     && now < passes_x_at
                     && higher_priority(ports[x as usize].al_pa, ports[f.port as usize].al_pa)
@@ -82,44 +68,20 @@ impl Arbiter {
             return None;
         }
         self.generation = self.generation.wrapping_add(1);
-        self.front = Some(Front {
-            port: x,
-            origin: x,
-            t0: now,
-        });
-        Some(PendingWin {
-            port: x,
-            at: now + timing.trip(),
-            generation: self.generation,
-            origin: x,
-        })
+        self.front = Some(Front { port: x, origin: x, t0: now });
+        Some(PendingWin { port: x, at: now + timing.trip(), generation: self.generation, origin: x })
     }
 
     /// The owner closes at `now`; the highest-priority arbitrating port (if any) will win.
-    pub fn on_release(
-        &mut self,
-        owner: u32,
-        now: Time,
-        ports: &[LoopPort],
-        timing: &LoopTiming,
-    ) -> Option<PendingWin> {
+    pub fn on_release(&mut self, owner: u32, now: Time, ports: &[LoopPort], timing: &LoopTiming) -> Option<PendingWin> {
         debug_assert_eq!(self.owner, Some(owner));
         self.owner = None;
         let best = (0..ports.len() as u32)
             .filter(|&i| ports[i as usize].arbitrating)
             .min_by_key(|&i| ports[i as usize].al_pa)?;
         self.generation = self.generation.wrapping_add(1);
-        self.front = Some(Front {
-            port: best,
-            origin: owner,
-            t0: now,
-        });
-        Some(PendingWin {
-            port: best,
-            at: now + timing.delay(owner, best),
-            generation: self.generation,
-            origin: owner,
-        })
+        self.front = Some(Front { port: best, origin: owner, t0: now });
+        Some(PendingWin { port: best, at: now + timing.delay(owner, best), generation: self.generation, origin: owner })
     }
 
     /// A scheduled win fires; true if it still stands (the port now owns the loop).
@@ -140,10 +102,7 @@ mod tests {
     use super::*;
 
     fn ring(al_pas: &[u8]) -> Vec<LoopPort> {
-        al_pas
-            .iter()
-            .map(|&a| LoopPort::new(a, true, 1, 0))
-            .collect()
+        al_pas.iter().map(|&a| LoopPort::new(a, true, 1, 0)).collect()
     }
 
     #[test]

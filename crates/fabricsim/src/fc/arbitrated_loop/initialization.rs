@@ -47,22 +47,13 @@ const LIXA_PAYLOAD: u32 = 20;
 const POSITION_MAP_PAYLOAD: u32 = 132;
 
 /// Runs the initialization procedure over `ports` (ring order, LIP started by port 0).
-pub fn initialize(
-    ports: &[InitPort],
-    timing: &LoopTiming,
-    store_and_forward: bool,
-    position_map: bool,
-) -> LoopInit {
+pub fn initialize(ports: &[InitPort], timing: &LoopTiming, store_and_forward: bool, position_map: bool) -> LoopInit {
     let n = ports.len() as u64;
     let trip = timing.trip();
     // A primitive sequence is recognized after three identical ordered sets.
     let primitive_trip = trip + 3 * timing.word;
     let frame_trip = |payload: u32| {
-        let per_port = if store_and_forward {
-            timing.frame_time(payload)
-        } else {
-            0
-        };
+        let per_port = if store_and_forward { timing.frame_time(payload) } else { 0 };
         trip + n * per_port
     };
     let mut phases = Vec::with_capacity(10);
@@ -76,9 +67,7 @@ pub fn initialize(
 
     let mut taken = [false; 127];
     let mut al_pas: Vec<Option<u8>> = vec![None; ports.len()];
-    let order: Vec<usize> = (0..ports.len())
-        .map(|k| (master + k) % ports.len())
-        .collect();
+    let order: Vec<usize> = (0..ports.len()).map(|k| (master + k) % ports.len()).collect();
     let mut claim = |al_pas: &mut Vec<Option<u8>>, i: usize, a: u8| -> bool {
         let Some(bit) = VALID_AL_PAS.binary_search(&a).ok() else {
             return false;
@@ -128,13 +117,7 @@ pub fn initialize(
     }
     phases.push(("cls", primitive_trip));
     let duration = phases.iter().map(|p| p.1).sum();
-    LoopInit {
-        al_pas,
-        master,
-        phases,
-        duration,
-        hard_conflicts,
-    }
+    LoopInit { al_pas, master, phases, duration, hard_conflicts }
 }
 
 #[cfg(test)]
@@ -146,10 +129,8 @@ mod tests {
             .map(|i| InitPort {
                 port_name: 0x2000_0000_0000_0000 + i as u64,
                 fl_port: false,
-                hard_al_pa: hard.then(|| {
-                    super::super::al_pa::al_pa_of_loop_id(if i == 0 { 125 } else { (i - 1) as u8 })
-                        .unwrap()
-                }),
+                hard_al_pa: hard
+                    .then(|| super::super::al_pa::al_pa_of_loop_id(if i == 0 { 125 } else { (i - 1) as u8 }).unwrap()),
                 previous_al_pa: None,
             })
             .collect()

@@ -16,11 +16,7 @@ pub struct Probe {
 
 impl Probe {
     pub fn new(batches: u32) -> Self {
-        Probe {
-            hist: LogHistogram::new(),
-            batches: BatchMeans::new(batches),
-            min: Time::MAX,
-        }
+        Probe { hist: LogHistogram::new(), batches: BatchMeans::new(batches), min: Time::MAX }
     }
 
     #[inline]
@@ -86,16 +82,7 @@ impl Mean {
 }
 
 /// Names of the I/O time components, in report order.
-pub const PARTS: [&str; 8] = [
-    "host",
-    "queue",
-    "overhead",
-    "seek",
-    "rotation",
-    "media",
-    "arbitration",
-    "loop",
-];
+pub const PARTS: [&str; 8] = ["host", "queue", "overhead", "seek", "rotation", "media", "arbitration", "loop"];
 
 #[derive(Clone, Copy, Default)]
 pub struct DeviceStats {
@@ -184,9 +171,7 @@ impl LoopMetrics {
         self.throughput.reset(now);
         self.owned_time = 0;
         self.owned_since = self.owned_since.max(now);
-        self.devices
-            .iter_mut()
-            .for_each(|d| *d = DeviceStats::default());
+        self.devices.iter_mut().for_each(|d| *d = DeviceStats::default());
         self.measure_start = now;
         self.completed_at_reset = self.counters.ios_completed;
     }

@@ -163,14 +163,9 @@ pub struct LoopModel {
 
 impl LoopModel {
     pub fn build(scenario: &Scenario) -> Result<Self> {
-        let spec = scenario
-            .arbitrated_loop
-            .as_ref()
-            .ok_or_else(|| Error::invalid("loop", "missing", "a [loop] section"))?;
-        let groups = scenario
-            .disks
-            .as_ref()
-            .ok_or_else(|| Error::invalid("disks", "missing", "[[disks]] groups"))?;
+        let spec =
+            scenario.arbitrated_loop.as_ref().ok_or_else(|| Error::invalid("loop", "missing", "a [loop] section"))?;
+        let groups = scenario.disks.as_ref().ok_or_else(|| Error::invalid("disks", "missing", "[[disks]] groups"))?;
         let host = scenario
             .initiator
             .clone()
@@ -191,28 +186,19 @@ impl LoopModel {
         let mut init_ports = vec![InitPort {
             port_name: 0x2000_0000_0000_0000,
             fl_port: false,
-            hard_al_pa: if hard {
-                super::al_pa::al_pa_of_loop_id(host.loop_id)
-            } else {
-                None
-            },
+            hard_al_pa: if hard { super::al_pa::al_pa_of_loop_id(host.loop_id) } else { None },
             previous_al_pa: None,
         }];
         let mut disks = Vec::with_capacity(n_disks as usize);
         let mut port_cfg = vec![(host.fair, host.receive_buffers, host.login_bb_credit)];
         for g in groups {
-            let params = drive(&g.model)
-                .ok_or_else(|| Error::invalid("disks.model", &g.model, "a built-in drive"))?;
+            let params = drive(&g.model).ok_or_else(|| Error::invalid("disks.model", &g.model, "a built-in drive"))?;
             for _ in 0..g.count {
                 let k = disks.len() as u8;
                 init_ports.push(InitPort {
                     port_name: 0x2100_0000_0000_0000 + k as u64,
                     fl_port: false,
-                    hard_al_pa: if hard {
-                        super::al_pa::al_pa_of_loop_id(k)
-                    } else {
-                        None
-                    },
+                    hard_al_pa: if hard { super::al_pa::al_pa_of_loop_id(k) } else { None },
                     previous_al_pa: None,
                 });
                 let scheduler = match g.scheduler {
@@ -220,13 +206,7 @@ impl LoopModel {
                     DiskScheduler::Sstf => Scheduler::Sstf,
                 };
                 disks.push(DiskState {
-                    disk: Disk::new(
-                        &params,
-                        scheduler,
-                        g.read_cache,
-                        g.read_ahead,
-                        g.queue_depth as usize,
-                    ),
+                    disk: Disk::new(&params, scheduler, g.read_cache, g.read_ahead, g.queue_depth as usize),
                     burst: g.burst_bytes,
                     write_cache: g.write_cache,
                     service: None,
@@ -234,28 +214,19 @@ impl LoopModel {
                 port_cfg.push((g.fair, g.receive_buffers, g.login_bb_credit));
             }
         }
-        let mut init = initialize(
-            &init_ports,
-            &timing,
-            spec.init_store_and_forward,
-            spec.position_map,
-        );
+        let mut init = initialize(&init_ports, &timing, spec.init_store_and_forward, spec.position_map);
         if !spec.initialize {
             init.duration = 0;
         }
         let mut ports = Vec::with_capacity(n_ports as usize);
         for (i, &(fair, buffers, credit)) in port_cfg.iter().enumerate() {
-            let al_pa = init.al_pas[i]
-                .ok_or_else(|| Error::model(format!("port {i} acquired no AL_PA")))?;
+            let al_pa = init.al_pas[i].ok_or_else(|| Error::model(format!("port {i} acquired no AL_PA")))?;
             ports.push(LoopPort::new(al_pa, fair, buffers, credit));
         }
         let active = host.active_disks.unwrap_or(n_disks);
         let seed = scenario.run.seed;
-        let metrics = LoopMetrics::new(
-            n_disks as usize,
-            scenario.run.batches,
-            100 * timing.frame_time(spec.frame_payload_bytes),
-        );
+        let metrics =
+            LoopMetrics::new(n_disks as usize, scenario.run.batches, 100 * timing.frame_time(spec.frame_payload_bytes));
         Ok(LoopModel {
             now: 0,
             queue: EventQueue::with_capacity(4096),
@@ -268,12 +239,8 @@ impl LoopModel {
             active_disks: active,
             issued_per_disk: vec![0; active as usize],
             next_lbn: vec![0; active as usize],
-            address_rng: (0..active as u64)
-                .map(|d| RandomStream::new(seed, "loop-io-address", d))
-                .collect(),
-            kind_rng: (0..active as u64)
-                .map(|d| RandomStream::new(seed, "loop-io-kind", d))
-                .collect(),
+            address_rng: (0..active as u64).map(|d| RandomStream::new(seed, "loop-io-address", d)).collect(),
+            kind_rng: (0..active as u64).map(|d| RandomStream::new(seed, "loop-io-kind", d)).collect(),
             target_rng: RandomStream::new(seed, "loop-io-target", 0),
             host,
             stopping: false,
@@ -323,16 +290,11 @@ impl LoopModel {
             Access::Random => (self.address_rng[d].next_u64() % span) * blocks as u64,
             Access::Sequential => {
                 let l = self.next_lbn[d];
-                self.next_lbn[d] = if l + 2 * blocks as u64 > capacity {
-                    0
-                } else {
-                    l + blocks as u64
-                };
+                self.next_lbn[d] = if l + 2 * blocks as u64 > capacity { 0 } else { l + blocks as u64 };
                 l
             }
         };
-        let read =
-            self.host.read_fraction >= 1.0 || self.kind_rng[d].bernoulli(self.host.read_fraction);
+        let read = self.host.read_fraction >= 1.0 || self.kind_rng[d].bernoulli(self.host.read_fraction);
         let xid = self.exchanges.insert(Exchange {
             disk: d as u32,
             slot,
@@ -392,16 +354,11 @@ impl LoopModel {
                 m.phases[p].record(ex.phase_last[p] - first);
             }
         }
-        if let (Some(d), Some(_)) = (
-            ex.phase_first[Phase::Data as usize],
-            ex.phase_first[Phase::Command as usize],
-        ) {
+        if let (Some(d), Some(_)) = (ex.phase_first[Phase::Data as usize], ex.phase_first[Phase::Command as usize]) {
             if ex.read {
-                m.idle_command_data
-                    .record(d.saturating_sub(ex.phase_last[Phase::Command as usize]));
+                m.idle_command_data.record(d.saturating_sub(ex.phase_last[Phase::Command as usize]));
                 if let Some(s) = ex.phase_first[Phase::Status as usize] {
-                    m.idle_data_status
-                        .record(s.saturating_sub(ex.phase_last[Phase::Data as usize]));
+                    m.idle_data_status.record(s.saturating_sub(ex.phase_last[Phase::Data as usize]));
                 }
             }
         }
@@ -412,13 +369,7 @@ impl LoopModel {
     // ---- ports and arbitration -------------------------------------------
 
     fn enqueue_job(&mut self, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
-        self.ports[port as usize].jobs.push_back(Job {
-            xid,
-            phase,
-            bytes,
-            target,
-            queued_at: self.now,
-        });
+        self.ports[port as usize].jobs.push_back(Job { xid, phase, bytes, target, queued_at: self.now });
         self.try_arbitrate(port);
     }
 
@@ -429,22 +380,13 @@ impl LoopModel {
         }
         p.arbitrating = true;
         p.arb_start = self.now;
-        if let Some(w) = self
-            .arbiter
-            .on_start(port, self.now, &self.ports, &self.timing)
-        {
+        if let Some(w) = self.arbiter.on_start(port, self.now, &self.ports, &self.timing) {
             self.schedule_win(w);
         }
     }
 
     fn schedule_win(&mut self, w: PendingWin) {
-        self.queue.push(
-            w.at,
-            Event::Win {
-                port: w.port,
-                generation: w.generation,
-            },
-        );
+        self.queue.push(w.at, Event::Win { port: w.port, generation: w.generation });
         self.pending_origin = w.origin; // where the winning ARB set out, for trip accounting
     }
 
@@ -472,11 +414,7 @@ impl LoopModel {
         if ex.phase_first[ph].is_none() {
             ex.phase_first[ph] = Some(arb_start.max(job.queued_at));
         }
-        let frames = if job.phase == Phase::Data {
-            self.timing.frames_for(job.bytes)
-        } else {
-            1
-        };
+        let frames = if job.phase == Phase::Data { self.timing.frames_for(job.bytes) } else { 1 };
         let seq = self.tenancy.seq.wrapping_add(1);
         self.tenancy = Tenancy {
             seq,
@@ -493,22 +431,10 @@ impl LoopModel {
         let w = self.timing.word;
         if target.login_bb_credit > 0 {
             // Login credit: frames may follow OPN at once.
-            self.queue.push(
-                self.now + w,
-                Event::Credit {
-                    seq,
-                    n: target.login_bb_credit,
-                },
-            );
+            self.queue.push(self.now + w, Event::Credit { seq, n: target.login_bb_credit });
         } else {
             // Alternate credit model: OPN out, one R_RDY per free buffer back.
-            self.queue.push(
-                self.now + 2 * w + self.timing.trip(),
-                Event::Credit {
-                    seq,
-                    n: target.receive_buffers,
-                },
-            );
+            self.queue.push(self.now + 2 * w + self.timing.trip(), Event::Credit { seq, n: target.receive_buffers });
         }
     }
 
@@ -518,9 +444,7 @@ impl LoopModel {
         }
         if self.tenancy.first_credit.is_none() {
             self.tenancy.first_credit = Some(self.now);
-            self.metrics
-                .open_round_trip
-                .record(self.now - self.tenancy.won_at);
+            self.metrics.open_round_trip.record(self.now - self.tenancy.won_at);
         }
         self.tenancy.credit += n;
         if !self.tenancy.sending {
@@ -547,10 +471,7 @@ impl LoopModel {
         self.metrics.counters.frames += 1;
         self.queue.push(self.now + ft, Event::TxDone { seq });
         // The target frees the buffer on receipt; its R_RDY needs the rest of the trip.
-        self.queue.push(
-            self.now + ft + self.timing.trip() + self.timing.word,
-            Event::Credit { seq, n: 1 },
-        );
+        self.queue.push(self.now + ft + self.timing.trip() + self.timing.word, Event::Credit { seq, n: 1 });
     }
 
     fn on_tx_done(&mut self, seq: u32) {
@@ -567,19 +488,9 @@ impl LoopModel {
         let job = self.tenancy.job.expect("tenancy has a job");
         let opener = self.tenancy.opener;
         let d = self.timing.delay(opener, job.target);
-        self.queue.push(
-            self.now + d,
-            Event::Delivered {
-                xid: job.xid,
-                phase: job.phase,
-                bytes: job.bytes,
-            },
-        );
+        self.queue.push(self.now + d, Event::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
         // CLS out, the target's CLS back.
-        self.queue.push(
-            self.now + 2 * self.timing.word + self.timing.trip(),
-            Event::Release { seq },
-        );
+        self.queue.push(self.now + 2 * self.timing.word + self.timing.trip(), Event::Release { seq });
     }
 
     fn on_release(&mut self, seq: u32) {
@@ -610,10 +521,7 @@ impl LoopModel {
             p.arbitrating = true;
             p.arb_start = self.now;
         }
-        match self
-            .arbiter
-            .on_release(o, self.now, &self.ports, &self.timing)
-        {
+        match self.arbiter.on_release(o, self.now, &self.ports, &self.timing) {
             Some(w) => self.schedule_win(w),
             None => {
                 // Nobody arbitrates: the owner sends IDLEs, which reopen every access
@@ -625,10 +533,7 @@ impl LoopModel {
                     let p = &mut self.ports[i as usize];
                     if !p.window_open && !p.reset_pending {
                         p.reset_pending = true;
-                        self.queue.push(
-                            self.now + self.timing.delay(o, i),
-                            Event::WindowReset { port: i },
-                        );
+                        self.queue.push(self.now + self.timing.delay(o, i), Event::WindowReset { port: i });
                     }
                 }
             }
@@ -661,21 +566,14 @@ impl LoopModel {
                     ex.parts[2] += ready - self.now;
                     self.schedule_next_burst(xid);
                 } else {
-                    ds.disk.enqueue(MechJob {
-                        xid,
-                        lbn,
-                        blocks,
-                        write: false,
-                        queued_at: self.now,
-                    });
+                    ds.disk.enqueue(MechJob { xid, lbn, blocks, write: false, queued_at: self.now });
                     self.start_mechanism(disk);
                 }
             }
             Phase::Command => {
                 let overhead = self.disks[disk as usize].disk.write_overhead;
                 self.exchanges[xid].parts[2] += overhead;
-                self.queue
-                    .push(self.now + overhead, Event::WriteSetup { xid });
+                self.queue.push(self.now + overhead, Event::WriteSetup { xid });
             }
             Phase::TransferReady => self.enqueue_job(HOST, xid, Phase::Data, bytes, disk_port),
             Phase::Data if read => self.exchanges[xid].delivered += bytes,
@@ -708,8 +606,7 @@ impl LoopModel {
                 let ex = &mut self.exchanges[xid];
                 ex.parts[0] += overhead;
                 ex.done_at = self.now + overhead;
-                self.queue
-                    .push(self.now + overhead, Event::Complete { xid });
+                self.queue.push(self.now + overhead, Event::Complete { xid });
             }
         }
     }
@@ -730,13 +627,7 @@ impl LoopModel {
             return;
         };
         ds.service = Some(s);
-        self.queue.push(
-            s.end(),
-            Event::MechDone {
-                disk,
-                xid: s.job.xid,
-            },
-        );
+        self.queue.push(s.end(), Event::MechDone { disk, xid: s.job.xid });
         if s.job.xid == NO_XID {
             return;
         }
@@ -770,16 +661,10 @@ impl LoopModel {
         let end = (ex.scheduled + ds.burst).min(ex.bytes);
         let ready = match (ex.hit_ready, ex.location) {
             (Some(t), _) => t,
-            (None, Some(loc)) => {
-                ex.media_start
-                    + ds.disk
-                        .mech
-                        .media_time(loc, end.div_ceil(BLOCK_BYTES).max(1))
-            }
+            (None, Some(loc)) => ex.media_start + ds.disk.mech.media_time(loc, end.div_ceil(BLOCK_BYTES).max(1)),
             (None, None) => unreachable!("read data comes from the cache or the media"),
         };
-        self.queue
-            .push(ready.max(self.now), Event::BurstReady { xid });
+        self.queue.push(ready.max(self.now), Event::BurstReady { xid });
     }
 
     /// The disk has sent a read burst: the next one, or the status.
@@ -856,11 +741,7 @@ impl LoopModel {
                 }
             }
             if !alive {
-                break if self.queue.is_empty() {
-                    StopReason::Idle
-                } else {
-                    StopReason::MaxTime
-                };
+                break if self.queue.is_empty() { StopReason::Idle } else { StopReason::MaxTime };
             }
             if fixed {
                 continue;
@@ -873,10 +754,7 @@ impl LoopModel {
                 }
                 continue;
             }
-            let intervals = [
-                self.metrics.io_time.interval(),
-                self.metrics.throughput.interval(),
-            ];
+            let intervals = [self.metrics.io_time.interval(), self.metrics.throughput.interval()];
             match rule.decide(self.metrics.measured_ios(), &intervals) {
                 StopDecision::Continue => {}
                 StopDecision::PrecisionReached => break StopReason::Precision,
@@ -884,12 +762,7 @@ impl LoopModel {
             }
         };
         let stop = if fixed {
-            self.metrics
-                .devices
-                .iter()
-                .map(|d| d.last_completion)
-                .max()
-                .unwrap_or(self.now)
+            self.metrics.devices.iter().map(|d| d.last_completion).max().unwrap_or(self.now)
         } else {
             self.now
         };
@@ -936,86 +809,36 @@ impl LoopModel {
         }
         let bytes_per_ps = m.throughput.mean(stop);
         let tput_ci = m.throughput.interval().map(|c| c.half_width * 1e12 / 1e6);
-        out.push((
-            "throughput_mb_s".into(),
-            MetricSummary::with_ci(bytes_per_ps * 1e12 / 1e6, tput_ci),
-        ));
+        out.push(("throughput_mb_s".into(), MetricSummary::with_ci(bytes_per_ps * 1e12 / 1e6, tput_ci)));
         let ios = m.measured_ios() as f64;
-        out.push((
-            "iops".into(),
-            MetricSummary::value(if elapsed_s > 0.0 {
-                ios / elapsed_s
-            } else {
-                f64::NAN
-            }),
-        ));
+        out.push(("iops".into(), MetricSummary::value(if elapsed_s > 0.0 { ios / elapsed_s } else { f64::NAN })));
         let window = (stop - m.measure_start).max(1) as f64;
-        out.push((
-            "loop_utilization".into(),
-            MetricSummary::value(m.owned_time as f64 / window),
-        ));
+        out.push(("loop_utilization".into(), MetricSummary::value(m.owned_time as f64 / window)));
         for (p, probe) in m.phases.iter().enumerate() {
-            out.push((
-                format!("phase_{}_us", crate::storage::scsi::PHASES[p].name()),
-                probe.summary(),
-            ));
+            out.push((format!("phase_{}_us", crate::storage::scsi::PHASES[p].name()), probe.summary()));
         }
         out.push(("idle_command_data_us".into(), m.idle_command_data.summary()));
         out.push(("idle_data_status_us".into(), m.idle_data_status.summary()));
         out.push(("tenancy_us".into(), m.tenancy.summary()));
         out.push(("arbitration_wait_us".into(), m.arbitration_wait.summary()));
         out.push(("open_round_trip_us".into(), m.open_round_trip.summary()));
-        out.push((
-            "loop_trip_us".into(),
-            MetricSummary::value(time::to_us(self.timing.trip())),
-        ));
-        out.push((
-            "loop_trips_per_io".into(),
-            MetricSummary::value(m.trips_per_io.mean()),
-        ));
-        out.push((
-            "tenancies_per_io".into(),
-            MetricSummary::value(m.tenancies_per_io.mean()),
-        ));
-        out.push((
-            "loop_init_us".into(),
-            MetricSummary::value(time::to_us(self.init.duration)),
-        ));
+        out.push(("loop_trip_us".into(), MetricSummary::value(time::to_us(self.timing.trip()))));
+        out.push(("loop_trips_per_io".into(), MetricSummary::value(m.trips_per_io.mean())));
+        out.push(("tenancies_per_io".into(), MetricSummary::value(m.tenancies_per_io.mean())));
+        out.push(("loop_init_us".into(), MetricSummary::value(time::to_us(self.init.duration))));
         for (name, t) in &self.init.phases {
-            out.push((
-                format!("loop_init.{name}_us"),
-                MetricSummary::value(time::to_us(*t)),
-            ));
+            out.push((format!("loop_init.{name}_us"), MetricSummary::value(time::to_us(*t))));
         }
         let width = if m.devices.len() > 100 { 3 } else { 2 };
-        for (d, dev) in m
-            .devices
-            .iter()
-            .enumerate()
-            .take(self.active_disks as usize)
-        {
-            let span_s = if fixed {
-                (dev.last_completion.saturating_sub(m.measure_start)) as f64 * 1e-12
-            } else {
-                elapsed_s
-            };
-            let mb_s = if span_s > 0.0 {
-                dev.bytes as f64 / span_s / 1e6
-            } else {
-                f64::NAN
-            };
+        for (d, dev) in m.devices.iter().enumerate().take(self.active_disks as usize) {
+            let span_s =
+                if fixed { (dev.last_completion.saturating_sub(m.measure_start)) as f64 * 1e-12 } else { elapsed_s };
+            let mb_s = if span_s > 0.0 { dev.bytes as f64 / span_s / 1e6 } else { f64::NAN };
             out.push((format!("disk_{d:0width$}.mb_s"), MetricSummary::value(mb_s)));
-            out.push((
-                format!("disk_{d:0width$}.io_time_us"),
-                MetricSummary::value(dev.io_time.mean()),
-            ));
+            out.push((format!("disk_{d:0width$}.io_time_us"), MetricSummary::value(dev.io_time.mean())));
             if fixed {
-                let done =
-                    time::to_us(dev.last_completion.saturating_sub(m.measure_start)) / 1000.0;
-                out.push((
-                    format!("disk_{d:0width$}.completion_ms"),
-                    MetricSummary::value(done),
-                ));
+                let done = time::to_us(dev.last_completion.saturating_sub(m.measure_start)) / 1000.0;
+                out.push((format!("disk_{d:0width$}.completion_ms"), MetricSummary::value(done)));
             }
         }
         out
@@ -1055,18 +878,12 @@ impl LoopModel {
             ("cache_hits".into(), c.cache_hits as i64),
             ("stale_arbitration_wins".into(), c.stale_wins as i64),
             ("loop_master_port".into(), self.init.master as i64),
-            (
-                "hard_address_conflicts".into(),
-                self.init.hard_conflicts as i64,
-            ),
+            ("hard_address_conflicts".into(), self.init.hard_conflicts as i64),
             ("initiator.al_pa".into(), self.ports[0].al_pa as i64),
         ];
         let width = if self.disks.len() > 100 { 3 } else { 2 };
         for d in 0..self.disks.len() {
-            out.push((
-                format!("disk_{d:0width$}.al_pa"),
-                self.ports[d + 1].al_pa as i64,
-            ));
+            out.push((format!("disk_{d:0width$}.al_pa"), self.ports[d + 1].al_pa as i64));
         }
         out.push(("events".into(), self.events as i64));
         Ok(out)

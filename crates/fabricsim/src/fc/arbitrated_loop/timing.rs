@@ -56,16 +56,7 @@ impl LoopTiming {
         let offset = (0..=ports as u64)
             .map(|i| i * node_delay + (fibre as u128 * i as u128 / ports.max(1) as u128) as Time)
             .collect();
-        LoopTiming {
-            rate,
-            word,
-            node_delay,
-            fibre,
-            fill_words,
-            max_payload,
-            ports,
-            offset,
-        }
+        LoopTiming { rate, word, node_delay, fibre, fill_words, max_payload, ports, offset }
     }
 
     /// One full trip around the loop.
@@ -88,8 +79,7 @@ impl LoopTiming {
     /// Transmission time of a frame with `payload` bytes, with its trailing fill words.
     #[inline]
     pub fn frame_time(&self, payload: u32) -> Time {
-        self.rate
-            .time_for((FRAME_OVERHEAD_BYTES + payload + 4 * self.fill_words) as u64)
+        self.rate.time_for((FRAME_OVERHEAD_BYTES + payload + 4 * self.fill_words) as u64)
     }
 
     /// Number of frames needed for `bytes` of data.

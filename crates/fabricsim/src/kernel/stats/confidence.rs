@@ -91,11 +91,7 @@ mod tests {
     use super::*;
 
     fn ci(mean: f64, half_width: f64) -> ConfidenceInterval {
-        ConfidenceInterval {
-            mean,
-            half_width,
-            batches: 10,
-        }
+        ConfidenceInterval { mean, half_width, batches: 10 }
     }
 
     #[test]

@@ -66,17 +66,9 @@ fn bucket_bounds(idx: usize) -> (u64, u64) {
 impl LogHistogram {
     /// An empty histogram (allocates the bucket array once).
     pub fn new() -> Self {
-        let counts: Box<[u64; BUCKETS]> = vec![0u64; BUCKETS]
-            .into_boxed_slice()
-            .try_into()
-            .expect("bucket array length");
-        Self {
-            counts,
-            count: 0,
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-        }
+        let counts: Box<[u64; BUCKETS]> =
+            vec![0u64; BUCKETS].into_boxed_slice().try_into().expect("bucket array length");
+        Self { counts, count: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 
     /// Records one value.
@@ -209,11 +201,7 @@ mod tests {
         // Contiguous, non-overlapping buckets.
         for idx in 0..BUCKETS - 1 {
             let (low, width) = bucket_bounds(idx);
-            assert_eq!(
-                bucket_bounds(idx + 1).0,
-                low + width,
-                "gap after bucket {idx}"
-            );
+            assert_eq!(bucket_bounds(idx + 1).0, low + width, "gap after bucket {idx}");
             assert_eq!(index_of(low), idx);
             assert_eq!(index_of(low + (width - 1)), idx);
         }
@@ -252,10 +240,7 @@ mod tests {
     #[test]
     fn empty() {
         let h = LogHistogram::default();
-        assert_eq!(
-            (h.count(), h.min(), h.max(), h.percentile(50.0)),
-            (0, 0, 0, 0)
-        );
+        assert_eq!((h.count(), h.min(), h.max(), h.percentile(50.0)), (0, 0, 0, 0));
         assert_eq!(h.mean(), 0.0);
     }
 
@@ -267,12 +252,7 @@ mod tests {
         }
         assert_eq!(h.count(), 100_000);
         assert_eq!(h.mean(), 50_000.5);
-        for (p, want) in [
-            (50.0, 50_000.0),
-            (95.0, 95_000.0),
-            (99.0, 99_000.0),
-            (1.0, 1000.0),
-        ] {
+        for (p, want) in [(50.0, 50_000.0), (95.0, 95_000.0), (99.0, 99_000.0), (1.0, 1000.0)] {
             let got = h.percentile(p) as f64;
             let err = (got - want).abs() / want;
             assert!(err < 0.035, "p{p}: {got} vs {want}");
@@ -310,10 +290,7 @@ mod tests {
             }
         }
         a.merge(&b);
-        assert_eq!(
-            (a.count(), a.sum(), a.min(), a.max()),
-            (all.count(), all.sum(), all.min(), all.max())
-        );
+        assert_eq!((a.count(), a.sum(), a.min(), a.max()), (all.count(), all.sum(), all.min(), all.max()));
         for p in [0.0, 12.5, 50.0, 90.0, 99.9, 100.0] {
             assert_eq!(a.percentile(p), all.percentile(p));
         }

@@ -44,14 +44,8 @@ impl TimeBatchMeans {
     /// # Panics
     /// If `target_batches < 2` or `initial_batch_ps == 0`.
     pub fn new(start_ps: u64, initial_batch_ps: u64, target_batches: u32) -> Self {
-        assert!(
-            target_batches >= 2,
-            "TimeBatchMeans needs target_batches >= 2"
-        );
-        assert!(
-            initial_batch_ps > 0,
-            "TimeBatchMeans needs a positive batch duration"
-        );
+        assert!(target_batches >= 2, "TimeBatchMeans needs target_batches >= 2");
+        assert!(initial_batch_ps > 0, "TimeBatchMeans needs a positive batch duration");
         let target = target_batches as usize;
         Self {
             sums: vec![0.0; 2 * target].into_boxed_slice(),
@@ -71,11 +65,7 @@ impl TimeBatchMeans {
     /// Brings the integral up to `t_ps`, closing every batch boundary passed.
     #[inline]
     fn advance(&mut self, t_ps: u64) {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         while t_ps >= self.batch_end {
             self.close_batch();
         }
@@ -168,11 +158,7 @@ impl TimeBatchMeans {
     /// start to `t_ps`, including the partial batch. `t_ps` must not precede
     /// the last update; returns 0 for an empty span.
     pub fn mean(&self, t_ps: u64) -> f64 {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         let span = t_ps.saturating_sub(self.start_ps);
         if span == 0 {
             return 0.0;
@@ -184,11 +170,7 @@ impl TimeBatchMeans {
     /// Restarts measuring at `t_ps` (warm-up deletion) with the initial batch
     /// duration, keeping the current level and the allocation.
     pub fn reset(&mut self, t_ps: u64) {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         self.complete = 0;
         self.batch_ps = self.initial_batch_ps;
         self.start_ps = t_ps;
@@ -204,10 +186,7 @@ mod tests {
     use super::*;
 
     fn batch_means(t: &TimeBatchMeans) -> Vec<f64> {
-        t.sums[..t.complete]
-            .iter()
-            .map(|s| s / t.batch_ps as f64)
-            .collect()
+        t.sums[..t.complete].iter().map(|s| s / t.batch_ps as f64).collect()
     }
 
     #[test]

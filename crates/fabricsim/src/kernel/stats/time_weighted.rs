@@ -18,23 +18,13 @@ pub struct TimeWeighted {
 impl TimeWeighted {
     /// Starts at `start_ps` with level 0.
     pub fn new(start_ps: u64) -> Self {
-        Self {
-            start_ps,
-            last_t: start_ps,
-            level: 0.0,
-            integral: 0.0,
-            max: 0.0,
-        }
+        Self { start_ps, last_t: start_ps, level: 0.0, integral: 0.0, max: 0.0 }
     }
 
     /// Sets the level to `level` from `t_ps` on (`t_ps` non-decreasing).
     #[inline]
     pub fn set(&mut self, t_ps: u64, level: f64) {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         self.integral += self.level * t_ps.saturating_sub(self.last_t) as f64;
         self.last_t = t_ps;
         self.level = level;
@@ -59,11 +49,7 @@ impl TimeWeighted {
     /// Time average from the start to `t_ps`; the current level if no time
     /// has elapsed.
     pub fn mean(&self, t_ps: u64) -> f64 {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         let span = t_ps.saturating_sub(self.start_ps);
         if span == 0 {
             return self.level;
@@ -94,12 +80,7 @@ pub struct LevelHistogram {
 impl LevelHistogram {
     /// Levels `0..=max_level`, starting at `start_ps` at level 0.
     pub fn new(max_level: usize, start_ps: u64) -> Self {
-        Self {
-            time_ps: vec![0; max_level + 1].into_boxed_slice(),
-            start_ps,
-            last_t: start_ps,
-            level: 0,
-        }
+        Self { time_ps: vec![0; max_level + 1].into_boxed_slice(), start_ps, last_t: start_ps, level: 0 }
     }
 
     /// Sets the level from `t_ps` on (`t_ps` non-decreasing).
@@ -108,16 +89,8 @@ impl LevelHistogram {
     /// If `level > max_level`.
     #[inline]
     pub fn set(&mut self, t_ps: u64, level: usize) {
-        assert!(
-            level < self.time_ps.len(),
-            "level {level} above max_level {}",
-            self.max_level()
-        );
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        assert!(level < self.time_ps.len(), "level {level} above max_level {}", self.max_level());
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         self.time_ps[self.level] += t_ps.saturating_sub(self.last_t);
         self.last_t = t_ps;
         self.level = level;
@@ -148,16 +121,8 @@ impl LevelHistogram {
     /// (length `max_level + 1`) without allocating. If no time has elapsed the
     /// current level gets fraction 1.
     pub fn fractions_into(&self, t_ps: u64, out: &mut [f64]) {
-        assert_eq!(
-            out.len(),
-            self.time_ps.len(),
-            "output length must be max_level + 1"
-        );
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        assert_eq!(out.len(), self.time_ps.len(), "output length must be max_level + 1");
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         let span = t_ps.saturating_sub(self.start_ps);
         if span == 0 {
             out.fill(0.0);
@@ -180,18 +145,12 @@ impl LevelHistogram {
 
     /// Time-average level up to `t_ps` (the current level if no time elapsed).
     pub fn mean(&self, t_ps: u64) -> f64 {
-        debug_assert!(
-            t_ps >= self.last_t,
-            "time went backwards: {t_ps} < {}",
-            self.last_t
-        );
+        debug_assert!(t_ps >= self.last_t, "time went backwards: {t_ps} < {}", self.last_t);
         let span = t_ps.saturating_sub(self.start_ps);
         if span == 0 {
             return self.level as f64;
         }
-        let weighted: u128 = (0..self.time_ps.len())
-            .map(|l| l as u128 * self.time_at(l, t_ps) as u128)
-            .sum();
+        let weighted: u128 = (0..self.time_ps.len()).map(|l| l as u128 * self.time_at(l, t_ps) as u128).sum();
         weighted as f64 / span as f64
     }
 
@@ -235,10 +194,7 @@ mod tests {
         h.set(50, 3); // level 1 for [40,50)
                       // level 3 for [50,100)
         assert_eq!(h.fractions(100), vec![0.1, 0.1, 0.3, 0.5]);
-        assert_eq!(
-            h.mean(100),
-            (0.0 * 10.0 + 2.0 * 30.0 + 10.0 + 3.0 * 50.0) / 100.0
-        );
+        assert_eq!(h.mean(100), (0.0 * 10.0 + 2.0 * 30.0 + 10.0 + 3.0 * 50.0) / 100.0);
         let s: f64 = h.fractions(77).iter().sum();
         assert!((s - 1.0).abs() < 1e-12);
         assert_eq!(h.time_at(3, 100), 50);

@@ -165,9 +165,7 @@ mod tests {
 
     #[test]
     fn merge_matches_sequential() {
-        let xs: Vec<f64> = (0..100)
-            .map(|i| ((i * 37) % 101) as f64 * 0.5 - 7.0)
-            .collect();
+        let xs: Vec<f64> = (0..100).map(|i| ((i * 37) % 101) as f64 * 0.5 - 7.0).collect();
         let mut all = Welford::new();
         xs.iter().for_each(|&x| all.add(x));
         let mut a = Welford::new();
