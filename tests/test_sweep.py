@@ -41,7 +41,7 @@ def test_sweep_table_layout_and_seeds(small, tmp_path):
     counter = t[t["metric"] == "counter.data_frames_delivered"]
     assert len(counter) == 4 and counter["mean"].gt(0).all() and counter["p50"].isna().all()
     assert (t["metric"] == "run.sim_time_us").sum() == 4
-    assert set(t["stop_reason"]) <= {"precision", "max_frames", "max_time", "idle"}
+    assert set(t["stop_reason"]) <= {"precision", "max_observations", "max_time", "idle"}
     # Written to disk, journal gone after the complete write.
     on_disk = pd.read_csv(out)
     assert len(on_disk) == len(t)

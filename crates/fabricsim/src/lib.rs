@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod sim;
 pub mod storage;
 pub mod traffic;
 

@@ -50,11 +50,11 @@ impl MetricSummary {
 pub enum StopReason {
     /// Every headline confidence interval reached the requested precision.
     Precision,
-    /// `run.max_frames` data frames were delivered after warm-up.
-    MaxFrames,
+    /// The plan's maximum number of observations was reached after warm-up.
+    MaxObservations,
     /// The simulated-time cap `run.max_time_ms` was reached.
     MaxTime,
-    /// A cycle of full trunk buffers stopped all progress (see the `deadlock` section).
+    /// A cycle of full buffers stopped all progress (see the `deadlock` section).
     Deadlock,
     /// No event was left to run.
     Idle,
@@ -70,6 +70,10 @@ pub struct RunInfo {
     pub events_per_s: f64,
     /// Frames (data and ACK) delivered per second of wall time.
     pub frames_per_s: f64,
+    /// What the measurement plan counts: "data frames", "I/Os", "packets".
+    pub observation_unit: &'static str,
+    /// Observations measured after warm-up.
+    pub observations: u64,
     pub stop_reason: StopReason,
 }
 

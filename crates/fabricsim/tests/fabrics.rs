@@ -44,7 +44,7 @@ fn central_and_smart_envelope_routings_run_to_completion() {
         let r = run(&format!(
             "[run]\nmax_frames = 60000\nprecision = 0\ndrain = true\n[fabric]\nkind = \"envelope\"\n[routing]\npaths = \"{paths}\"\n{SATURATED}"
         ));
-        assert_eq!(r.run.stop_reason, StopReason::MaxFrames, "{paths}");
+        assert_eq!(r.run.stop_reason, StopReason::MaxObservations, "{paths}");
         assert_eq!(r.counter("frames_in_flight"), Some(0), "{paths}: drained");
         assert_eq!(r.counter("data_frames_injected"), r.counter("data_frames_delivered"));
     }

@@ -6,8 +6,6 @@
 //! for one another, so a reader can follow one frame from `NPort::try_send`
 //! through `FcSwitch` to `NPort::on_frame_delivered`.
 
-use std::time::Instant;
-
 use super::connection::Connection;
 use super::frame::{Frame, Message};
 use super::metrics::FcMetrics;
@@ -16,9 +14,9 @@ use super::switch::{FcSwitch, Peer};
 use super::timing::FcTiming;
 use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
-use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
-use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
+use crate::report::{MetricSummary, RunReport};
+use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
 use crate::scenario::{Error, FabricKind, Pattern, Result, Scenario};
 use crate::traffic::{Destinations, MessageSource};
 
@@ -141,7 +139,7 @@ impl FcFabric {
             .map(|(i, d)| MessageSource::new(&scenario.workload, scenario.run.seed, i as u32, n, timing.data_time, d))
             .collect();
         let ports: Vec<usize> = switches.iter().map(|s| s.ports()).collect();
-        let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time, n as usize);
+        let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time, n as usize, p.class);
         Ok(FcFabric {
             now: 0,
             queue: EventQueue::with_capacity(4096),
@@ -271,100 +269,10 @@ impl FcFabric {
         }
     }
 
-    /// Runs the measurement plan: warm-up, then until the stop rule fires,
-    /// a deadlock stops all progress, or time runs out.
+    /// Runs the scenario's measurement plan under the driver.
     pub fn run(&mut self) -> Result<RunReport> {
-        let wall = Instant::now();
-        let plan = self.scenario.run.clone();
-        let max_time = (plan.max_time_ms * time::MILLISECOND as f64) as Time;
-        let rule = StopRule {
-            relative_precision: plan.precision,
-            max_observations: plan.max_frames,
-            min_observations: plan.effective_min_frames(),
-        };
-        // No data frame delivered for this long while frames are in flight
-        // means something is stuck: look for a cycle of full trunk buffers.
-        let stall_window = 1000 * self.timing.data_time;
-        let mut last_delivered = 0;
-        let mut last_progress = 0;
-        self.start();
-        let mut warmed = plan.warmup_frames == 0;
-        let mut warmup_end = 0;
-        let mut deadlock = None;
-        let reason = loop {
-            // Check the plan every 1024 events: cheap, and fine-grained enough.
-            let mut alive = true;
-            for _ in 0..1024 {
-                if !self.step(max_time) {
-                    alive = false;
-                    break;
-                }
-            }
-            let delivered = self.metrics.counters.data_frames_delivered;
-            if delivered != last_delivered {
-                last_delivered = delivered;
-                last_progress = self.now;
-            }
-            let stalled = !alive || self.now - last_progress > stall_window;
-            if stalled && self.frames.live() > 0 {
-                if let Some(report) = self.find_deadlock() {
-                    deadlock = Some(report);
-                    break StopReason::Deadlock;
-                }
-                last_progress = self.now; // look again only after another quiet window
-            }
-            if !alive {
-                break if self.queue.is_empty() { StopReason::Idle } else { StopReason::MaxTime };
-            }
-            if !warmed {
-                if delivered >= plan.warmup_frames {
-                    self.metrics.reset(self.now);
-                    warmup_end = self.now;
-                    warmed = true;
-                }
-                continue;
-            }
-            let intervals = [
-                self.metrics.frame_latency.interval(),
-                self.metrics.message_latency.interval(),
-                self.metrics.throughput_interval(),
-            ];
-            match rule.decide(self.metrics.measured_frames(), &intervals) {
-                StopDecision::Continue => {}
-                StopDecision::PrecisionReached => break StopReason::Precision,
-                StopDecision::MaxObservations => break StopReason::MaxFrames,
-            }
-        };
-        let stop_time = self.now;
-        self.metrics.finish(stop_time);
-        let metrics = self.metric_summaries(stop_time);
-        let mut sections = vec![("per_node".to_string(), self.per_node_table(stop_time))];
-        if let Some(d) = deadlock {
-            sections.push(("deadlock".to_string(), d));
-        } else if plan.drain {
-            self.sources.iter_mut().for_each(MessageSource::stop);
-            while self.step(Time::MAX) {}
-        }
-        let counters = self.counters()?;
-        let wall_s = wall.elapsed().as_secs_f64();
-        let c = &self.metrics.counters;
-        let frames = (c.data_frames_delivered + c.ack_frames_delivered) as f64;
-        Ok(RunReport {
-            scenario: self.scenario.to_json(),
-            metrics,
-            counters,
-            run: RunInfo {
-                sim_time_us: time::to_us(stop_time),
-                warmup_time_us: time::to_us(warmup_end),
-                measured_time_us: time::to_us(stop_time - self.metrics.measure_start()),
-                wall_time_s: wall_s,
-                events: self.events,
-                events_per_s: self.events as f64 / wall_s.max(1e-9),
-                frames_per_s: frames / wall_s.max(1e-9),
-                stop_reason: reason,
-            },
-            sections,
-        })
+        let plan = measurement_plan(&self.scenario);
+        run_model(self, &plan)
     }
 
     /// Looks for a cycle in the wait-for graph of trunk input buffers; on one,
@@ -409,19 +317,19 @@ impl FcFabric {
         let span = (now - self.metrics.measure_start()).max(1) as f64;
         let frame_ps = self.timing.data_time as f64;
         let rows: Vec<serde_json::Value> = self
-            .metrics
-            .per_source
+            .sources
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.sources[*i].is_active())
-            .map(|(i, (frames, latency))| {
+            .filter(|(_, s)| s.is_active())
+            .map(|(i, _)| {
+                let (frames, latency, completed) = self.metrics.source(i);
                 serde_json::json!({
                     "node": i,
                     "switch": self.node_switch[i] + 1,
                     "data_frames_delivered": frames,
-                    "throughput_pct": *frames as f64 * frame_ps / span * 100.0,
-                    "message_latency_us": if latency.count() > 0 { latency.mean() } else { f64::NAN },
-                    "messages_completed": latency.count(),
+                    "throughput_pct": frames as f64 * frame_ps / span * 100.0,
+                    "message_latency_us": latency,
+                    "messages_completed": completed,
                 })
             })
             .collect();
@@ -432,12 +340,11 @@ impl FcFabric {
     /// node gets the same, 1/n when one node gets everything.
     fn jain_index(&self) -> f64 {
         let xs: Vec<f64> = self
-            .metrics
-            .per_source
+            .sources
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.sources[*i].is_active())
-            .map(|(_, (f, _))| *f as f64)
+            .filter(|(_, s)| s.is_active())
+            .map(|(i, _)| self.metrics.source(i).0 as f64)
             .collect();
         let sum: f64 = xs.iter().sum();
         let sq: f64 = xs.iter().map(|x| x * x).sum();
@@ -454,16 +361,18 @@ impl FcFabric {
         let mut out = vec![
             ("throughput_pct".to_string(), m.throughput_summary(now, self.timing.rate.ps_per_byte(), sources)),
             ("offered_load_pct".to_string(), MetricSummary::value(self.scenario.workload.offered_load * 100.0)),
-            ("message_latency_us".to_string(), m.message_latency.summary()),
-            ("message_wait_us".to_string(), m.message_wait.summary()),
-            ("frame_latency_us".to_string(), m.frame_latency.summary()),
         ];
-        if self.scenario.protocol.class != 3 {
-            out.push(("ack_latency_us".to_string(), m.ack_latency.summary()));
-            out.push(("round_trip_latency_us".to_string(), m.round_trip_latency.summary()));
-        }
-        if self.scenario.protocol.class == 1 {
-            out.push(("connection_setup_us".to_string(), m.connection_setup.summary()));
+        // Every latency probe the class has, in registration order.
+        let probes = [
+            Some(m.message_latency),
+            Some(m.message_wait),
+            Some(m.frame_latency),
+            m.ack_latency,
+            m.round_trip_latency,
+            m.connection_setup,
+        ];
+        for id in probes.into_iter().flatten() {
+            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
         }
         out.push(("buffer_usage".to_string(), m.buffer_summary(now)));
         out.push(("fairness_jain".to_string(), MetricSummary::value(self.jain_index())));
@@ -472,10 +381,10 @@ impl FcFabric {
         let trunks: usize = self.switches.iter().map(|s| s.trunk_ports()).sum();
         let node_links: usize = self.switches.iter().map(|s| s.node_ports()).sum();
         if trunks > 0 {
-            let u = m.trunk_busy_ps as f64 / (trunks as f64 * span) * 100.0;
+            let u = m.trunk_busy_ps() as f64 / (trunks as f64 * span) * 100.0;
             out.push(("trunk_utilization_pct".to_string(), MetricSummary::value(u)));
         }
-        let u = m.node_link_busy_ps as f64 / (node_links.max(1) as f64 * span) * 100.0;
+        let u = m.node_link_busy_ps() as f64 / (node_links.max(1) as f64 * span) * 100.0;
         out.push(("node_link_utilization_pct".to_string(), MetricSummary::value(u)));
         out
     }
@@ -514,6 +423,96 @@ impl FcFabric {
             ("min_end_to_end_credit".into(), min_credit as i64),
             ("events".into(), self.events as i64),
         ])
+    }
+}
+
+impl Model for FcFabric {
+    fn unit(&self) -> &'static str {
+        "data frames"
+    }
+
+    fn start(&mut self) -> Time {
+        FcFabric::start(self);
+        0
+    }
+
+    #[inline]
+    fn step(&mut self, limit: Time) -> bool {
+        FcFabric::step(self, limit)
+    }
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn idle(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    fn observations(&self) -> u64 {
+        self.metrics.counters.data_frames_delivered
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.frames.live() as u64
+    }
+
+    fn frames_moved(&self) -> u64 {
+        let c = &self.metrics.counters;
+        c.data_frames_delivered + c.ack_frames_delivered
+    }
+
+    fn metrics(&self) -> &MetricSet {
+        &self.metrics.set
+    }
+
+    fn reset_statistics(&mut self, now: Time) {
+        self.metrics.reset(now);
+    }
+
+    /// No data frame delivered for 1000 frame times while frames are in
+    /// flight means something is stuck: look for a cycle of full trunk buffers.
+    fn quiet_window(&self) -> Option<Time> {
+        Some(1000 * self.timing.data_time)
+    }
+
+    fn find_deadlock(&self) -> Option<serde_json::Value> {
+        FcFabric::find_deadlock(self)
+    }
+
+    fn summaries(&mut self, stop: Time) -> (Vec<(String, MetricSummary)>, Vec<(String, serde_json::Value)>) {
+        self.metrics.finish(stop);
+        (self.metric_summaries(stop), vec![("per_node".to_string(), self.per_node_table(stop))])
+    }
+
+    fn stop_sources(&mut self) {
+        self.sources.iter_mut().for_each(MessageSource::stop);
+    }
+
+    fn audit(&self) -> Result<Vec<(String, i64)>> {
+        self.counters()
+    }
+
+    fn scenario_json(&self) -> serde_json::Value {
+        self.scenario.to_json()
+    }
+}
+
+/// The scenario's measurement plan, counted in data frames delivered.
+fn measurement_plan(scenario: &Scenario) -> MeasurementPlan {
+    let r = &scenario.run;
+    MeasurementPlan {
+        warmup: r.warmup_frames,
+        max: r.max_frames,
+        min: r.effective_min_frames(),
+        precision: r.precision,
+        max_time: (r.max_time_ms * time::MILLISECOND as f64) as Time,
+        drain: r.drain,
+        fixed_work: false,
     }
 }
 

@@ -120,7 +120,7 @@ impl NPort {
                 if self.class == 1 && self.c1_state == ConnectionState::Requesting {
                     self.c1_state = ConnectionState::Established;
                     let setup = ctx.now - ctx.connections[connection].t_request;
-                    ctx.metrics.connection_setup.record(setup);
+                    ctx.metrics.connection_set_up(setup);
                 }
                 if done {
                     complete_message(ctx, f.message);

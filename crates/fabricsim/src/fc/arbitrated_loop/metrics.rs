@@ -3,93 +3,21 @@
 //! Counters are never reset (conservation needs totals); the rest restarts
 //! at the end of warm-up.
 
-use crate::kernel::stats::{BatchMeans, ConfidenceInterval, LogHistogram, TimeBatchMeans};
 use crate::kernel::Time;
 use crate::report::MetricSummary;
-
-/// A duration metric: percentiles, an exact minimum, a batch-means CI.
-pub struct Probe {
-    hist: LogHistogram,
-    batches: BatchMeans,
-    min: Time,
-}
-
-impl Probe {
-    pub fn new(batches: u32) -> Self {
-        Probe { hist: LogHistogram::new(), batches: BatchMeans::new(batches), min: Time::MAX }
-    }
-
-    #[inline]
-    pub fn record(&mut self, ps: Time) {
-        self.hist.record(ps);
-        self.batches.add(ps as f64 * 1e-6);
-        self.min = self.min.min(ps);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.hist.count()
-    }
-
-    pub fn interval(&self) -> Option<ConfidenceInterval> {
-        self.batches.interval()
-    }
-
-    pub fn reset(&mut self) {
-        self.hist.reset();
-        self.batches.reset();
-        self.min = Time::MAX;
-    }
-
-    /// In microseconds; the mean comes from the batch sums (exact), the percentiles from the histogram.
-    pub fn summary(&self) -> MetricSummary {
-        let n = self.hist.count();
-        let us = |ps: u64| ps as f64 * 1e-6;
-        let pct = |p: f64| (n > 0).then(|| us(self.hist.percentile(p)));
-        MetricSummary {
-            mean: if n > 0 { self.batches.mean() } else { f64::NAN },
-            ci_half_width: self.batches.interval().map(|c| c.half_width),
-            count: Some(n),
-            min: (n > 0).then(|| us(self.min)),
-            p50: pct(50.0),
-            p95: pct(95.0),
-            p99: pct(99.0),
-            max: pct(100.0),
-            distribution: None,
-        }
-    }
-}
-
-/// A plain running mean (components of the I/O time).
-#[derive(Clone, Copy, Default)]
-pub struct Mean {
-    sum: f64,
-    n: u64,
-}
-
-impl Mean {
-    #[inline]
-    pub fn add(&mut self, x: f64) {
-        self.sum += x;
-        self.n += 1;
-    }
-    pub fn mean(&self) -> f64 {
-        if self.n > 0 {
-            self.sum / self.n as f64
-        } else {
-            f64::NAN
-        }
-    }
-}
+use crate::sim::metric_set::{DurationId, MeanId, SeriesId, TallyId};
+use crate::sim::MetricSet;
 
 /// Names of the I/O time components, in report order.
 pub const PARTS: [&str; 8] = ["host", "queue", "overhead", "seek", "rotation", "media", "arbitration", "loop"];
 
-#[derive(Clone, Copy, Default)]
+/// Per disk, over the measurement window.
+#[derive(Clone, Copy)]
 pub struct DeviceStats {
-    pub ios: u64,
-    pub bytes: u64,
-    pub last_completion: Time,
-    pub io_time: Mean,
+    pub ios: TallyId,
+    pub bytes: TallyId,
+    pub last_completion: TallyId,
+    pub io_time: MeanId,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -105,83 +33,102 @@ pub struct Counters {
 
 pub struct LoopMetrics {
     pub counters: Counters,
-    pub io_time: Probe,
-    pub read_time: Probe,
-    pub write_time: Probe,
-    pub parts: [Mean; 8],
+    /// Every statistic of the measurement window.
+    pub set: MetricSet,
+    pub io_time: DurationId,
+    pub read_time: DurationId,
+    pub write_time: DurationId,
+    pub parts: [MeanId; 8],
     /// Command, xfer_rdy, data, status phase spans (first ARB to last CLS).
-    pub phases: [Probe; 4],
-    pub idle_command_data: Probe,
-    pub idle_data_status: Probe,
-    pub tenancy: Probe,
-    pub arbitration_wait: Probe,
-    pub open_round_trip: Probe,
-    pub trips_per_io: Mean,
-    pub tenancies_per_io: Mean,
-    pub throughput: TimeBatchMeans,
-    pub owned_time: Time,
+    pub phases: [DurationId; 4],
+    pub idle_command_data: DurationId,
+    pub idle_data_status: DurationId,
+    pub tenancy: DurationId,
+    pub arbitration_wait: DurationId,
+    pub open_round_trip: DurationId,
+    pub trips_per_io: MeanId,
+    pub tenancies_per_io: MeanId,
+    pub throughput: SeriesId,
+    owned_time: TallyId,
     pub owned_since: Time,
     pub devices: Vec<DeviceStats>,
-    pub measure_start: Time,
-    completed_at_reset: u64,
 }
 
 impl LoopMetrics {
+    /// Statistics of a loop with `disks` disks; per-disk names get `width` digits.
     pub fn new(disks: usize, batches: u32, batch_ps: Time) -> Self {
+        let mut set = MetricSet::new(batches);
+        let io_time = set.duration("io_time_us", true);
+        let read_time = set.duration("read_time_us", false);
+        let write_time = set.duration("write_time_us", false);
+        let parts = PARTS.map(|p| set.mean(format!("io_{p}_us")));
+        let phases = crate::storage::scsi::PHASES.map(|p| set.duration(format!("phase_{}_us", p.name()), false));
+        let idle_command_data = set.duration("idle_command_data_us", false);
+        let idle_data_status = set.duration("idle_data_status_us", false);
+        let tenancy = set.duration("tenancy_us", false);
+        let arbitration_wait = set.duration("arbitration_wait_us", false);
+        let open_round_trip = set.duration("open_round_trip_us", false);
+        let trips_per_io = set.mean("loop_trips_per_io");
+        let tenancies_per_io = set.mean("tenancies_per_io");
+        let throughput = set.series("throughput", batch_ps, true);
+        let owned_time = set.tally("loop_owned_ps");
+        let width = if disks > 100 { 3 } else { 2 };
+        let devices = (0..disks)
+            .map(|d| DeviceStats {
+                ios: set.tally(format!("disk_{d:0width$}.ios")),
+                bytes: set.tally(format!("disk_{d:0width$}.bytes")),
+                last_completion: set.tally(format!("disk_{d:0width$}.last_completion_ps")),
+                io_time: set.mean(format!("disk_{d:0width$}.io_time_us")),
+            })
+            .collect();
         LoopMetrics {
             counters: Counters::default(),
-            io_time: Probe::new(batches),
-            read_time: Probe::new(batches),
-            write_time: Probe::new(batches),
-            parts: [Mean::default(); 8],
-            phases: std::array::from_fn(|_| Probe::new(batches)),
-            idle_command_data: Probe::new(batches),
-            idle_data_status: Probe::new(batches),
-            tenancy: Probe::new(batches),
-            arbitration_wait: Probe::new(batches),
-            open_round_trip: Probe::new(batches),
-            trips_per_io: Mean::default(),
-            tenancies_per_io: Mean::default(),
-            throughput: TimeBatchMeans::new(0, batch_ps, batches),
-            owned_time: 0,
+            set,
+            io_time,
+            read_time,
+            write_time,
+            parts,
+            phases,
+            idle_command_data,
+            idle_data_status,
+            tenancy,
+            arbitration_wait,
+            open_round_trip,
+            trips_per_io,
+            tenancies_per_io,
+            throughput,
+            owned_time,
             owned_since: 0,
-            devices: vec![DeviceStats::default(); disks],
-            measure_start: 0,
-            completed_at_reset: 0,
+            devices,
         }
     }
 
+    /// Warm-up deletion; a tenancy in progress counts from `now` on.
     pub fn reset(&mut self, now: Time) {
-        for p in [
-            &mut self.io_time,
-            &mut self.read_time,
-            &mut self.write_time,
-            &mut self.idle_command_data,
-            &mut self.idle_data_status,
-            &mut self.tenancy,
-            &mut self.arbitration_wait,
-            &mut self.open_round_trip,
-        ] {
-            p.reset();
-        }
-        self.phases.iter_mut().for_each(Probe::reset);
-        self.parts = [Mean::default(); 8];
-        self.trips_per_io = Mean::default();
-        self.tenancies_per_io = Mean::default();
-        self.throughput.reset(now);
-        self.owned_time = 0;
+        self.set.reset(now);
         self.owned_since = self.owned_since.max(now);
-        self.devices.iter_mut().for_each(|d| *d = DeviceStats::default());
-        self.measure_start = now;
-        self.completed_at_reset = self.counters.ios_completed;
     }
 
-    pub fn measured_ios(&self) -> u64 {
-        self.counters.ios_completed - self.completed_at_reset
+    pub fn measure_start(&self) -> Time {
+        self.set.measure_start()
+    }
+
+    #[inline]
+    pub fn record(&mut self, id: DurationId, ps: Time) {
+        self.set.record(id, ps);
     }
 
     #[inline]
     pub fn loop_released(&mut self, now: Time) {
-        self.owned_time += now - self.owned_since.max(self.measure_start);
+        let owned = now - self.owned_since.max(self.set.measure_start());
+        self.set.add(self.owned_time, owned);
+    }
+
+    pub fn owned_time(&self) -> Time {
+        self.set.tally_value(self.owned_time)
+    }
+
+    pub fn summary(&self, id: DurationId) -> MetricSummary {
+        self.set.duration_summary(id)
     }
 }

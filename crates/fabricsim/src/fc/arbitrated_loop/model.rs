@@ -11,16 +11,14 @@
 //! R_RDY, CLS and CLS) plus the frame, as seed 004's analyzer traces show.
 //! Only one tenancy exists at a time, so its state lives in the model.
 
-use std::time::Instant;
-
 use super::arbitration::{Arbiter, PendingWin};
 use super::initialization::{initialize, InitPort, LoopInit};
-use super::metrics::{LoopMetrics, PARTS};
+use super::metrics::LoopMetrics;
 use super::port::{Job, LoopPort};
 use super::timing::LoopTiming;
-use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
-use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
+use crate::report::{MetricSummary, RunReport};
+use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
 use crate::scenario::loop_schema::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
 use crate::scenario::{Error, Result, Scenario};
 use crate::storage::disk::{MechJob, Service};
@@ -318,18 +316,14 @@ impl LoopModel {
         m.counters.ios_completed += 1;
         m.counters.bytes_completed += ex.bytes as u64;
         let t = self.now - ex.issued;
-        m.io_time.record(t);
-        if ex.read {
-            m.read_time.record(t);
-        } else {
-            m.write_time.record(t);
-        }
-        m.throughput.add_impulse(self.now, ex.bytes as f64);
-        let dev = &mut m.devices[ex.disk as usize];
-        dev.ios += 1;
-        dev.bytes += ex.bytes as u64;
-        dev.last_completion = self.now;
-        dev.io_time.add(t as f64 * 1e-6);
+        m.record(m.io_time, t);
+        m.record(if ex.read { m.read_time } else { m.write_time }, t);
+        m.set.impulse(m.throughput, self.now, ex.bytes as f64);
+        let dev = m.devices[ex.disk as usize];
+        m.set.add(dev.ios, 1);
+        m.set.add(dev.bytes, ex.bytes as u64);
+        m.set.raise(dev.last_completion, self.now);
+        m.set.observe(dev.io_time, t as f64 * 1e-6);
         self.exchanges[xid].completed = true;
         self.lingering += 1;
         self.maybe_free(xid);
@@ -346,24 +340,24 @@ impl LoopModel {
         self.exchanges.remove(xid);
         self.lingering -= 1;
         let m = &mut self.metrics;
-        for (mean, &part) in m.parts.iter_mut().zip(&ex.parts) {
-            mean.add(part as f64 * 1e-6);
+        for (&id, &part) in m.parts.iter().zip(&ex.parts) {
+            m.set.observe(id, part as f64 * 1e-6);
         }
         for p in 0..4 {
             if let Some(first) = ex.phase_first[p] {
-                m.phases[p].record(ex.phase_last[p] - first);
+                m.record(m.phases[p], ex.phase_last[p] - first);
             }
         }
         if let (Some(d), Some(_)) = (ex.phase_first[Phase::Data as usize], ex.phase_first[Phase::Command as usize]) {
             if ex.read {
-                m.idle_command_data.record(d.saturating_sub(ex.phase_last[Phase::Command as usize]));
+                m.record(m.idle_command_data, d.saturating_sub(ex.phase_last[Phase::Command as usize]));
                 if let Some(s) = ex.phase_first[Phase::Status as usize] {
-                    m.idle_data_status.record(s.saturating_sub(ex.phase_last[Phase::Data as usize]));
+                    m.record(m.idle_data_status, s.saturating_sub(ex.phase_last[Phase::Data as usize]));
                 }
             }
         }
-        m.trips_per_io.add(ex.trips);
-        m.tenancies_per_io.add(ex.tenancies as f64);
+        m.set.observe(m.trips_per_io, ex.trips);
+        m.set.observe(m.tenancies_per_io, ex.tenancies as f64);
     }
 
     // ---- ports and arbitration -------------------------------------------
@@ -404,7 +398,7 @@ impl LoopModel {
         let job = p.jobs.pop_front().expect("a winning port has a job");
         let arb_start = p.arb_start;
         self.metrics.owned_since = self.now;
-        self.metrics.arbitration_wait.record(self.now - arb_start);
+        self.metrics.record(self.metrics.arbitration_wait, self.now - arb_start);
         self.metrics.counters.tenancies += 1;
         let ex = &mut self.exchanges[job.xid];
         ex.parts[6] += self.now - job.queued_at;
@@ -444,7 +438,7 @@ impl LoopModel {
         }
         if self.tenancy.first_credit.is_none() {
             self.tenancy.first_credit = Some(self.now);
-            self.metrics.open_round_trip.record(self.now - self.tenancy.won_at);
+            self.metrics.record(self.metrics.open_round_trip, self.now - self.tenancy.won_at);
         }
         self.tenancy.credit += n;
         if !self.tenancy.sending {
@@ -501,7 +495,7 @@ impl LoopModel {
         let job = t.job.expect("tenancy has a job");
         self.tenancy.job = None;
         self.metrics.loop_released(self.now);
-        self.metrics.tenancy.record(self.now - t.won_at);
+        self.metrics.record(self.metrics.tenancy, self.now - t.won_at);
         {
             let ex = &mut self.exchanges[job.xid];
             ex.parts[7] += self.now - t.won_at;
@@ -710,134 +704,63 @@ impl LoopModel {
         true
     }
 
-    /// Runs the workload: fixed work to completion, or warm-up then the stop rule.
+    /// Runs the workload under the driver: fixed work to completion, or
+    /// warm-up then the stop rule, counted in I/Os completed.
     pub fn run(&mut self) -> Result<RunReport> {
-        let wall = Instant::now();
-        let plan = self.scenario.run.clone();
-        let max_time = (plan.max_time_ms * time::MILLISECOND as f64) as Time;
-        let fixed = self.host.ios_per_disk > 0;
-        let rule = StopRule {
-            relative_precision: plan.precision,
-            max_observations: self.host.max_ios,
-            min_observations: self.host.min_ios,
+        let r = &self.scenario.run;
+        let plan = MeasurementPlan {
+            warmup: self.host.warmup_ios,
+            max: self.host.max_ios,
+            min: self.host.min_ios,
+            precision: r.precision,
+            max_time: (r.max_time_ms * time::MILLISECOND as f64) as Time,
+            drain: r.drain,
+            fixed_work: self.host.ios_per_disk > 0,
         };
-        // I/O starts once loop initialization has finished.
-        let start = self.init.duration;
-        self.now = start;
-        self.metrics.measure_start = start;
-        self.metrics.owned_since = start;
-        self.metrics.throughput.reset(start);
-        for slot in 0..self.slots() {
-            self.queue.push(start, Event::Issue { slot });
-        }
-        let mut warmed = fixed || self.host.warmup_ios == 0;
-        let mut warmup_end = start;
-        let reason = loop {
-            let mut alive = true;
-            for _ in 0..1024 {
-                if !self.step(max_time) {
-                    alive = false;
-                    break;
-                }
-            }
-            if !alive {
-                break if self.queue.is_empty() { StopReason::Idle } else { StopReason::MaxTime };
-            }
-            if fixed {
-                continue;
-            }
-            if !warmed {
-                if self.metrics.counters.ios_completed >= self.host.warmup_ios {
-                    self.metrics.reset(self.now);
-                    warmup_end = self.now;
-                    warmed = true;
-                }
-                continue;
-            }
-            let intervals = [self.metrics.io_time.interval(), self.metrics.throughput.interval()];
-            match rule.decide(self.metrics.measured_ios(), &intervals) {
-                StopDecision::Continue => {}
-                StopDecision::PrecisionReached => break StopReason::Precision,
-                StopDecision::MaxObservations => break StopReason::MaxFrames,
-            }
-        };
-        let stop = if fixed {
-            self.metrics.devices.iter().map(|d| d.last_completion).max().unwrap_or(self.now)
-        } else {
-            self.now
-        };
-        if self.arbiter.owner.is_some() {
-            self.metrics.loop_released(stop);
-            self.metrics.owned_since = stop;
-        }
-        self.metrics.throughput.finish(stop);
-        let metrics = self.summaries(stop, fixed);
-        if plan.drain {
-            self.stopping = true;
-            while self.step(Time::MAX) {}
-        }
-        let counters = self.counters()?;
-        let wall_s = wall.elapsed().as_secs_f64();
-        Ok(RunReport {
-            scenario: self.scenario.to_json(),
-            metrics,
-            counters,
-            run: RunInfo {
-                sim_time_us: time::to_us(stop),
-                warmup_time_us: time::to_us(warmup_end),
-                measured_time_us: time::to_us(stop - self.metrics.measure_start),
-                wall_time_s: wall_s,
-                events: self.events,
-                events_per_s: self.events as f64 / wall_s.max(1e-9),
-                frames_per_s: self.metrics.counters.frames as f64 / wall_s.max(1e-9),
-                stop_reason: reason,
-            },
-            sections: vec![("loop".into(), self.section())],
-        })
+        run_model(self, &plan)
     }
 
-    fn summaries(&self, stop: Time, fixed: bool) -> Vec<(String, MetricSummary)> {
+    fn metric_summaries(&self, stop: Time, fixed: bool) -> Vec<(String, MetricSummary)> {
         let m = &self.metrics;
-        let elapsed_s = (stop - m.measure_start) as f64 * 1e-12;
-        let mut out: Vec<(String, MetricSummary)> = vec![
-            ("io_time_us".into(), m.io_time.summary()),
-            ("read_time_us".into(), m.read_time.summary()),
-            ("write_time_us".into(), m.write_time.summary()),
-        ];
-        for (name, mean) in PARTS.iter().zip(&m.parts) {
-            out.push((format!("io_{name}_us"), MetricSummary::value(mean.mean())));
+        let measure_start = m.measure_start();
+        let elapsed_s = (stop - measure_start) as f64 * 1e-12;
+        let mut out: Vec<(String, MetricSummary)> = [m.io_time, m.read_time, m.write_time]
+            .into_iter()
+            .map(|id| (m.set.duration_name(id).to_string(), m.summary(id)))
+            .collect();
+        for &id in &m.parts {
+            out.push((m.set.mean_name(id).to_string(), m.set.mean_summary(id)));
         }
-        let bytes_per_ps = m.throughput.mean(stop);
-        let tput_ci = m.throughput.interval().map(|c| c.half_width * 1e12 / 1e6);
+        let throughput = m.set.time_series(m.throughput);
+        let bytes_per_ps = throughput.mean(stop);
+        let tput_ci = throughput.interval().map(|c| c.half_width * 1e12 / 1e6);
         out.push(("throughput_mb_s".into(), MetricSummary::with_ci(bytes_per_ps * 1e12 / 1e6, tput_ci)));
-        let ios = m.measured_ios() as f64;
+        let ios = m.devices.iter().map(|d| m.set.tally_value(d.ios)).sum::<u64>() as f64;
         out.push(("iops".into(), MetricSummary::value(if elapsed_s > 0.0 { ios / elapsed_s } else { f64::NAN })));
-        let window = (stop - m.measure_start).max(1) as f64;
-        out.push(("loop_utilization".into(), MetricSummary::value(m.owned_time as f64 / window)));
-        for (p, probe) in m.phases.iter().enumerate() {
-            out.push((format!("phase_{}_us", crate::storage::scsi::PHASES[p].name()), probe.summary()));
+        let window = (stop - measure_start).max(1) as f64;
+        out.push(("loop_utilization".into(), MetricSummary::value(m.owned_time() as f64 / window)));
+        let probes = [m.idle_command_data, m.idle_data_status, m.tenancy, m.arbitration_wait, m.open_round_trip];
+        for id in m.phases.into_iter().chain(probes) {
+            out.push((m.set.duration_name(id).to_string(), m.summary(id)));
         }
-        out.push(("idle_command_data_us".into(), m.idle_command_data.summary()));
-        out.push(("idle_data_status_us".into(), m.idle_data_status.summary()));
-        out.push(("tenancy_us".into(), m.tenancy.summary()));
-        out.push(("arbitration_wait_us".into(), m.arbitration_wait.summary()));
-        out.push(("open_round_trip_us".into(), m.open_round_trip.summary()));
         out.push(("loop_trip_us".into(), MetricSummary::value(time::to_us(self.timing.trip()))));
-        out.push(("loop_trips_per_io".into(), MetricSummary::value(m.trips_per_io.mean())));
-        out.push(("tenancies_per_io".into(), MetricSummary::value(m.tenancies_per_io.mean())));
+        for id in [m.trips_per_io, m.tenancies_per_io] {
+            out.push((m.set.mean_name(id).to_string(), m.set.mean_summary(id)));
+        }
         out.push(("loop_init_us".into(), MetricSummary::value(time::to_us(self.init.duration))));
         for (name, t) in &self.init.phases {
             out.push((format!("loop_init.{name}_us"), MetricSummary::value(time::to_us(*t))));
         }
         let width = if m.devices.len() > 100 { 3 } else { 2 };
         for (d, dev) in m.devices.iter().enumerate().take(self.active_disks as usize) {
-            let span_s =
-                if fixed { (dev.last_completion.saturating_sub(m.measure_start)) as f64 * 1e-12 } else { elapsed_s };
-            let mb_s = if span_s > 0.0 { dev.bytes as f64 / span_s / 1e6 } else { f64::NAN };
+            let last = m.set.tally_value(dev.last_completion);
+            let span_s = if fixed { (last.saturating_sub(measure_start)) as f64 * 1e-12 } else { elapsed_s };
+            let bytes = m.set.tally_value(dev.bytes);
+            let mb_s = if span_s > 0.0 { bytes as f64 / span_s / 1e6 } else { f64::NAN };
             out.push((format!("disk_{d:0width$}.mb_s"), MetricSummary::value(mb_s)));
-            out.push((format!("disk_{d:0width$}.io_time_us"), MetricSummary::value(dev.io_time.mean())));
+            out.push((m.set.mean_name(dev.io_time).to_string(), m.set.mean_summary(dev.io_time)));
             if fixed {
-                let done = time::to_us(dev.last_completion.saturating_sub(m.measure_start)) / 1000.0;
+                let done = time::to_us(last.saturating_sub(measure_start)) / 1000.0;
                 out.push((format!("disk_{d:0width$}.completion_ms"), MetricSummary::value(done)));
             }
         }
@@ -887,5 +810,87 @@ impl LoopModel {
         }
         out.push(("events".into(), self.events as i64));
         Ok(out)
+    }
+}
+
+impl Model for LoopModel {
+    fn unit(&self) -> &'static str {
+        "I/Os"
+    }
+
+    /// I/O starts once loop initialization has finished.
+    fn start(&mut self) -> Time {
+        let start = self.init.duration;
+        self.now = start;
+        for slot in 0..self.slots() {
+            self.queue.push(start, Event::Issue { slot });
+        }
+        start
+    }
+
+    #[inline]
+    fn step(&mut self, limit: Time) -> bool {
+        LoopModel::step(self, limit)
+    }
+
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn idle(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    fn observations(&self) -> u64 {
+        self.metrics.counters.ios_completed
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.exchanges.live() as u64
+    }
+
+    fn frames_moved(&self) -> u64 {
+        self.metrics.counters.frames
+    }
+
+    fn metrics(&self) -> &MetricSet {
+        &self.metrics.set
+    }
+
+    fn reset_statistics(&mut self, now: Time) {
+        self.metrics.reset(now);
+    }
+
+    /// Fixed work ends at the last completion, not when the last event ran.
+    fn stop_time(&self, now: Time) -> Time {
+        if self.host.ios_per_disk == 0 {
+            return now;
+        }
+        self.metrics.devices.iter().map(|d| self.metrics.set.tally_value(d.last_completion)).max().unwrap_or(now)
+    }
+
+    fn summaries(&mut self, stop: Time) -> (Vec<(String, MetricSummary)>, Vec<(String, serde_json::Value)>) {
+        if self.arbiter.owner.is_some() {
+            self.metrics.loop_released(stop);
+            self.metrics.owned_since = stop;
+        }
+        self.metrics.set.finish(stop);
+        (self.metric_summaries(stop, self.host.ios_per_disk > 0), vec![("loop".into(), self.section())])
+    }
+
+    fn stop_sources(&mut self) {
+        self.stopping = true;
+    }
+
+    fn audit(&self) -> Result<Vec<(String, i64)>> {
+        self.counters()
+    }
+
+    fn scenario_json(&self) -> serde_json::Value {
+        self.scenario.to_json()
     }
 }

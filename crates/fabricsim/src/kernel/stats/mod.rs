@@ -4,6 +4,8 @@
 //! hot-path methods never allocate: every buffer is sized at construction and
 //! reused across [`reset`](BatchMeans::reset) (warm-up deletion).
 //!
+//! * [`DurationProbe`] — the one duration metric of every model: exact
+//!   mean and extremes, percentiles and a batch-means interval.
 //! * [`Welford`] — numerically stable running mean/variance of observations.
 //! * [`BatchMeans`] / [`TimeBatchMeans`] — steady-state confidence intervals
 //!   for correlated output (per observation / per unit of simulated time),
@@ -18,6 +20,7 @@
 
 pub mod batch_means;
 pub mod confidence;
+pub mod duration_probe;
 pub mod histogram;
 pub mod stop_rule;
 pub mod student_t;
@@ -27,6 +30,7 @@ pub mod welford;
 
 pub use batch_means::BatchMeans;
 pub use confidence::ConfidenceInterval;
+pub use duration_probe::DurationProbe;
 pub use histogram::LogHistogram;
 pub use stop_rule::{StopDecision, StopRule};
 pub use student_t::t_quantile_975;
