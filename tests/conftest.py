@@ -12,9 +12,9 @@ from fabricsim import Scenario
 
 # Enough frames to produce every metric, few enough to run in milliseconds.
 SMALL = {
-    "run.max_frames": 2000,
-    "run.warmup_frames": 200,
-    "run.min_frames": 0,
+    "run.max_observations": 2000,
+    "run.warmup_observations": 200,
+    "run.min_observations": 0,
     "run.precision": 0,
 }
 

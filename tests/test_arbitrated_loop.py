@@ -13,7 +13,6 @@ from fabricsim.reproduce import Context, experiments, run_experiment
 
 def loop(devices: int = 12, **initiator):
     return {
-        "fabric": {"kind": "loop"},
         "loop": {"length_m": 50.0},
         "disks": [{"count": devices, "model": "cheetah9lp"}],
         "initiator": {"active_disks": 1, "request_bytes": 1024, "ios_per_disk": 4, **initiator},

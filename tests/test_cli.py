@@ -91,7 +91,7 @@ def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs):
     loads = ",".join(f"{0.05 + 0.01 * i:.2f}" for i in range(20))
     proc = subprocess.Popen(
         [sys.executable, "-m", "fabricsim", "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
-         "--reps", "10", "--jobs", jobs, "--out", str(out), "--set", "run.max_frames=20000"],
+         "--reps", "10", "--jobs", jobs, "--out", str(out), "--set", "run.max_observations=20000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 60
@@ -113,7 +113,7 @@ def test_scenario_show_and_check(cli, tmp_path, small_toml):
     assert proc.returncode == 0, proc.stderr
     assert "class = 3" in proc.stdout and "batches" in proc.stdout  # defaults filled in
     proc = cli("scenario", "check", str(small_toml), "--json")
-    assert json.loads(proc.stdout)["run"]["max_frames"] == SMALL["run.max_frames"]
+    assert json.loads(proc.stdout)["run"]["max_observations"] == SMALL["run.max_observations"]
     proc = cli("scenario", "check", str(small_toml), "--set", "switch.portz=3")
     assert proc.returncode == 2 and "switch.portz" in proc.stderr
 
@@ -136,3 +136,63 @@ def test_reproduce_list_and_unknown_id(cli, tmp_path):
 def test_version(cli):
     proc = cli("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("fabricsim ")
+
+
+def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
+    proc = cli("bench", "--size", "3000", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert set(rows) == {"kernel-hold", "fc-switch", "fc-envelope", "fc-loop"}
+    sw = rows["fc-switch"]
+    assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
+    assert sw["frames"] == sw["data_frames"] + sw["ack_frames"]
+    # One switch: every frame crosses it once; a transfer counts when it starts.
+    assert sw["frames"] <= sw["hops"] <= sw["frames"] + 16 * 15
+    assert rows["fc-envelope"]["hops"] > rows["fc-envelope"]["frames"]
+    assert rows["fc-loop"]["ios_per_s"] > 0
+
+
+def test_scenario_keys_come_from_the_schema(cli):
+    proc = cli("scenario", "keys", "--json")
+    assert proc.returncode == 0, proc.stderr
+    keys = {k["key"]: k for k in json.loads(proc.stdout)}
+    assert keys["switch.buffers_per_port"]["default"] == "15"
+    assert keys["loop.length_m"]["models"] == "arbitrated loop"
+    assert keys["run.max_observations"]["meaning"]
+    assert all(k["meaning"] for k in keys.values())
+    proc = cli("scenario", "keys")
+    assert proc.returncode == 0 and proc.stdout.startswith("| key |")
+
+
+def test_scenario_upgrade_rewrites_the_old_shape(cli, tmp_path):
+    old = tmp_path / "old.toml"
+    old.write_text('# kept\n[run]\nmax_frames = 3000\n[fabric]\nkind = "loop"\n[switch]\nports = 8\n'
+                   '[loop]\n[[disks]]\ncount = 2\n[initiator]\nwarmup_ios = 10\nmax_ios = 40\n')
+    proc = cli("scenario", "check", str(old))
+    assert proc.returncode == 2 and "scenario upgrade" in proc.stderr
+    proc = cli("scenario", "upgrade", str(old))
+    assert proc.returncode == 0, proc.stderr
+    assert "removed [switch]" in proc.stderr
+    text = old.read_text()
+    assert text.startswith("# kept") and "[fabric]" not in text and "[switch]" not in text
+    proc = cli("scenario", "check", str(old), "--json")
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout)["run"]
+    assert (run["warmup_observations"], run["max_observations"]) == (10, 40)
+    proc = cli("scenario", "upgrade", str(old))
+    assert proc.returncode == 0 and "already of the current shape" in proc.stderr
+
+
+def test_scenario_check_builds_the_model_as_run_does(cli, tmp_path):
+    path = tmp_path / "star.toml"
+    path.write_text('[topology]\nkind = "star"\n[workload]\npattern = "to_switch"\ndestination_switch = 99\n')
+    proc = cli("scenario", "check", str(path))
+    assert proc.returncode == 2 and "workload.destination_switch" in proc.stderr
+
+
+def test_a_section_of_another_model_is_an_error_naming_it(cli, tmp_path):
+    path = tmp_path / "mixed.toml"
+    path.write_text("[loop]\n[[disks]]\ncount = 2\n[protocol]\nclass = 3\n")
+    proc = cli("scenario", "check", str(path))
+    assert proc.returncode == 2
+    assert "[protocol] belongs to the Fibre Channel fabric model" in proc.stderr

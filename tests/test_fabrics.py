@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 FABRIC_IDS = [f"hp-fc-1995/{x}" for x in (
     "fig8", "fig11", "fig13", "fig14", "fig16", "fig18", "fig20", "fig22", "fig23", "fig25",
     "fig26", "fig27", "fig28", "fig29", "fig30", "star-fairness", "envelope-deadlock")]
-SHORT = {"run": {"warmup_frames": 1000, "max_frames": 5000, "min_frames": 0, "precision": 0}}
+SHORT = {"run": {"warmup_observations": 1000, "max_observations": 5000, "min_observations": 0, "precision": 0}}
 
 
 def envelope(paths: str, **extra) -> dict:
-    return {**SHORT, "fabric": {"kind": "envelope"}, "routing": {"paths": paths}, **extra}
+    return {**SHORT, "topology": {"kind": "envelope"}, "routing": {"paths": paths}, **extra}
 
 
 def test_every_fabric_experiment_is_registered():
@@ -60,7 +60,7 @@ def test_quick_deadlock_experiment_finds_the_cycle(tmp_path):
 
 def test_routing_command_reports_cycle_for_clockwise_and_acyclic_for_smart():
     runner = CliRunner()
-    base = ["routing", "--set", 'fabric.kind="envelope"', "--set"]
+    base = ["routing", "--set", 'topology.kind="envelope"', "--set"]
     cw = runner.invoke(app, base + ['routing.paths="clockwise"'])
     assert cw.exit_code == 0, cw.output
     assert "CYCLE" in cw.output and "switch 1 -> switch 2" in cw.output
@@ -70,13 +70,13 @@ def test_routing_command_reports_cycle_for_clockwise_and_acyclic_for_smart():
     as_json = runner.invoke(app, base + ['routing.paths="smart"', "--json"])
     info = json.loads(as_json.output)
     assert info["channel_dependencies"]["acyclic"] is True and len(info["switches"]) == 5
-    bad = runner.invoke(app, ["routing", "--set", 'fabric.kind="pentagon"'])
-    assert bad.exit_code == 2 and "fabric.kind" in bad.output
+    bad = runner.invoke(app, ["routing", "--set", 'topology.kind="pentagon"'])
+    assert bad.exit_code == 2 and "topology.kind" in bad.output
 
 
 def test_routing_api_groups_parallel_lanes():
-    det = fabricsim.routing({"fabric": {"kind": "star", "multiplicity": 2}})
-    rnd = fabricsim.routing({"fabric": {"kind": "star", "multiplicity": 2}}, routing__trunk_choice="randomized")
+    det = fabricsim.routing({"topology": {"kind": "star", "multiplicity": 2}})
+    rnd = fabricsim.routing({"topology": {"kind": "star", "multiplicity": 2}}, routing__trunk_choice="randomized")
     assert det["terminal_nodes"] == 64
     to_other = [ports for ports in det["switches"][0]["forwarding"][14:]]
     assert all(len(p) == 1 for p in to_other) and {p[0] for p in to_other} == {0, 1}
@@ -85,14 +85,14 @@ def test_routing_api_groups_parallel_lanes():
 
 
 def test_per_node_has_one_row_per_sending_node():
-    sc = {**SHORT, "fabric": {"kind": "star", "multiplicity": 1},
+    sc = {**SHORT, "topology": {"kind": "star", "multiplicity": 1},
           "workload": {"pattern": "to_switch", "destination_switch": 3, "source_switches": [1, 5], "arrivals": "saturated"}}
     r = fabricsim.run(sc)
     pn = r.per_node
     assert {"node", "switch", "throughput_pct", "message_latency_us", "messages_completed"} <= set(pn.columns)
     assert len(pn) == 15 + 12 and sorted(pn["switch"].unique()) == [1, 5]
     assert pn["node"].is_unique
-    uniform = fabricsim.run({**SHORT, "fabric": {"kind": "complete", "switches": 5}})
+    uniform = fabricsim.run({**SHORT, "topology": {"kind": "complete", "switches": 5}})
     assert len(uniform.per_node) == 60
     assert fabricsim.RunResult({"metrics": {}}).per_node.empty
 

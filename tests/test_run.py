@@ -40,7 +40,7 @@ def test_run_returns_metrics_table(small):
     assert levels["mean"].sum() == pytest.approx(1.0, abs=1e-6)
     assert result.counters["data_frames_delivered"] > 0
     assert result.run_info["stop_reason"] in {"precision", "max_observations", "max_time", "idle"}
-    assert result.scenario["run"]["max_frames"] == SMALL["run.max_frames"]
+    assert result.scenario["run"]["max_observations"] == SMALL["run.max_observations"]
 
 
 def test_summary_and_json(small):

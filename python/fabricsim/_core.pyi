@@ -13,7 +13,14 @@ def run(scenario_json: str, source: str) -> str:
     """
 
 def validate(scenario_json: str, source: str) -> str:
-    """``{"ok": NORMALIZED_SCENARIO}`` (every default filled in) or ``{"error": {...}}``."""
+    """``{"ok": NORMALIZED_SCENARIO}`` (every default filled in, the model built
+    as ``run`` builds it) or ``{"error": {...}}``."""
+
+def keys() -> str:
+    """``{"ok": {"keys": [{"key", "models", "default", "unit", "allowed", "meaning"}], "markdown": TABLE}}``."""
+
+def upgrade(text: str, source: str) -> str:
+    """``{"ok": {"text": UPGRADED_TOML, "notes": [...]}}`` or ``{"error": {...}}``."""
 
 def routing(scenario_json: str, source: str) -> str:
     """The fabric's wiring and routing, without running: ``{"ok": {"kind",
@@ -26,6 +33,7 @@ def default_scenario() -> str:
     """TOML text of the built-in default scenario."""
 
 def bench(which: str, size: int) -> str:
-    """Run a benchmark (``"kernel-hold"``, ``"fc-switch"`` or ``"fc-loop"``, whose size counts
-    I/Os); JSON with "name", "events", "frames", "wall_s", "events_per_s", "frames_per_s" and,
-    for fc-loop, "ios_per_s"."""
+    """Run a benchmark (``"kernel-hold"``, ``"fc-switch"``, ``"fc-envelope"`` or ``"fc-loop"``,
+    whose size counts I/Os); JSON with "name", "events", "frames", "wall_s", "events_per_s",
+    "frames_per_s", for FC fabrics "data_frames", "ack_frames", "hops", "frame_hops_per_s", and
+    for fc-loop "ios_per_s". Raises ValueError for an unknown name."""

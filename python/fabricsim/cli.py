@@ -23,7 +23,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-scenario_app = typer.Typer(help="Show or check scenario files.", no_args_is_help=True)
+scenario_app = typer.Typer(help="Show, check, upgrade scenario files; list every key.", no_args_is_help=True)
 app.add_typer(scenario_app, name="scenario")
 
 SET_HELP = "Override a scenario key: key=value (value is a TOML literal, e.g. 0.5, true, \"x\"). Repeatable."
@@ -178,29 +178,40 @@ def reproduce(
 def bench(
     which: str = typer.Option("all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop or all."),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
+    as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
 ) -> None:
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
     known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop")
     names = list(known) if which == "all" else [which]
+    rows = []
     for name in names:
         if name not in known:
             raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all")
         # fc-loop counts I/Os (about a hundred frames and events each), so it runs a smaller size.
-        reply = json.loads(_core.bench(name, max(1, size // 100) if name == "fc-loop" else size))
-        if "error" in reply:
-            from .errors import error_from_payload
+        try:
+            data = json.loads(_core.bench(name, max(1, size // 100) if name == "fc-loop" else size))
+        except ValueError as exc:
+            raise FabricsimError(str(exc)) from None
+        rows.append(data)
+        if not as_json:
+            typer.echo(_bench_line(data))
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
 
-            raise error_from_payload(reply["error"])
-        data = reply.get("ok", reply)
-        typer.echo(
-            f"{data.get('name', name):<12} events {int(data.get('events', 0)):>12,}  "
-            f"frames {int(data.get('frames', 0)):>10,}  wall {data.get('wall_s', 0):8.3f} s  "
-            f"{data.get('events_per_s', 0) / 1e6:8.2f} Mevents/s  {data.get('frames_per_s', 0) / 1e6:8.3f} Mframes/s"
-            + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
-            + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} Mframe-hops/s" if data.get("frame_hops_per_s") else "")
-        )
+
+def _bench_line(data: dict[str, Any]) -> str:
+    split = ""
+    if data.get("data_frames") is not None:
+        split = f" ({int(data['data_frames']):,} data + {int(data.get('ack_frames') or 0):,} ACK)"
+    return (
+        f"{data['name']:<12} events {int(data['events']):>12,}  frames {int(data['frames']):>10,}{split}  "
+        f"wall {data['wall_s']:8.3f} s  {data['events_per_s'] / 1e6:8.2f} Mevents/s  "
+        f"{data['frames_per_s'] / 1e6:8.3f} Mframes/s"
+        + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
+        + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} Mframe-hops/s" if data.get("frame_hops_per_s") else "")
+    )
 
 
 @app.command()
@@ -282,6 +293,47 @@ def scenario_check(
 
     normalized = _load(scenario, set_).validate()
     typer.echo(json.dumps(normalized, indent=2) if as_json else to_toml(normalized).rstrip("\n"))
+
+
+@scenario_app.command("keys")
+@_fails_cleanly
+def scenario_keys(
+    as_json: bool = typer.Option(False, "--json", help="Print the keys as JSON."),
+) -> None:
+    """Every scenario key with its default, unit, allowed values and meaning (generated from the schema)."""
+    from . import _core
+    from .errors import unwrap
+
+    ref = unwrap(_core.keys(), "<schema>")
+    typer.echo(json.dumps(ref["keys"], indent=2) if as_json else ref["markdown"].rstrip("\n"))
+
+
+@scenario_app.command("upgrade")
+@_fails_cleanly
+def scenario_upgrade(
+    files: List[Path] = typer.Argument(..., help="Scenario TOML files of the old shape, rewritten in place."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the upgraded text instead of writing it."),
+) -> None:
+    """Rewrite scenarios of the old shape ([fabric], run.max_frames, initiator.max_ios, ...) into the current one."""
+    from . import _core
+    from .errors import unwrap
+    from .scenario import Scenario
+
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file: {exc.strerror or exc}", file=str(path)) from None
+        out = unwrap(_core.upgrade(text, str(path)), str(path))
+        Scenario.from_toml(out["text"], source=str(path)).validate()  # the result must load
+        if dry_run:
+            typer.echo(out["text"].rstrip("\n"))
+        elif out["notes"]:
+            path.write_text(out["text"], encoding="utf-8")
+        for note in out["notes"]:
+            typer.echo(f"{path}: {note}", err=True)
+        if not out["notes"]:
+            typer.echo(f"{path}: already of the current shape", err=True)
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 //! around the Rust crate. The Python package owns the public API and maps
 //! the error objects returned here to its exception hierarchy.
 
-use fabricsim::scenario::{Error, Scenario, DEFAULT_SCENARIO_TOML};
+use fabricsim::scenario::DEFAULT_SCENARIO_TOML;
+use fabricsim::{Error, Scenario};
 use pyo3::prelude::*;
 use serde_json::json;
 
@@ -35,11 +36,30 @@ fn run(py: Python<'_>, scenario_json: &str, source: &str) -> String {
     })
 }
 
-/// Validates a scenario; returns `{"ok": normalized scenario}` or `{"error": {...}}`.
+/// Validates a scenario as `run` does (the model is built, not run);
+/// returns `{"ok": normalized scenario}` or `{"error": {...}}`.
 #[pyfunction]
 fn validate(scenario_json: &str, source: &str) -> String {
-    match Scenario::from_json_str(scenario_json, source) {
+    let checked = Scenario::from_json_str(scenario_json, source)
+        .and_then(|s| fabricsim::run::check(&s).map(|()| s).map_err(|e| e.in_file(source)));
+    match checked {
         Ok(s) => json!({ "ok": s.to_json() }).to_string(),
+        Err(e) => error_json(&e),
+    }
+}
+
+/// The key reference generated from the schema: `{"ok": {"keys": [...], "markdown": "..."}}`.
+#[pyfunction]
+fn keys() -> String {
+    let keys = fabricsim::scenario::keys::key_reference();
+    json!({ "ok": { "keys": keys, "markdown": fabricsim::scenario::keys::key_reference_markdown() } }).to_string()
+}
+
+/// Rewrites a scenario of the old shape: `{"ok": {"text": ..., "notes": [...]}}` or `{"error": {...}}`.
+#[pyfunction]
+fn upgrade(text: &str, source: &str) -> String {
+    match fabricsim::scenario::upgrade::upgrade_toml(text, source) {
+        Ok((text, notes)) => json!({ "ok": { "text": text, "notes": notes } }).to_string(),
         Err(e) => error_json(&e),
     }
 }
@@ -86,6 +106,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(routing, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(keys, m)?)?;
+    m.add_function(wrap_pyfunction!(upgrade, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     Ok(())
 }

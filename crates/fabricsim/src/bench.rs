@@ -6,13 +6,23 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::kernel::hold_benchmark::run_hold;
-use crate::scenario::{Result, Scenario};
+use crate::error::Result;
+use crate::scenario::Scenario;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
     pub name: String,
     pub events: u64,
+    /// Frames (FC) or packets (InfiniBand) delivered; for fc-switch, data plus ACKs.
     pub frames: u64,
+    /// Of `frames`, data frames and acknowledgements (FC fabrics only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_frames: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_frames: Option<u64>,
+    /// Frame-hops: frames times switches crossed (switched fabrics only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<u64>,
     pub wall_s: f64,
     pub events_per_s: f64,
     pub frames_per_s: f64,
@@ -34,6 +44,9 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
         name: "kernel-hold".into(),
         events: steps,
         frames: 0,
+        data_frames: None,
+        ack_frames: None,
+        hops: None,
         wall_s,
         events_per_s: steps as f64 / wall_s,
         frames_per_s: 0.0,
@@ -46,7 +59,7 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
 /// uniform single-frame messages, stopping after `data_frames` delivered.
 pub fn fc_switch_scenario(data_frames: u64) -> Scenario {
     let toml = format!(
-        "[run]\nwarmup_frames = 0\nmax_frames = {data_frames}\nmin_frames = 0\nprecision = 0\n\
+        "[run]\nwarmup_observations = 0\nmax_observations = {data_frames}\nmin_observations = 0\nprecision = 0\n\
          [protocol]\nclass = 2\nend_to_end_credit = 2\n[workload]\noffered_load = 0.5\n"
     );
     Scenario::from_toml_str(&toml, "<fc-switch benchmark>").expect("benchmark scenario is valid")
@@ -59,12 +72,15 @@ pub fn fc_switch(data_frames: u64) -> Result<BenchResult> {
 
 /// Frames (data and ACK) delivered, events and frame-hops of a switched-fabric run.
 fn frame_result(name: &str, report: &crate::RunReport) -> BenchResult {
-    let frames = (report.counter("data_frames_delivered").unwrap_or(0)
-        + report.counter("ack_frames_delivered").unwrap_or(0)) as u64;
+    let data = report.counter("data_frames_delivered").unwrap_or(0) as u64;
+    let acks = report.counter("ack_frames_delivered").unwrap_or(0) as u64;
     BenchResult {
         name: name.into(),
         events: report.run.events,
-        frames,
+        frames: data + acks,
+        data_frames: Some(data),
+        ack_frames: Some(acks),
+        hops: report.counter("switch_traversals").map(|h| h as u64),
         wall_s: report.run.wall_time_s,
         events_per_s: report.run.events_per_s,
         frames_per_s: report.run.frames_per_s,
@@ -81,8 +97,8 @@ fn hops_per_s(report: &crate::RunReport) -> Option<f64> {
 /// workload, stopping after `data_frames` delivered: the fabric benchmark.
 pub fn fc_envelope(data_frames: u64) -> Result<BenchResult> {
     let toml = format!(
-        "[run]\nwarmup_frames = 0\nmax_frames = {data_frames}\nmin_frames = 0\nprecision = 0\n\
-         [fabric]\nkind = \"envelope\"\n[routing]\npaths = \"smart\"\n\
+        "[run]\nwarmup_observations = 0\nmax_observations = {data_frames}\nmin_observations = 0\nprecision = 0\n\
+         [topology]\nkind = \"envelope\"\n[routing]\npaths = \"smart\"\n\
          [workload]\narrivals = \"saturated\"\n[workload.sizes]\nkind = \"bimodal\"\n"
     );
     Ok(frame_result("fc-envelope", &crate::run(&Scenario::from_toml_str(&toml, "<fc-envelope benchmark>")?)?))
@@ -92,9 +108,9 @@ pub fn fc_envelope(data_frames: u64) -> Result<BenchResult> {
 /// random reads outstanding per disk (loop saturated), `ios` I/Os measured.
 pub fn fc_loop_scenario(ios: u64) -> Scenario {
     let toml = format!(
-        "[run]\nprecision = 0\n[fabric]\nkind = \"loop\"\n[loop]\nlength_m = 50.0\n\
-         [[disks]]\ncount = 96\nmodel = \"cheetah9lp\"\n\
-         [initiator]\noutstanding = 8\nrequest_bytes = 65536\nwarmup_ios = 0\nmax_ios = {ios}\nmin_ios = 0\n"
+        "[run]\nprecision = 0\nwarmup_observations = 0\nmax_observations = {ios}\nmin_observations = 0\n\
+         [loop]\nlength_m = 50.0\n[[disks]]\ncount = 96\nmodel = \"cheetah9lp\"\n\
+         [initiator]\noutstanding = 8\nrequest_bytes = 65536\n"
     );
     Scenario::from_toml_str(&toml, "<fc-loop benchmark>").expect("benchmark scenario is valid")
 }
@@ -107,6 +123,9 @@ pub fn fc_loop(ios: u64) -> Result<BenchResult> {
         name: "fc-loop".into(),
         events: report.run.events,
         frames: report.counter("frames").unwrap_or(0) as u64,
+        data_frames: None,
+        ack_frames: None,
+        hops: None,
         wall_s: report.run.wall_time_s,
         events_per_s: report.run.events_per_s,
         frames_per_s: report.run.frames_per_s,

@@ -3,6 +3,7 @@
 //! wraps it for the Python package.
 
 pub mod bench;
+pub mod error;
 pub mod fabric;
 pub mod fc;
 pub mod kernel;
@@ -15,4 +16,5 @@ pub mod traffic;
 
 pub use report::{MetricSummary, RunReport, StopReason};
 pub use run::run;
-pub use scenario::{Error, Scenario};
+pub use error::{Error, ErrorKind, Result};
+pub use scenario::Scenario;

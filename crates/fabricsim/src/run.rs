@@ -2,13 +2,23 @@
 
 use crate::fc::FcFabric;
 use crate::report::RunReport;
-use crate::scenario::{Result, Scenario};
+use crate::error::Result;
+use crate::fc::arbitrated_loop::LoopModel;
+use crate::scenario::{ModelSpec, Scenario};
 
 /// Builds the model a validated scenario describes and runs its measurement plan.
 pub fn run(scenario: &Scenario) -> Result<RunReport> {
-    if scenario.fabric.kind == crate::scenario::FabricKind::Loop {
-        return crate::fc::arbitrated_loop::LoopModel::build(scenario)?.run();
+    match scenario.model {
+        ModelSpec::FcFabric(_) => FcFabric::build(scenario)?.run(),
+        ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario)?.run(),
     }
-    let mut fabric = FcFabric::build(scenario)?;
-    fabric.run()
+}
+
+/// Builds the model without running it: the checks that need the model
+/// (topology, routing, node numbers, drive names) as `run` makes them.
+pub fn check(scenario: &Scenario) -> Result<()> {
+    match scenario.model {
+        ModelSpec::FcFabric(_) => FcFabric::build(scenario).map(|_| ()),
+        ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario).map(|_| ()),
+    }
 }

@@ -8,7 +8,7 @@ use fabricsim::storage::drives::DISKSIM_DRIVES;
 use fabricsim::{RunReport, Scenario};
 
 fn scenario(disks: &str, initiator: &str, loop_extra: &str) -> Scenario {
-    let toml = format!("[fabric]\nkind = \"loop\"\n[loop]\n{loop_extra}\n{disks}\n[initiator]\n{initiator}\n");
+    let toml = format!("[loop]\n{loop_extra}\n{disks}\n[initiator]\n{initiator}\n");
     Scenario::from_toml_str(&toml, "<test>").unwrap_or_else(|e| panic!("{e}\n{toml}"))
 }
 
@@ -62,10 +62,13 @@ fn every_issued_io_completes_after_drain_and_runs_repeat_bit_for_bit() {
     let mk = || {
         let mut s = scenario(
             "[[disks]]\ncount = 6\nscheduler = \"sstf\"\n[[disks]]\ncount = 2\nmodel = \"barracuda\"\nfair = false",
-            "outstanding = 4\nrequest_bytes = 65536\nread_fraction = 0.7\nwarmup_ios = 100\nmax_ios = 1500\nmin_ios = 1500",
+            "outstanding = 4\nrequest_bytes = 65536\nread_fraction = 0.7",
             "",
         );
         s.run.drain = true;
+        s.run.warmup_observations = Some(100);
+        s.run.max_observations = Some(1500);
+        s.run.min_observations = Some(1500);
         s
     };
     let a = run(&mk());
@@ -137,19 +140,19 @@ fn built_in_drives_are_the_disksim_files() {
 #[test]
 fn loop_sections_are_validated_by_key() {
     let e = Scenario::from_toml_str("[loop]\nlength_m = 5.0\n", "x").unwrap_err();
-    assert_eq!(e.key.as_deref(), Some("loop"));
-    let e = Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[initiator]\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks"));
-    let e =
-        Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\nmodel = \"floppy\"\n[initiator]\n", "x")
-            .unwrap_err();
+    let e = Scenario::from_toml_str("[loop]\n[initiator]\n", "x").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("disks"));
+    // Drive names are the model's to know: checked when it is built.
+    let s = Scenario::from_toml_str("[loop]\n[[disks]]\nmodel = \"floppy\"\n[initiator]\n", "x").unwrap();
+    let e = fabricsim::run::check(&s).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks[0].model"));
     assert!(e.allowed.as_deref().unwrap().contains("cheetah9lp"));
     let e =
-        Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n", "x")
+        Scenario::from_toml_str("[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n", "x")
             .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("initiator.outstanding"));
-    let e = Scenario::from_toml_str("[fabric]\nkind = \"loop\"\n[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x")
+    let e = Scenario::from_toml_str("[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x")
         .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("loop.lenght_m"));
 }
@@ -172,7 +175,8 @@ fn example_scenarios_are_valid() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let s = Scenario::from_toml_str(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(s.arbitrated_loop.is_some());
+        assert!(s.arbitrated_loop().is_ok());
+        fabricsim::run::check(&s).unwrap_or_else(|e| panic!("{e}"));
         n += 1;
     }
     assert!(n >= 4);

@@ -23,7 +23,7 @@ const SATURATED: &str = "[workload]\narrivals = \"saturated\"\n";
 #[test]
 fn clockwise_envelope_deadlocks_and_is_reported() {
     let r = run(&format!(
-        "[run]\nmax_frames = 200000\nprecision = 0\n[fabric]\nkind = \"envelope\"\n[routing]\npaths = \"clockwise\"\n{SATURATED}"
+        "[run]\nmax_observations = 200000\nprecision = 0\n[topology]\nkind = \"envelope\"\n[routing]\npaths = \"clockwise\"\n{SATURATED}"
     ));
     assert_eq!(r.run.stop_reason, StopReason::Deadlock);
     let d = &r.sections.iter().find(|(n, _)| n == "deadlock").expect("a deadlock section").1;
@@ -31,9 +31,10 @@ fn clockwise_envelope_deadlocks_and_is_reported() {
     assert_eq!(cycle.len(), 4, "{d}");
     assert_eq!(d["frames_stuck_in_cycle"].as_u64(), Some(60), "four full trunks of 15 buffers");
     // The static analysis of the same routing finds the same ring.
-    let s = scenario("[fabric]\nkind = \"envelope\"\n[routing]\npaths = \"clockwise\"\n");
-    let topo = Topology::from_spec(&s.fabric, 16).unwrap();
-    let deps = analyze(&topo, &ForwardingTables::build(&topo, s.fabric.kind, &s.routing).unwrap()).unwrap();
+    let s = scenario("[topology]\nkind = \"envelope\"\n[routing]\npaths = \"clockwise\"\n");
+    let fc = s.fc_fabric().unwrap();
+    let topo = Topology::from_spec(&fc.topology, 16).unwrap();
+    let deps = analyze(&topo, &ForwardingTables::build(&topo, fc.topology.kind, &fc.routing).unwrap()).unwrap();
     assert!(!deps.acyclic);
 }
 
@@ -42,7 +43,7 @@ fn clockwise_envelope_deadlocks_and_is_reported() {
 fn central_and_smart_envelope_routings_run_to_completion() {
     for paths in ["central", "smart"] {
         let r = run(&format!(
-            "[run]\nmax_frames = 60000\nprecision = 0\ndrain = true\n[fabric]\nkind = \"envelope\"\n[routing]\npaths = \"{paths}\"\n{SATURATED}"
+            "[run]\nmax_observations = 60000\nprecision = 0\ndrain = true\n[topology]\nkind = \"envelope\"\n[routing]\npaths = \"{paths}\"\n{SATURATED}"
         ));
         assert_eq!(r.run.stop_reason, StopReason::MaxObservations, "{paths}");
         assert_eq!(r.counter("frames_in_flight"), Some(0), "{paths}: drained");
@@ -58,8 +59,8 @@ fn central_and_smart_envelope_routings_run_to_completion() {
 fn star_hub_nodes_get_an_unfair_share() {
     let ratio = |m: u32| {
         let r = run(&format!(
-            "[run]\nwarmup_frames = 5000\nmax_frames = 60000\nprecision = 0\n\
-             [fabric]\nkind = \"star\"\nmultiplicity = {m}\n\
+            "[run]\nwarmup_observations = 5000\nmax_observations = 60000\nprecision = 0\n\
+             [topology]\nkind = \"star\"\nmultiplicity = {m}\n\
              [workload]\narrivals = \"saturated\"\npattern = \"to_switch\"\ndestination_switch = 3\nsource_switches = [1, 5]\n"
         ));
         let rows = &r.sections.iter().find(|(n, _)| n == "per_node").unwrap().1;
@@ -82,8 +83,8 @@ fn star_hub_nodes_get_an_unfair_share() {
     assert!(j1 < 0.6, "Jain index {j1}");
     // With no nodes on the hub, satellites share the trunk evenly.
     let r = run(
-        "[run]\nwarmup_frames = 5000\nmax_frames = 60000\nprecision = 0\n\
-         [fabric]\nkind = \"star\"\nmultiplicity = 1\nnodes = [15, 15, 15, 15, 0]\n\
+        "[run]\nwarmup_observations = 5000\nmax_observations = 60000\nprecision = 0\n\
+         [topology]\nkind = \"star\"\nmultiplicity = 1\nnodes = [15, 15, 15, 15, 0]\n\
          [workload]\narrivals = \"saturated\"\npattern = \"to_switch\"\ndestination_switch = 3\nsource_switches = [1, 2]\n",
     );
     let j = mean(&r, "fairness_jain");
@@ -94,8 +95,8 @@ fn star_hub_nodes_get_an_unfair_share() {
 /// latency is one more header time and routing time than a one-hop frame's.
 #[test]
 fn latency_spans_the_whole_path() {
-    let base = "[run]\nwarmup_frames = 0\nmax_frames = 2000\nmin_frames = 0\nprecision = 0\n\
-                [fabric]\nkind = \"star\"\nmultiplicity = 2\n[workload]\noffered_load = 0.001\npattern = \"pair\"\n";
+    let base = "[run]\nwarmup_observations = 0\nmax_observations = 2000\nmin_observations = 0\nprecision = 0\n\
+                [topology]\nkind = \"star\"\nmultiplicity = 2\n[workload]\noffered_load = 0.001\npattern = \"pair\"\n";
     let one_hop = run(&format!("{base}pair = [56, 57]\n")); // both on the hub
     let two_hops = run(&format!("{base}pair = [0, 57]\n")); // satellite 1 to the hub
     let three_hops = run(&format!("{base}pair = [0, 20]\n")); // satellite 1 to satellite 2
@@ -110,7 +111,7 @@ fn latency_spans_the_whole_path() {
 /// faster per frame than buffered forwarding at light load.
 #[test]
 fn class1_connections_conserve_frames_and_skip_the_router() {
-    let r = run("[run]\nwarmup_frames = 2000\nmax_frames = 40000\nmin_frames = 0\nprecision = 0\ndrain = true\n\
+    let r = run("[run]\nwarmup_observations = 2000\nmax_observations = 40000\nmin_observations = 0\nprecision = 0\ndrain = true\n\
          [protocol]\nclass = 1\n[workload]\noffered_load = 0.3\n[workload.sizes]\nkind = \"fixed\"\nframes = 10\n");
     let c = |k: &str| r.counter(k).unwrap();
     assert!(c("data_frames_refused") > 0, "some connect requests meet busy ports");
@@ -119,7 +120,7 @@ fn class1_connections_conserve_frames_and_skip_the_router() {
     assert_eq!(c("messages_generated"), c("messages_completed"));
     // At near-zero load: the connect frame is buffered and routed, the nine
     // others cross the reserved path (header time only at the switch).
-    let light = run("[run]\nwarmup_frames = 0\nmax_frames = 3000\nmin_frames = 0\nprecision = 0\n\
+    let light = run("[run]\nwarmup_observations = 0\nmax_observations = 3000\nmin_observations = 0\nprecision = 0\n\
          [protocol]\nclass = 1\n[workload]\noffered_load = 0.001\npattern = \"pair\"\npair = [0, 1]\n\
          [workload.sizes]\nkind = \"fixed\"\nframes = 10\n");
     let min = light.metric("frame_latency_us").unwrap().min.unwrap();

@@ -25,7 +25,7 @@ fn zero_load_latencies_are_serialization_and_cut_through_arithmetic() {
     let route_us = 2.5;
     let prop_us = 0.4;
     let r = run(&format!(
-        "[run]\nwarmup_frames = 0\nmax_frames = 3000\nmin_frames = 0\nprecision = 0\n\
+        "[run]\nwarmup_observations = 0\nmax_observations = 3000\nmin_observations = 0\nprecision = 0\n\
          [switch]\nrouting_time_ns = {}\n[link]\npropagation_ns = {}\n\
          [workload]\noffered_load = 0.0005\n",
         route_us * 1000.0,
@@ -56,7 +56,7 @@ fn zero_load_latencies_are_serialization_and_cut_through_arithmetic() {
 fn single_pair_matches_md1_waiting_time() {
     for (rho, seed) in [(0.3, 11), (0.5, 12), (0.8, 13)] {
         let r = run(&format!(
-            "[run]\nseed = {seed}\nwarmup_frames = 5000\nmax_frames = 1000000\nprecision = 0\n\
+            "[run]\nseed = {seed}\nwarmup_observations = 5000\nmax_observations = 1000000\nprecision = 0\n\
              [protocol]\nclass = 3\n[workload]\npattern = \"pair\"\npair = [2, 9]\noffered_load = {rho}\n"
         ));
         let d = us(2084);
@@ -77,7 +77,7 @@ fn single_pair_matches_md1_waiting_time() {
 fn frames_are_conserved() {
     for class in [2, 3] {
         let r = run(&format!(
-            "[run]\nwarmup_frames = 1000\nmax_frames = 30000\nmin_frames = 0\nprecision = 0\ndrain = true\n\
+            "[run]\nwarmup_observations = 1000\nmax_observations = 30000\nmin_observations = 0\nprecision = 0\ndrain = true\n\
              [protocol]\nclass = {class}\n[workload]\narrivals = \"saturated\"\n\
              [workload.sizes]\nkind = \"bimodal\"\nlong_fraction = 0.1\n"
         ));
@@ -100,7 +100,7 @@ fn frames_are_conserved() {
 /// asserts both on every update; these counters show the limits were hit).
 #[test]
 fn credits_and_buffers_stay_within_limits_at_saturation() {
-    let r = run("[run]\nwarmup_frames = 1000\nmax_frames = 50000\nmin_frames = 0\nprecision = 0\n\
+    let r = run("[run]\nwarmup_observations = 1000\nmax_observations = 50000\nmin_observations = 0\nprecision = 0\n\
          [protocol]\nclass = 2\nend_to_end_credit = 3\n[workload]\narrivals = \"saturated\"\n");
     assert_eq!(r.counter("min_end_to_end_credit"), Some(0));
     let max_buf = r.counter("max_buffers_used").unwrap();
@@ -115,7 +115,7 @@ fn credits_and_buffers_stay_within_limits_at_saturation() {
 /// Same scenario and seed: the same numbers, bit for bit.
 #[test]
 fn runs_are_deterministic() {
-    let toml = "[run]\nseed = 5\nwarmup_frames = 2000\nmax_frames = 20000\nmin_frames = 0\nprecision = 0\n\
+    let toml = "[run]\nseed = 5\nwarmup_observations = 2000\nmax_observations = 20000\nmin_observations = 0\nprecision = 0\n\
                 [workload]\noffered_load = 0.4\n[workload.sizes]\nkind = \"bimodal\"\n";
     let strip = |r: RunReport| {
         let mut j = r.to_json();
@@ -136,13 +136,13 @@ fn runs_are_deterministic() {
 /// more than class 2 at saturation (no ACKs, no end-to-end credit).
 #[test]
 fn throughput_follows_offered_load_and_class_three_beats_class_two() {
-    let below = run("[run]\nmax_frames = 100000\n[workload]\noffered_load = 0.35\n");
+    let below = run("[run]\nmax_observations = 100000\n[workload]\noffered_load = 0.35\n");
     let thr = mean(&below, "throughput_pct");
     assert!((thr - 35.0).abs() < 1.0, "throughput {thr}");
     let sat = |class: u8| {
         mean(
             &run(&format!(
-                "[run]\nmax_frames = 60000\nprecision = 0\n[protocol]\nclass = {class}\n\
+                "[run]\nmax_observations = 60000\nprecision = 0\n[protocol]\nclass = {class}\n\
                  [workload]\narrivals = \"saturated\"\n"
             )),
             "throughput_pct",

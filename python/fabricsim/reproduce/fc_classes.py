@@ -28,7 +28,7 @@ def scenario(ctx: Context, fabric: dict[str, Any], frames: int, cls: int, arriva
     return {
         "name": f"classes {fabric['kind']} {frames} frames class {cls}",
         "run": plan(ctx, arrivals == "saturated"),
-        "fabric": dict(fabric),
+        "topology": dict(fabric),
         "protocol": {"class": cls, "end_to_end_credit": 2},
         "workload": {"arrivals": arrivals, "offered_load": load, "sizes": {"kind": "fixed", "frames": frames}},
     }

@@ -40,7 +40,6 @@ def loop_scenario(
     return {
         "name": name,
         "run": {"seed": 1, **(run or {})},
-        "fabric": {"kind": "loop"},
         "loop": {"length_m": length_m},
         "disks": disks or [{"count": devices, "model": "cheetah9lp"}],
         "initiator": initiator,
@@ -158,11 +157,13 @@ def aggregate(kind: str, length_m: float, ctx: Context) -> dict[str, Any]:
             "request_bytes": 256 * KB,
             "read_fraction": 1.0 if kind == "read" else 0.0,
             "access": "sequential",
-            "warmup_ios": 50,
-            "max_ios": 300 if ctx.quick else 2000,
-            "min_ios": 300 if ctx.quick else 2000,
         },
-        run={"precision": 0.0},
+        run={
+            "precision": 0.0,
+            "warmup_observations": 50,
+            "max_observations": 300 if ctx.quick else 2000,
+            "min_observations": 300 if ctx.quick else 2000,
+        },
     )
 
 

@@ -31,7 +31,7 @@ QUICK_FRACTIONS = (0.3, 0.7, 0.9)
 @dataclass(frozen=True)
 class Config:
     """One curve: a class of service, an end-to-end credit and a workload;
-    cascaded fabrics add their ``fabric``/``routing`` tables and workload keys."""
+    cascaded fabrics add their ``topology``/``routing`` tables and workload keys."""
 
     label: str
     cls: int
@@ -45,10 +45,10 @@ class Config:
 def plan(ctx: Context, saturated: bool) -> dict[str, Any]:
     """The measurement plan: the study's ±1% intervals over long runs, or a quick look."""
     if ctx.quick:
-        return {"warmup_frames": 2000, "max_frames": 20000, "min_frames": 0, "precision": 0.05}
+        return {"warmup_observations": 2000, "max_observations": 20000, "min_observations": 0, "precision": 0.05}
     if saturated:
-        return {"warmup_frames": 20000, "max_frames": 400000, "min_frames": 100000, "precision": 0.005}
-    return {"warmup_frames": 20000, "max_frames": 1000000, "min_frames": 100000, "precision": 0.01}
+        return {"warmup_observations": 20000, "max_observations": 400000, "min_observations": 100000, "precision": 0.005}
+    return {"warmup_observations": 20000, "max_observations": 1000000, "min_observations": 100000, "precision": 0.01}
 
 
 def scenario(ctx: Context, c: Config, arrivals: str, load: float = 1.0) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def scenario(ctx: Context, c: Config, arrivals: str, load: float = 1.0) -> dict[
         "workload": {**(c.workload or {}), "arrivals": arrivals, "offered_load": load, "sizes": dict(c.sizes)},
     }
     if c.fabric is not None:
-        sc["fabric"] = dict(c.fabric)
+        sc["topology"] = dict(c.fabric)
     if c.routing is not None:
         sc["routing"] = dict(c.routing)
     return sc

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::routing::ForwardingTables;
 use super::topology::{PortUse, Topology};
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A directed switch-to-switch link (0-based switches).
 pub type SwitchLink = (u32, u32);
@@ -136,10 +136,10 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{FabricKind, FabricSpec, PathPolicy, RoutingSpec};
+    use crate::scenario::{TopologyKind, TopologySpec, PathPolicy, RoutingSpec};
 
-    fn report(kind: FabricKind, m: u32, paths: PathPolicy) -> DependencyReport {
-        let spec = FabricSpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
+    fn report(kind: TopologyKind, m: u32, paths: PathPolicy) -> DependencyReport {
+        let spec = TopologySpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
         let topo = Topology::from_spec(&spec, 16).unwrap();
         let routing = RoutingSpec { paths, ..RoutingSpec::default() };
         analyze(&topo, &ForwardingTables::build(&topo, kind, &routing).unwrap()).unwrap()
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn clockwise_envelope_routing_has_the_ring_cycle() {
-        let r = report(FabricKind::Envelope, 1, PathPolicy::Clockwise);
+        let r = report(TopologyKind::Envelope, 1, PathPolicy::Clockwise);
         assert!(!r.acyclic);
         assert_eq!(r.cycle.len(), 4, "{:?}", r.cycle);
         for (a, b) in [(1, 2), (2, 3), (3, 4), (4, 1)] {
@@ -157,18 +157,18 @@ mod tests {
 
     #[test]
     fn central_and_smart_envelope_routings_are_deadlock_free() {
-        assert!(report(FabricKind::Envelope, 1, PathPolicy::Central).acyclic);
-        assert!(report(FabricKind::Envelope, 1, PathPolicy::Smart).acyclic);
-        assert!(report(FabricKind::Envelope, 2, PathPolicy::Smart).acyclic);
+        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Central).acyclic);
+        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Smart).acyclic);
+        assert!(report(TopologyKind::Envelope, 2, PathPolicy::Smart).acyclic);
     }
 
     #[test]
     fn star_and_complete_routings_are_deadlock_free() {
-        assert!(report(FabricKind::Star, 2, PathPolicy::Shortest).acyclic);
+        assert!(report(TopologyKind::Star, 2, PathPolicy::Shortest).acyclic);
         let spec =
-            FabricSpec { kind: FabricKind::Complete, multiplicity: None, switches: Some(7), nodes: None, trunks: None };
+            TopologySpec { kind: TopologyKind::Complete, multiplicity: None, switches: Some(7), nodes: None, trunks: None };
         let topo = Topology::from_spec(&spec, 16).unwrap();
-        let t = ForwardingTables::build(&topo, FabricKind::Complete, &RoutingSpec::default()).unwrap();
+        let t = ForwardingTables::build(&topo, TopologyKind::Complete, &RoutingSpec::default()).unwrap();
         let r = analyze(&topo, &t).unwrap();
         assert!(r.acyclic);
         assert_eq!(r.dependencies, 0); // one hop everywhere

@@ -6,13 +6,15 @@ use serde_json::json;
 use super::deadlock::analyze;
 use super::routing::ForwardingTables;
 use super::topology::{PortUse, Topology};
-use crate::scenario::{Result, Scenario};
+use crate::error::Result;
+use crate::scenario::Scenario;
 
 /// Ports, forwarding tables (switches 1-based, nodes 0-based) and the
 /// deadlock analysis of a switched-fabric scenario, as JSON.
 pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
-    let topo = Topology::from_spec(&scenario.fabric, scenario.switch.ports)?;
-    let tables = ForwardingTables::build(&topo, scenario.fabric.kind, &scenario.routing)?;
+    let fc = scenario.fc_fabric()?;
+    let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
+    let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
     let deps = analyze(&topo, &tables)?;
     let map = topo.port_map();
     let switches: Vec<serde_json::Value> = map
@@ -36,11 +38,11 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
         })
         .collect();
     Ok(json!({
-        "kind": scenario.fabric.kind,
+        "kind": fc.topology.kind,
         "terminal_nodes": topo.node_count(),
         "trunks": topo.trunks.iter().map(|&(a, b, m)| json!([a + 1, b + 1, m])).collect::<Vec<_>>(),
-        "trunk_choice": scenario.routing.trunk_choice,
-        "paths": scenario.routing.paths,
+        "trunk_choice": fc.routing.trunk_choice,
+        "paths": fc.routing.paths,
         "switches": switches,
         "channel_dependencies": deps,
     }))

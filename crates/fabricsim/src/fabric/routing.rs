@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use super::deadlock::{link_graph_is_acyclic, SwitchLink};
 use super::topology::{PortUse, Topology};
-use crate::scenario::{Error, FabricKind, PathPolicy, Result, RoutingSpec, TrunkChoice};
+use crate::error::{Error, Result};
+use crate::scenario::{TopologyKind, PathPolicy, RoutingSpec, TrunkChoice};
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ForwardingTables {
@@ -39,7 +40,7 @@ pub fn block_of(k: u32, n: u32, parts: u32) -> u32 {
 const SMART_SEARCH_LIMIT: u64 = 1 << 20;
 
 impl ForwardingTables {
-    pub fn build(topo: &Topology, kind: FabricKind, routing: &RoutingSpec) -> Result<Self> {
+    pub fn build(topo: &Topology, kind: TopologyKind, routing: &RoutingSpec) -> Result<Self> {
         let n_sw = topo.switch_count();
         let map = topo.port_map();
         let node_switch = topo.node_switch();
@@ -61,11 +62,11 @@ impl ForwardingTables {
             topo.neighbours(s as u32).into_iter().filter(|&t| dist[t as usize][d] + 1 == dist[s][d]).collect()
         };
         let ring_policy = matches!(routing.paths, PathPolicy::Clockwise | PathPolicy::Central);
-        if ring_policy && kind != FabricKind::Envelope {
+        if ring_policy && kind != TopologyKind::Envelope {
             return Err(Error::invalid(
                 "routing.paths",
                 format!("{:?}", routing.paths).to_lowercase(),
-                "\"clockwise\" and \"central\" only with fabric.kind = \"envelope\"; otherwise \"shortest\" or \"smart\"",
+                "\"clockwise\" and \"central\" only with topology.kind = \"envelope\"; otherwise \"shortest\" or \"smart\"",
             ));
         }
         // next[s][d]: the next switches a policy allows (destination nodes are
@@ -282,10 +283,10 @@ fn score_routing(topo: &Topology, dist: &[Vec<u32>], next: &[Vec<Option<Vec<u32>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::FabricSpec;
+    use crate::scenario::TopologySpec;
 
-    fn tables(kind: FabricKind, m: u32, routing: RoutingSpec) -> (Topology, ForwardingTables) {
-        let spec = FabricSpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
+    fn tables(kind: TopologyKind, m: u32, routing: RoutingSpec) -> (Topology, ForwardingTables) {
+        let spec = TopologySpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
         let topo = Topology::from_spec(&spec, 16).unwrap();
         let t = ForwardingTables::build(&topo, kind, &routing).unwrap();
         (topo, t)
@@ -308,7 +309,7 @@ mod tests {
 
     #[test]
     fn deterministic_star_splits_destinations_over_trunks() {
-        let (topo, t) = tables(FabricKind::Star, 3, RoutingSpec::default());
+        let (topo, t) = tables(TopologyKind::Star, 3, RoutingSpec::default());
         // From switch 1 to the 13 nodes of switch 3: 5, 4, 4 over its three hub trunks.
         let first = topo.first_node()[2];
         let mut count = std::collections::BTreeMap::new();
@@ -323,7 +324,7 @@ mod tests {
     #[test]
     fn randomized_star_offers_every_parallel_trunk() {
         let routing = RoutingSpec { trunk_choice: TrunkChoice::Randomized, ..RoutingSpec::default() };
-        let (_, t) = tables(FabricKind::Star, 2, routing);
+        let (_, t) = tables(TopologyKind::Star, 2, routing);
         assert_eq!(t.ports[0][40], vec![0, 1]);
         assert_eq!(t.ports[0][3], vec![5]); // own node: its port
     }
@@ -331,15 +332,15 @@ mod tests {
     #[test]
     fn envelope_policies_pick_the_named_intermediate() {
         let policy = |paths| RoutingSpec { paths, ..RoutingSpec::default() };
-        let (topo, cw) = tables(FabricKind::Envelope, 1, policy(PathPolicy::Clockwise));
+        let (topo, cw) = tables(TopologyKind::Envelope, 1, policy(PathPolicy::Clockwise));
         let map = topo.port_map();
         let node_on_3 = topo.first_node()[2] as usize;
         let port = cw.ports[0][node_on_3][0] as usize;
         assert_eq!(map[0][port], PortUse::Trunk { to: 1, lane: 0 }); // 1 -> 3 via 2
-        let (_, central) = tables(FabricKind::Envelope, 1, policy(PathPolicy::Central));
+        let (_, central) = tables(TopologyKind::Envelope, 1, policy(PathPolicy::Central));
         let port = central.ports[0][node_on_3][0] as usize;
         assert_eq!(map[0][port], PortUse::Trunk { to: 4, lane: 0 }); // via 5
-        let e = ForwardingTables::build(&topo, FabricKind::House, &policy(PathPolicy::Clockwise)).unwrap_err();
+        let e = ForwardingTables::build(&topo, TopologyKind::House, &policy(PathPolicy::Clockwise)).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.paths"));
     }
 }

@@ -2,7 +2,8 @@
 //! switches are joined by how many trunks, with the seed's built-in
 //! topologies and validation of user-defined ones.
 
-use crate::scenario::{Error, FabricKind, FabricSpec, Result};
+use crate::error::{Error, Result};
+use crate::scenario::{TopologyKind, TopologySpec};
 
 /// What a switch port is wired to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ const ENVELOPE: [(u32, u32); 8] = [(1, 2), (2, 3), (3, 4), (1, 4), (1, 5), (2, 5
 
 impl Topology {
     /// The fabric a scenario describes; `ports` is the port count of every switch.
-    pub fn from_spec(spec: &FabricSpec, ports: u32) -> Result<Topology> {
+    pub fn from_spec(spec: &TopologySpec, ports: u32) -> Result<Topology> {
         let need = |key: &str, ok: bool, value: String, allowed: &str| -> Result<()> {
             if ok {
                 Ok(())
@@ -47,27 +48,24 @@ impl Topology {
                 key,
                 !present,
                 "given".into(),
-                &format!("not used with fabric.kind = \"{:?}\"", spec.kind).to_lowercase(),
+                &format!("not used with topology.kind = \"{:?}\"", spec.kind).to_lowercase(),
             )
         };
         let mult = |default: u32| spec.multiplicity.unwrap_or(default);
         let pairs = |edges: &[(u32, u32)], m: u32| edges.iter().map(|&(a, b)| (a - 1, b - 1, m)).collect::<Vec<_>>();
         let mut topo = match spec.kind {
-            FabricKind::Loop => {
-                return Err(Error::invalid("fabric.kind", "\"loop\"", "a switched fabric kind for the switch model"));
-            }
-            FabricKind::Switch => {
-                forbid("fabric.multiplicity", spec.multiplicity.is_some())?;
-                forbid("fabric.switches", spec.switches.is_some())?;
-                forbid("fabric.trunks", spec.trunks.is_some())?;
+            TopologyKind::Switch => {
+                forbid("topology.multiplicity", spec.multiplicity.is_some())?;
+                forbid("topology.switches", spec.switches.is_some())?;
+                forbid("topology.trunks", spec.trunks.is_some())?;
                 Topology { nodes: vec![ports], trunks: vec![], ports }
             }
-            FabricKind::Star => {
-                forbid("fabric.switches", spec.switches.is_some())?;
-                forbid("fabric.trunks", spec.trunks.is_some())?;
+            TopologyKind::Star => {
+                forbid("topology.switches", spec.switches.is_some())?;
+                forbid("topology.trunks", spec.trunks.is_some())?;
                 let m = mult(2);
                 need(
-                    "fabric.multiplicity",
+                    "topology.multiplicity",
                     (1..=4).contains(&m),
                     m.to_string(),
                     "1 to 4 for a star of 16-port switches",
@@ -75,35 +73,35 @@ impl Topology {
                 let trunks = (0..4).map(|s| (s, 4, m)).collect();
                 Topology { nodes: vec![0; 5], trunks, ports }
             }
-            FabricKind::House => {
-                forbid("fabric.switches", spec.switches.is_some())?;
-                forbid("fabric.trunks", spec.trunks.is_some())?;
+            TopologyKind::House => {
+                forbid("topology.switches", spec.switches.is_some())?;
+                forbid("topology.trunks", spec.trunks.is_some())?;
                 Topology { nodes: vec![0; 5], trunks: pairs(&HOUSE, mult(1)), ports }
             }
-            FabricKind::Envelope => {
-                forbid("fabric.switches", spec.switches.is_some())?;
-                forbid("fabric.trunks", spec.trunks.is_some())?;
+            TopologyKind::Envelope => {
+                forbid("topology.switches", spec.switches.is_some())?;
+                forbid("topology.trunks", spec.trunks.is_some())?;
                 Topology { nodes: vec![0; 5], trunks: pairs(&ENVELOPE, mult(1)), ports }
             }
-            FabricKind::Complete => {
-                forbid("fabric.trunks", spec.trunks.is_some())?;
+            TopologyKind::Complete => {
+                forbid("topology.trunks", spec.trunks.is_some())?;
                 let n = spec.switches.unwrap_or(5);
-                need("fabric.switches", (2..=ports).contains(&n), n.to_string(), &format!("2 to {ports} switches"))?;
+                need("topology.switches", (2..=ports).contains(&n), n.to_string(), &format!("2 to {ports} switches"))?;
                 let m = mult(1);
                 let trunks = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, m))).collect();
                 Topology { nodes: vec![0; n as usize], trunks, ports }
             }
-            FabricKind::Custom => {
-                forbid("fabric.multiplicity", spec.multiplicity.is_some())?;
-                forbid("fabric.switches", spec.switches.is_some())?;
+            TopologyKind::Custom => {
+                forbid("topology.multiplicity", spec.multiplicity.is_some())?;
+                forbid("topology.switches", spec.switches.is_some())?;
                 let nodes = spec.nodes.clone().ok_or_else(|| {
-                    Error::invalid("fabric.nodes", "missing", "terminal nodes per switch, e.g. [12, 12, 12]")
+                    Error::invalid("topology.nodes", "missing", "terminal nodes per switch, e.g. [12, 12, 12]")
                 })?;
-                need("fabric.nodes", !nodes.is_empty(), "[]".into(), "at least one switch")?;
+                need("topology.nodes", !nodes.is_empty(), "[]".into(), "at least one switch")?;
                 let n = nodes.len() as u32;
                 let mut trunks = Vec::new();
                 for (i, t) in spec.trunks.clone().unwrap_or_default().iter().enumerate() {
-                    let key = format!("fabric.trunks[{i}]");
+                    let key = format!("topology.trunks[{i}]");
                     let [a, b, m] = *t;
                     need(
                         &key,
@@ -125,14 +123,14 @@ impl Topology {
                 Topology { nodes, trunks, ports }
             }
         };
-        if !matches!(spec.kind, FabricKind::Switch | FabricKind::Custom) {
+        if !matches!(spec.kind, TopologyKind::Switch | TopologyKind::Custom) {
             // Built-in shapes fill every port left after the trunks, as the study does.
             let default_nodes: Vec<u32> =
                 (0..topo.nodes.len() as u32).map(|s| ports.saturating_sub(topo.trunk_ports(s))).collect();
             topo.nodes = match &spec.nodes {
                 Some(n) => {
                     need(
-                        "fabric.nodes",
+                        "topology.nodes",
                         n.len() == default_nodes.len(),
                         format!("{n:?}"),
                         &format!("{} counts, one per switch", default_nodes.len()),
@@ -261,12 +259,12 @@ impl Topology {
             }
         }
         if self.node_count() < 2 {
-            return Err(Error::invalid("fabric.nodes", self.node_count(), "at least 2 terminal nodes in the fabric"));
+            return Err(Error::invalid("topology.nodes", self.node_count(), "at least 2 terminal nodes in the fabric"));
         }
         let d = self.distances();
         if let Some(s) = d[0].iter().position(|&x| x == u32::MAX) {
             return Err(Error::invalid(
-                "fabric.trunks",
+                "topology.trunks",
                 format!("switch {} unreachable from switch 1", s + 1),
                 "a connected fabric",
             ));
@@ -279,38 +277,38 @@ impl Topology {
 mod tests {
     use super::*;
 
-    fn spec(kind: FabricKind, multiplicity: Option<u32>, switches: Option<u32>) -> FabricSpec {
-        FabricSpec { kind, multiplicity, switches, nodes: None, trunks: None }
+    fn spec(kind: TopologyKind, multiplicity: Option<u32>, switches: Option<u32>) -> TopologySpec {
+        TopologySpec { kind, multiplicity, switches, nodes: None, trunks: None }
     }
 
-    fn nodes(kind: FabricKind, m: Option<u32>, n: Option<u32>) -> Vec<u32> {
+    fn nodes(kind: TopologyKind, m: Option<u32>, n: Option<u32>) -> Vec<u32> {
         Topology::from_spec(&spec(kind, m, n), 16).unwrap().nodes
     }
 
     #[test]
     fn node_counts_match_the_study() {
-        assert_eq!(nodes(FabricKind::Star, Some(2), None), vec![14, 14, 14, 14, 8]); // 64
-        assert_eq!(nodes(FabricKind::Star, Some(3), None), vec![13, 13, 13, 13, 4]); // 56
-        assert_eq!(nodes(FabricKind::Star, Some(4), None), vec![12, 12, 12, 12, 0]); // 48
-        assert_eq!(nodes(FabricKind::Star, Some(1), None), vec![15, 15, 15, 15, 12]);
-        assert_eq!(nodes(FabricKind::House, Some(1), None), vec![12, 12, 13, 13, 14]); // 64
-        assert_eq!(nodes(FabricKind::House, Some(2), None), vec![8, 8, 10, 10, 12]); // 48
-        assert_eq!(nodes(FabricKind::Envelope, Some(1), None), vec![13, 13, 13, 13, 12]); // 64
-        assert_eq!(nodes(FabricKind::Envelope, Some(2), None).iter().sum::<u32>(), 48);
-        let complete: Vec<u32> = (5..=11).map(|n| nodes(FabricKind::Complete, None, Some(n)).iter().sum()).collect();
+        assert_eq!(nodes(TopologyKind::Star, Some(2), None), vec![14, 14, 14, 14, 8]); // 64
+        assert_eq!(nodes(TopologyKind::Star, Some(3), None), vec![13, 13, 13, 13, 4]); // 56
+        assert_eq!(nodes(TopologyKind::Star, Some(4), None), vec![12, 12, 12, 12, 0]); // 48
+        assert_eq!(nodes(TopologyKind::Star, Some(1), None), vec![15, 15, 15, 15, 12]);
+        assert_eq!(nodes(TopologyKind::House, Some(1), None), vec![12, 12, 13, 13, 14]); // 64
+        assert_eq!(nodes(TopologyKind::House, Some(2), None), vec![8, 8, 10, 10, 12]); // 48
+        assert_eq!(nodes(TopologyKind::Envelope, Some(1), None), vec![13, 13, 13, 13, 12]); // 64
+        assert_eq!(nodes(TopologyKind::Envelope, Some(2), None).iter().sum::<u32>(), 48);
+        let complete: Vec<u32> = (5..=11).map(|n| nodes(TopologyKind::Complete, None, Some(n)).iter().sum()).collect();
         assert_eq!(complete, vec![60, 66, 70, 72, 72, 70, 66]);
     }
 
     #[test]
     fn custom_fabric_is_checked() {
-        let mut s = spec(FabricKind::Custom, None, None);
+        let mut s = spec(TopologyKind::Custom, None, None);
         s.nodes = Some(vec![15, 15]);
         s.trunks = Some(vec![[1, 2, 2]]);
         let e = Topology::from_spec(&s, 16).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("fabric"), "{e}");
         s.trunks = Some(vec![[1, 3, 1]]);
         let e = Topology::from_spec(&s, 16).unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("fabric.trunks[0]"), "{e}");
+        assert_eq!(e.key.as_deref(), Some("topology.trunks[0]"), "{e}");
         s.nodes = Some(vec![10, 10, 10]);
         s.trunks = Some(vec![[1, 2, 1]]);
         let e = Topology::from_spec(&s, 16).unwrap_err();
@@ -323,7 +321,7 @@ mod tests {
 
     #[test]
     fn ports_are_trunks_then_nodes() {
-        let t = Topology::from_spec(&spec(FabricKind::Star, Some(2), None), 16).unwrap();
+        let t = Topology::from_spec(&spec(TopologyKind::Star, Some(2), None), 16).unwrap();
         let map = t.port_map();
         assert_eq!(map[0][0], PortUse::Trunk { to: 4, lane: 0 });
         assert_eq!(map[0][1], PortUse::Trunk { to: 4, lane: 1 });

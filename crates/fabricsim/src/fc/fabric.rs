@@ -17,7 +17,8 @@ use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
 use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
-use crate::scenario::{Error, FabricKind, Pattern, Result, Scenario};
+use crate::error::{Error, Result};
+use crate::scenario::{FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::traffic::{Destinations, MessageSource};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
@@ -67,8 +68,9 @@ pub struct FcFabric {
     frames: Arena<Frame>,
     messages: Arena<Message>,
     connections: Arena<Connection>,
-    /// Class 1 back-off draws.
+    /// Class 1 back-off draws and their mean, in picoseconds.
     backoff_rng: RandomStream,
+    backoff_mean_ps: f64,
     timing: FcTiming,
     pub metrics: FcMetrics,
     switches: Vec<FcSwitch>,
@@ -96,13 +98,11 @@ macro_rules! ctx {
 impl FcFabric {
     /// Builds the fabric a (validated) scenario describes.
     pub fn build(scenario: &Scenario) -> Result<Self> {
-        if scenario.fabric.kind == FabricKind::Loop {
-            return Err(Error::scenario("fabric.kind = \"loop\" runs the arbitrated loop model, not FcFabric"));
-        }
-        let timing = FcTiming::new(scenario);
-        let buffers = scenario.switch.buffers_per_port;
-        let topo = Topology::from_spec(&scenario.fabric, scenario.switch.ports)?;
-        let tables = ForwardingTables::build(&topo, scenario.fabric.kind, &scenario.routing)?;
+        let fc = scenario.fc_fabric()?;
+        let timing = FcTiming::new(fc);
+        let buffers = fc.switch.buffers_per_port;
+        let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
+        let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
         let map = topo.port_map();
         let mut attachments = vec![(0u32, 0u16); topo.node_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
@@ -126,17 +126,17 @@ impl FcFabric {
             switches.push(FcSwitch::new(s as u32, &peers, buffers, buffers, &tables.ports[s], scenario.run.seed));
         }
         let n = attachments.len() as u32;
-        let p = &scenario.protocol;
+        let p = &fc.protocol;
         let nodes = attachments
             .iter()
             .enumerate()
             .map(|(i, &(sw, port))| NPort::new(i as u32, sw, port, p.class, buffers, p.end_to_end_credit, n))
             .collect();
-        let destinations = destinations(scenario, &topo)?;
+        let destinations = destinations(&fc.workload, &topo)?;
         let sources = destinations
             .into_iter()
             .enumerate()
-            .map(|(i, d)| MessageSource::new(&scenario.workload, scenario.run.seed, i as u32, n, timing.data_time, d))
+            .map(|(i, d)| MessageSource::new(&fc.workload, scenario.run.seed, i as u32, n, timing.data_time, d))
             .collect();
         let ports: Vec<usize> = switches.iter().map(|s| s.ports()).collect();
         let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time, n as usize, p.class);
@@ -147,6 +147,7 @@ impl FcFabric {
             messages: Arena::with_capacity(4096),
             connections: Arena::with_capacity(256),
             backoff_rng: RandomStream::new(scenario.run.seed, "class1.backoff", 0),
+            backoff_mean_ps: p.class1_retry_us * time::MICROSECOND as f64,
             timing,
             metrics,
             switches,
@@ -156,6 +157,10 @@ impl FcFabric {
             events: 0,
             scenario: scenario.clone(),
         })
+    }
+
+    fn spec(&self) -> &FcFabricSpec {
+        self.scenario.fc_fabric().expect("built from a Fibre Channel fabric scenario")
     }
 
     pub fn now(&self) -> Time {
@@ -248,8 +253,7 @@ impl FcFabric {
                     self.switches[sw as usize].release(connection, i as usize, o as usize);
                 }
                 ctx.connections[connection].hops = 0;
-                let mean = self.scenario.protocol.class1_retry_us * time::MICROSECOND as f64;
-                let backoff = (self.backoff_rng.uniform() * 2.0 * mean).round() as Time;
+                let backoff = (self.backoff_rng.uniform() * 2.0 * self.backoff_mean_ps).round() as Time;
                 let retry_at = ctx.now + backoff;
                 self.nodes[c.src as usize].on_connect_refused(&mut ctx, retry_at);
             }
@@ -271,7 +275,7 @@ impl FcFabric {
 
     /// Runs the scenario's measurement plan under the driver.
     pub fn run(&mut self) -> Result<RunReport> {
-        let plan = measurement_plan(&self.scenario);
+        let plan = MeasurementPlan::from_run(&self.scenario.run, false);
         run_model(self, &plan)
     }
 
@@ -360,7 +364,7 @@ impl FcFabric {
         let sources = self.sources.iter().filter(|s| s.is_active()).count().max(1) as f64;
         let mut out = vec![
             ("throughput_pct".to_string(), m.throughput_summary(now, self.timing.rate.ps_per_byte(), sources)),
-            ("offered_load_pct".to_string(), MetricSummary::value(self.scenario.workload.offered_load * 100.0)),
+            ("offered_load_pct".to_string(), MetricSummary::value(self.spec().workload.offered_load * 100.0)),
         ];
         // Every latency probe the class has, in registration order.
         let probes = [
@@ -502,23 +506,8 @@ impl Model for FcFabric {
     }
 }
 
-/// The scenario's measurement plan, counted in data frames delivered.
-fn measurement_plan(scenario: &Scenario) -> MeasurementPlan {
-    let r = &scenario.run;
-    MeasurementPlan {
-        warmup: r.warmup_frames,
-        max: r.max_frames,
-        min: r.effective_min_frames(),
-        precision: r.precision,
-        max_time: (r.max_time_ms * time::MILLISECOND as f64) as Time,
-        drain: r.drain,
-        fixed_work: false,
-    }
-}
-
 /// Where each node's messages go under the scenario's traffic pattern.
-fn destinations(scenario: &Scenario, topo: &Topology) -> Result<Vec<Destinations>> {
-    let w = &scenario.workload;
+fn destinations(w: &WorkloadSpec, topo: &Topology) -> Result<Vec<Destinations>> {
     let n = topo.node_count();
     let node_switch = topo.node_switch();
     Ok(match w.pattern {

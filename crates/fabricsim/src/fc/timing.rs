@@ -2,7 +2,7 @@
 //! the scenario so the hot path only adds precomputed picosecond counts.
 
 use crate::kernel::{time, LineRate, Time};
-use crate::scenario::Scenario;
+use crate::scenario::FcFabricSpec;
 
 #[derive(Clone, Debug)]
 pub struct FcTiming {
@@ -23,7 +23,7 @@ pub struct FcTiming {
 }
 
 impl FcTiming {
-    pub fn new(s: &Scenario) -> Self {
+    pub fn new(s: &FcFabricSpec) -> Self {
         let rate = LineRate::from_bytes_per_second(s.link.bandwidth_mb_s * 1e6);
         let header_bytes = s.protocol.frame_header_bytes;
         let data_bytes = header_bytes + s.protocol.frame_payload_bytes;

@@ -1,7 +1,7 @@
 //! Reading scenarios from TOML or JSON text, with errors that name the key.
 
-use super::error::{Error, Result};
-use super::schema::Scenario;
+use super::{Scenario, ScenarioFile};
+use crate::error::{Error, ErrorKind, Result};
 
 /// The built-in default scenario (what `fabricsim run` runs with no file).
 pub const DEFAULT_SCENARIO_TOML: &str = include_str!("default.toml");
@@ -31,8 +31,12 @@ fn from_serde(path: String, message: String, source: &str) -> Error {
     } else {
         (message, None)
     };
+    let message = match super::upgrade::renamed_key(&key) {
+        Some(new) => format!("{message}: `{key}` is of the old scenario shape (now {new}); `fabricsim scenario upgrade FILE` rewrites the file"),
+        None => message,
+    };
     Error {
-        kind: super::error::ErrorKind::Scenario,
+        kind: ErrorKind::Scenario,
         message,
         file: Some(source.to_string()),
         key: if key.is_empty() { None } else { Some(key) },
@@ -45,7 +49,7 @@ impl Scenario {
     /// Parses and validates a scenario written in TOML; `source` names it in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Scenario> {
         let de = toml::Deserializer::new(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             // A syntax error carries a line/column span; keep toml's own rendering.
@@ -59,14 +63,13 @@ impl Scenario {
             };
             from_serde(path, located, source)
         })?;
-        scenario.validate().map_err(|e| e.in_file(source))?;
-        Ok(scenario)
+        Scenario::from_file(file).map_err(|e| e.in_file(source))
     }
 
     /// Parses and validates a scenario given as JSON (what the Python package sends).
     pub fn from_json_str(text: &str, source: &str) -> Result<Scenario> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let file: ScenarioFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let msg = e.into_inner().to_string();
             // serde_json appends " at line L column C" of the JSON text, which the user never wrote.
@@ -76,8 +79,7 @@ impl Scenario {
             };
             from_serde(path, msg, source)
         })?;
-        scenario.validate().map_err(|e| e.in_file(source))?;
-        Ok(scenario)
+        Scenario::from_file(file).map_err(|e| e.in_file(source))
     }
 
     /// The built-in default scenario.
@@ -88,7 +90,12 @@ impl Scenario {
 
     /// The scenario with every default filled in, as JSON.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).expect("scenarios always serialize")
+        serde_json::to_value(self.to_file()).expect("scenarios always serialize")
+    }
+
+    /// The scenario with every default filled in, as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.to_file()).expect("scenarios always serialize")
     }
 }
 
@@ -99,7 +106,16 @@ mod tests {
     #[test]
     fn default_scenario_parses() {
         let s = Scenario::builtin_default();
-        assert_eq!(s.switch.ports, 16);
+        assert_eq!(s.fc_fabric().unwrap().switch.ports, 16);
+    }
+
+    #[test]
+    fn old_shape_keys_point_to_upgrade() {
+        let e = Scenario::from_toml_str("[fabric]\nkind = \"star\"\n", "old.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("fabric"));
+        assert!(e.message.contains("scenario upgrade"), "{e}");
+        let e = Scenario::from_toml_str("[run]\nmax_frames = 10\n", "old.toml").unwrap_err();
+        assert!(e.message.contains("run.max_observations"), "{e}");
     }
 
     #[test]
@@ -149,7 +165,7 @@ mod tests {
     #[test]
     fn bimodal_sizes_parse_with_defaults() {
         let s = Scenario::from_toml_str("[workload.sizes]\nkind = \"bimodal\"\nlong_fraction = 0.1\n", "x").unwrap();
-        assert!((s.workload.sizes.mean_frames() - 5.2).abs() < 1e-12);
+        assert!((s.fc_fabric().unwrap().workload.sizes.mean_frames() - 5.2).abs() < 1e-12);
     }
 
     #[test]

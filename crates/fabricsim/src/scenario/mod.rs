@@ -1,11 +1,373 @@
-//! Scenarios: the schema, loading with precise errors, and validation.
+//! Scenarios: plain sections of data, each with its validation beside its
+//! fields, one file per family of sections. This module imports no model
+//! code. Which sections are present selects the model through one table,
+//! [`MODELS`]; a section of another model is an error that names it.
+//!
+//! A scenario file is read into [`ScenarioFile`] (every section optional,
+//! unknown keys refused at every level), then turned into a [`Scenario`]:
+//! the model's sections with every default filled in.
 
-pub mod error;
+pub mod check;
+pub mod fc;
+pub mod keys;
 pub mod load;
-pub mod loop_schema;
-pub mod schema;
-pub mod validate;
+pub mod loops;
+pub mod routing;
+pub mod run_plan;
+pub mod topology;
+pub mod upgrade;
+pub mod workload;
 
-pub use error::{Error, ErrorKind, Result};
-pub use load::DEFAULT_SCENARIO_TOML;
-pub use schema::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, CALIBRATED_ROUTING_TIME_NS};
+pub use self::load::DEFAULT_SCENARIO_TOML;
+pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
+pub use self::routing::{ForwardingOverride, PathPolicy, RoutingSpec, TrunkChoice};
+pub use self::run_plan::{ObservationDefaults, RunPlan};
+pub use self::topology::{TopologyKind, TopologySpec};
+pub use self::workload::{Arrivals, MessageSizes, Pattern, SizeDistribution, SizeKind, WorkloadSpec};
+use crate::error::{Error, Result};
+
+/// A scenario file as written: every section optional, so that the sections
+/// present can select the model. TOML key `loop` is the arbitrated loop.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A label carried into results.
+    #[serde(default)]
+    pub name: String,
+    /// Free text carried into results.
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub run: RunPlan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologySpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch: Option<SwitchSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadSpec>,
+    #[serde(rename = "loop", skip_serializing_if = "Option::is_none")]
+    pub ring: Option<LoopSpec>,
+    /// Disk groups on the loop, in ring order after the initiator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disks: Option<Vec<DiskGroupSpec>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initiator: Option<InitiatorSpec>,
+}
+
+/// The models a scenario can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    /// Fibre Channel switches and terminal nodes (seed 000).
+    FcFabric,
+    /// A Fibre Channel arbitrated loop of an initiator and SCSI disks (seed 004).
+    ArbitratedLoop,
+}
+
+/// One row of the table of models: the sections that select it, those it
+/// requires, and every section it accepts (besides `name`, `description`, `[run]`).
+pub struct ModelEntry {
+    pub kind: ModelKind,
+    pub name: &'static str,
+    pub selected_by: &'static [&'static str],
+    pub required: &'static [&'static str],
+    pub sections: &'static [&'static str],
+    pub defaults: ObservationDefaults,
+}
+
+/// The one table of section combinations. The first entry one of whose
+/// selecting sections is present wins; the entry that no section selects
+/// is the default.
+pub const MODELS: [ModelEntry; 2] = [
+    ModelEntry {
+        kind: ModelKind::ArbitratedLoop,
+        name: "arbitrated loop",
+        selected_by: &["loop"],
+        required: &["disks"],
+        sections: &["loop", "disks", "initiator"],
+        defaults: ObservationDefaults { warmup: 200, max: 20_000, min: 1_000 },
+    },
+    ModelEntry {
+        kind: ModelKind::FcFabric,
+        name: "Fibre Channel fabric",
+        selected_by: &[],
+        required: &[],
+        sections: &["topology", "routing", "switch", "link", "protocol", "workload"],
+        defaults: ObservationDefaults { warmup: 20_000, max: 1_000_000, min: 50_000 },
+    },
+];
+
+/// The Fibre Channel fabric model's sections, defaults filled in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FcFabricSpec {
+    pub topology: TopologySpec,
+    pub routing: RoutingSpec,
+    pub switch: SwitchSpec,
+    pub link: LinkSpec,
+    pub protocol: ProtocolSpec,
+    pub workload: WorkloadSpec,
+}
+
+/// What a scenario runs, with its sections.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelSpec {
+    FcFabric(FcFabricSpec),
+    ArbitratedLoop(ArbitratedLoopSpec),
+}
+
+/// A validated scenario: the common sections and the model's, every default filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub run: RunPlan,
+    pub model: ModelSpec,
+}
+
+impl Default for Scenario {
+    /// The default FC switch with the FC fabric's measurement defaults.
+    fn default() -> Self {
+        Scenario::from_file(ScenarioFile::default()).expect("the empty scenario is valid")
+    }
+}
+
+impl ScenarioFile {
+    /// Names of the model sections present, in table order.
+    pub fn sections_present(&self) -> Vec<&'static str> {
+        let present = [
+            ("topology", self.topology.is_some()),
+            ("routing", self.routing.is_some()),
+            ("switch", self.switch.is_some()),
+            ("link", self.link.is_some()),
+            ("protocol", self.protocol.is_some()),
+            ("workload", self.workload.is_some()),
+            ("loop", self.ring.is_some()),
+            ("disks", self.disks.is_some()),
+            ("initiator", self.initiator.is_some()),
+        ];
+        present.into_iter().filter(|(_, p)| *p).map(|(n, _)| n).collect()
+    }
+
+    /// The table entry the sections present select.
+    pub fn model_entry(&self) -> &'static ModelEntry {
+        let present = self.sections_present();
+        MODELS
+            .iter()
+            .find(|m| m.selected_by.iter().any(|s| present.contains(s)))
+            .or_else(|| MODELS.iter().find(|m| m.selected_by.is_empty()))
+            .expect("the table has a default model")
+    }
+}
+
+fn section_label(name: &str) -> String {
+    if name == "disks" {
+        "[[disks]]".to_string()
+    } else {
+        format!("[{name}]")
+    }
+}
+
+impl Scenario {
+    /// Selects the model, refuses sections of other models, fills defaults and validates.
+    pub fn from_file(file: ScenarioFile) -> Result<Scenario> {
+        let entry = file.model_entry();
+        let present = file.sections_present();
+        for section in &present {
+            if entry.sections.contains(section) {
+                continue;
+            }
+            let owner = MODELS.iter().find(|m| m.sections.contains(section)).expect("every section has a model");
+            let selector = match entry.selected_by.iter().find(|s| present.contains(s)) {
+                Some(s) => format!("{} selects the {} model", section_label(s), entry.name),
+                None => format!("this scenario runs the {} model", entry.name),
+            };
+            let mut accepted: Vec<String> = vec!["[run]".into()];
+            accepted.extend(entry.sections.iter().map(|s| section_label(s)));
+            return Err(Error {
+                message: format!("section {} belongs to the {} model, but {selector}", section_label(section), owner.name),
+                ..Error::invalid(section, "present", format!("the {} model's sections: {}", entry.name, accepted.join(", ")))
+            });
+        }
+        for required in entry.required {
+            if !present.contains(required) {
+                return Err(Error::invalid(
+                    required,
+                    "missing",
+                    format!("the {} model needs a {} section", entry.name, section_label(required)),
+                ));
+            }
+        }
+        let mut run = file.run;
+        run.fill_defaults(entry.defaults);
+        run.validate()?;
+        let model = match entry.kind {
+            ModelKind::FcFabric => {
+                let mut spec = FcFabricSpec {
+                    topology: file.topology.unwrap_or_default(),
+                    routing: file.routing.unwrap_or_default(),
+                    switch: file.switch.unwrap_or_default(),
+                    link: file.link.unwrap_or_default(),
+                    protocol: file.protocol.unwrap_or_default(),
+                    workload: file.workload.unwrap_or_default(),
+                };
+                spec.switch.validate()?;
+                spec.link.validate()?;
+                spec.protocol.validate()?;
+                spec.workload.validate()?;
+                spec.workload.sizes.fill_defaults();
+                ModelSpec::FcFabric(spec)
+            }
+            ModelKind::ArbitratedLoop => {
+                let spec = ArbitratedLoopSpec {
+                    ring: file.ring.unwrap_or_default(),
+                    disks: file.disks.unwrap_or_default(),
+                    initiator: file.initiator.unwrap_or_default(),
+                };
+                spec.validate()?;
+                ModelSpec::ArbitratedLoop(spec)
+            }
+        };
+        Ok(Scenario { name: file.name, description: file.description, run, model })
+    }
+
+    /// The scenario as a file of the current shape, every default written out.
+    pub fn to_file(&self) -> ScenarioFile {
+        let mut file = ScenarioFile {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            run: self.run.clone(),
+            ..ScenarioFile::default()
+        };
+        match &self.model {
+            ModelSpec::FcFabric(fc) => {
+                file.topology = Some(fc.topology.clone());
+                file.routing = Some(fc.routing.clone());
+                file.switch = Some(fc.switch.clone());
+                file.link = Some(fc.link.clone());
+                file.protocol = Some(fc.protocol.clone());
+                file.workload = Some(fc.workload.clone());
+            }
+            ModelSpec::ArbitratedLoop(l) => {
+                file.ring = Some(l.ring.clone());
+                file.disks = Some(l.disks.clone());
+                file.initiator = Some(l.initiator.clone());
+            }
+        }
+        file
+    }
+
+    pub fn model_kind(&self) -> ModelKind {
+        match self.model {
+            ModelSpec::FcFabric(_) => ModelKind::FcFabric,
+            ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
+        }
+    }
+
+    /// The FC fabric sections, or an error naming the model this scenario runs.
+    pub fn fc_fabric(&self) -> Result<&FcFabricSpec> {
+        match &self.model {
+            ModelSpec::FcFabric(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not the Fibre Channel fabric",
+                self.model_kind()
+            ))),
+        }
+    }
+
+    /// The arbitrated loop sections, or an error naming the model this scenario runs.
+    pub fn arbitrated_loop(&self) -> Result<&ArbitratedLoopSpec> {
+        match &self.model {
+            ModelSpec::ArbitratedLoop(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!("this scenario runs the {:?} model, not the arbitrated loop", self.model_kind()))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_select_the_model() {
+        assert_eq!(Scenario::default().model_kind(), ModelKind::FcFabric);
+        let s = Scenario::from_toml_str("[loop]\n[[disks]]\ncount = 2\n", "s").unwrap();
+        assert_eq!(s.model_kind(), ModelKind::ArbitratedLoop);
+        assert_eq!(s.run.counts(), (200, 20_000, 1_000));
+        assert_eq!(Scenario::default().run.counts(), (20_000, 1_000_000, 50_000));
+    }
+
+    #[test]
+    fn a_section_of_another_model_is_named() {
+        let e = Scenario::from_toml_str("[loop]\n[[disks]]\ncount = 2\n[switch]\nports = 8\n", "s.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("switch"));
+        assert!(e.message.contains("belongs to the Fibre Channel fabric model"), "{e}");
+        assert!(e.message.contains("[loop] selects the arbitrated loop model"), "{e}");
+        assert!(e.allowed.as_deref().unwrap().contains("[[disks]]"), "{e}");
+        let e = Scenario::from_toml_str("[initiator]\noutstanding = 2\n", "s.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("initiator"));
+        let e = Scenario::from_toml_str("[loop]\n", "s.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("disks"));
+    }
+
+    #[test]
+    fn defaults_follow_the_counts_the_user_set() {
+        let s = Scenario::from_toml_str("[run]\nmax_observations = 1000\n", "s").unwrap();
+        assert_eq!(s.run.counts(), (20_000, 1000, 1000));
+        let e = Scenario::from_toml_str("[run]\nmax_observations = 1000\nmin_observations = 2000\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("run.min_observations"));
+    }
+
+    #[test]
+    fn out_of_range_load_names_key_value_and_allowed() {
+        let e = Scenario::from_toml_str("[workload]\noffered_load = 7.0\n", "s.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("workload.offered_load"));
+        assert_eq!(e.value.as_deref(), Some("7"));
+        assert!(e.allowed.as_deref().unwrap().contains("<= 2"));
+        assert_eq!(e.file.as_deref(), Some("s.toml"));
+    }
+
+    #[test]
+    fn pair_must_name_two_nodes() {
+        let e = Scenario::from_toml_str("[workload]\npattern = \"pair\"\npair = [3, 3]\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("workload.pair"));
+        let e = Scenario::from_toml_str("[workload]\npattern = \"pair\"\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("workload.pair"));
+        assert!(Scenario::from_toml_str("[workload]\npattern = \"pair\"\npair = [0, 1]\n", "s").is_ok());
+    }
+
+    #[test]
+    fn class_must_be_one_two_or_three() {
+        let e = Scenario::from_toml_str("[protocol]\nclass = 4\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("protocol.class"));
+        assert_eq!(e.allowed.as_deref(), Some("1, 2 or 3"));
+    }
+
+    #[test]
+    fn sizes_without_kind_take_the_documented_default_and_refuse_other_kinds_keys() {
+        let s = Scenario::from_toml_str("[workload.sizes]\nframes = 4\n", "s").unwrap();
+        assert_eq!(s.fc_fabric().unwrap().workload.sizes.mean_frames(), 4.0);
+        let e = Scenario::from_toml_str("[workload.sizes]\nlong_fraction = 0.2\n", "s").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("workload.sizes.long_fraction"));
+        let s = Scenario::from_toml_str("[workload.sizes]\nkind = \"bimodal\"\n", "s").unwrap();
+        assert!((s.fc_fabric().unwrap().workload.sizes.mean_frames() - 5.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_normalized_scenario_round_trips() {
+        for text in ["", "[loop]\n[[disks]]\ncount = 3\n[initiator]\nmode = \"light\"\n"] {
+            let s = Scenario::from_toml_str(text, "s").unwrap();
+            let again = Scenario::from_json_str(&s.to_json().to_string(), "again").unwrap();
+            assert_eq!(s, again);
+        }
+    }
+}

@@ -11,7 +11,8 @@ use super::metric_set::MetricSet;
 use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, Time};
 use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
+use crate::scenario::RunPlan;
 
 /// Events run between two looks at the plan: cheap, and fine-grained enough.
 const CHECK_EVERY: u32 = 1024;
@@ -33,6 +34,22 @@ pub struct MeasurementPlan {
     pub drain: bool,
     /// Fixed work: no warm-up and no stop rule; the run ends when the work is done.
     pub fixed_work: bool,
+}
+
+impl MeasurementPlan {
+    /// The plan of a scenario's `[run]` section (defaults already filled in).
+    pub fn from_run(run: &RunPlan, fixed_work: bool) -> Self {
+        let (warmup, max, min) = run.counts();
+        MeasurementPlan {
+            warmup,
+            max,
+            min,
+            precision: run.precision,
+            max_time: (run.max_time_ms * time::MILLISECOND as f64) as Time,
+            drain: run.drain,
+            fixed_work,
+        }
+    }
 }
 
 /// What the driver needs of a model. Everything per event stays inside the

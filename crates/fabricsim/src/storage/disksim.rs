@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::drive_params::{DriveParams, Zone};
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// `key = value` pairs (first occurrence wins; `#` starts a comment) and the
 /// zone triples in file order.

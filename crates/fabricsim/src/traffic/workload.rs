@@ -2,7 +2,7 @@
 //! and where they go. Each node draws from its own named random streams.
 
 use crate::kernel::{RandomStream, Time};
-use crate::scenario::{Arrivals, MessageSizes, WorkloadSpec};
+use crate::scenario::{Arrivals, SizeDistribution, WorkloadSpec};
 
 /// Where a node's messages go.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,7 +22,7 @@ pub struct MessageSource {
     stopped: bool,
     destinations: Destinations,
     arrivals: Arrivals,
-    sizes: MessageSizes,
+    sizes: SizeDistribution,
     /// Mean time between message arrivals in picoseconds (Poisson).
     mean_interarrival: f64,
     arrival_rng: RandomStream,
@@ -49,7 +49,7 @@ impl MessageSource {
             stopped: false,
             destinations,
             arrivals: spec.arrivals,
-            sizes: spec.sizes.clone(),
+            sizes: spec.sizes.distribution(),
             mean_interarrival: mean_frames * frame_time as f64 / spec.offered_load,
             arrival_rng: RandomStream::new(seed, "workload.arrivals", node as u64),
             size_rng: RandomStream::new(seed, "workload.sizes", node as u64),
@@ -94,8 +94,8 @@ impl MessageSource {
     #[inline]
     pub fn next_frames(&mut self) -> u32 {
         match self.sizes {
-            MessageSizes::Fixed { frames } => frames,
-            MessageSizes::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
+            SizeDistribution::Fixed { frames } => frames,
+            SizeDistribution::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
                 if self.size_rng.bernoulli(long_fraction) {
                     long_frames
                 } else {
@@ -127,6 +127,7 @@ impl MessageSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::MessageSizes;
 
     fn spec(sizes: MessageSizes) -> WorkloadSpec {
         WorkloadSpec { sizes, offered_load: 0.5, ..WorkloadSpec::default() }
@@ -150,7 +151,7 @@ mod tests {
     #[test]
     fn bimodal_sizes_have_the_study_mean() {
         let sizes =
-            MessageSizes::Bimodal { long_fraction: 0.1, short_min_frames: 1, short_max_frames: 5, long_frames: 25 };
+            MessageSizes::bimodal(0.1, 1, 5, 25);
         let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000, Destinations::AllOthers);
         let n = 200_000;
         let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();

@@ -19,8 +19,9 @@ use super::timing::LoopTiming;
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
 use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
-use crate::scenario::loop_schema::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
-use crate::scenario::{Error, Result, Scenario};
+use crate::scenario::loops::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
+use crate::error::{Error, Result};
+use crate::scenario::Scenario;
 use crate::storage::disk::{MechJob, Service};
 use crate::storage::mechanics::Location;
 use crate::storage::scsi::{blocks_for, Phase, BLOCK_BYTES};
@@ -161,14 +162,11 @@ pub struct LoopModel {
 
 impl LoopModel {
     pub fn build(scenario: &Scenario) -> Result<Self> {
-        let spec =
-            scenario.arbitrated_loop.as_ref().ok_or_else(|| Error::invalid("loop", "missing", "a [loop] section"))?;
-        let groups = scenario.disks.as_ref().ok_or_else(|| Error::invalid("disks", "missing", "[[disks]] groups"))?;
-        let host = scenario
-            .initiator
-            .clone()
-            .ok_or_else(|| Error::invalid("initiator", "missing", "an [initiator] section"))?;
-        let n_disks = scenario.loop_disk_count();
+        let model = scenario.arbitrated_loop()?;
+        let spec = &model.ring;
+        let groups = &model.disks;
+        let host = model.initiator.clone();
+        let n_disks = model.disk_count() as u32;
         let n_ports = n_disks + 1;
         let timing = LoopTiming::new(
             spec.baud,
@@ -189,8 +187,10 @@ impl LoopModel {
         }];
         let mut disks = Vec::with_capacity(n_disks as usize);
         let mut port_cfg = vec![(host.fair, host.receive_buffers, host.login_bb_credit)];
-        for g in groups {
-            let params = drive(&g.model).ok_or_else(|| Error::invalid("disks.model", &g.model, "a built-in drive"))?;
+        for (i, g) in groups.iter().enumerate() {
+            let params = drive(&g.model).ok_or_else(|| {
+                Error::invalid(&format!("disks[{i}].model"), &g.model, crate::storage::drive_params::drive_names().join(", "))
+            })?;
             for _ in 0..g.count {
                 let k = disks.len() as u8;
                 init_ports.push(InitPort {
@@ -707,16 +707,7 @@ impl LoopModel {
     /// Runs the workload under the driver: fixed work to completion, or
     /// warm-up then the stop rule, counted in I/Os completed.
     pub fn run(&mut self) -> Result<RunReport> {
-        let r = &self.scenario.run;
-        let plan = MeasurementPlan {
-            warmup: self.host.warmup_ios,
-            max: self.host.max_ios,
-            min: self.host.min_ios,
-            precision: r.precision,
-            max_time: (r.max_time_ms * time::MILLISECOND as f64) as Time,
-            drain: r.drain,
-            fixed_work: self.host.ios_per_disk > 0,
-        };
+        let plan = MeasurementPlan::from_run(&self.scenario.run, self.host.ios_per_disk > 0);
         run_model(self, &plan)
     }
 

@@ -15,7 +15,7 @@ use crate::kernel::{LineRate, Time};
 /// FC-2 frame overhead: SOF (4) + header (24) + CRC (4) + EOF (4).
 pub const FRAME_OVERHEAD_BYTES: u32 = 36;
 /// Largest FC-2 data field.
-pub const MAX_FRAME_PAYLOAD: u32 = 2112;
+pub use crate::scenario::loops::MAX_FRAME_PAYLOAD;
 
 #[derive(Clone, Debug)]
 pub struct LoopTiming {

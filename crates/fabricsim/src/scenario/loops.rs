@@ -1,8 +1,8 @@
 //! Scenario sections of Fibre Channel arbitrated loops with SCSI disks:
 //! `[loop]` (the ring, its timing and initialization), `[[disks]]` (groups
 //! of drives in ring order after the initiator) and `[initiator]` (the host
-//! bus adapter and the I/O workload). They are required exactly when
-//! `fabric.kind = "loop"` and rejected otherwise.
+//! bus adapter and the I/O workload). `[loop]` selects the arbitrated loop
+//! model; `[[disks]]` is then required.
 //!
 //! Defaults where the seeds leave values open (see README, "Arbitrated
 //! loops and disks"): disks receive into 4 buffers and log in with
@@ -13,14 +13,16 @@
 //! competing with unfair disks is starved of access windows and throttles
 //! every disk alike); disks reconnect for data in bursts of 64 KB.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::error::{Error, Result};
-use super::schema::{FabricKind, Scenario};
-use crate::fc::arbitrated_loop::timing::MAX_FRAME_PAYLOAD;
-use crate::storage::drive_params::drive_names;
+use super::check::{require, require_finite_nonneg, require_finite_positive};
+use crate::error::Result;
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+/// Largest data field of a Fibre Channel frame (FC-PH).
+pub const MAX_FRAME_PAYLOAD: u32 = 2112;
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Addressing {
     /// Ports claim the AL_PA of their loop ID in LIHA (initiator: `initiator.loop_id`, disk k: loop ID k).
@@ -29,7 +31,7 @@ pub enum Addressing {
     Soft,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoopSpec {
     /// Line rate in baud (8b/10b: 1.0625 GBaud carries 106.25 MB/s).
@@ -44,6 +46,7 @@ pub struct LoopSpec {
     pub fill_words: u32,
     /// Largest data payload per frame.
     pub frame_payload_bytes: u32,
+    /// How ports get their AL_PAs in loop initialization: `hard` or `soft`.
     pub addressing: Addressing,
     /// Initialize the loop (LIP) before any I/O and report its duration.
     pub initialize: bool,
@@ -70,7 +73,7 @@ impl Default for LoopSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DiskScheduler {
     Fifo,
@@ -78,21 +81,26 @@ pub enum DiskScheduler {
 }
 
 /// `count` identical drives, placed on the ring in the order the groups are listed.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct DiskGroupSpec {
+    /// Drives in the group.
     pub count: u32,
     /// A built-in drive: cheetah4lp, cheetah9lp, barracuda, ibm18es, atlas10k, sinha-disk1.
     pub model: String,
     /// Implements the access fairness algorithm (false: old firmware that re-arbitrates at will).
     pub fair: bool,
+    /// Receive buffers of each drive's port.
     pub receive_buffers: u32,
     /// BB_Credit given at login; 0 is the alternate credit model.
     pub login_bb_credit: u32,
     /// Tagged command queue depth.
     pub queue_depth: u32,
+    /// Order of queued media accesses: `fifo` or `sstf` (shortest seek first).
     pub scheduler: DiskScheduler,
+    /// Serve reads from cache segments when the blocks are there.
     pub read_cache: bool,
+    /// Keep reading ahead into the segment after a read miss.
     pub read_ahead: bool,
     /// Report writes complete once the data is in the buffer (destage later).
     pub write_cache: bool,
@@ -118,7 +126,7 @@ impl Default for DiskGroupSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IoMode {
     /// `outstanding` commands per active disk, each replaced on completion.
@@ -127,17 +135,19 @@ pub enum IoMode {
     Light,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
     Random,
     Sequential,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct InitiatorSpec {
+    /// Receive buffers of the adapter's port.
     pub receive_buffers: u32,
+    /// BB_Credit the adapter gives at login; 0 is the alternate credit model.
     pub login_bb_credit: u32,
     /// Uses the access fairness algorithm (default false: the adapter may always arbitrate).
     pub fair: bool,
@@ -147,20 +157,22 @@ pub struct InitiatorSpec {
     pub command_overhead_us: f64,
     /// Host time from the status frame to the application seeing completion.
     pub completion_overhead_us: f64,
+    /// `closed`: `outstanding` I/Os per active disk; `light`: one I/O in the whole system.
     pub mode: IoMode,
+    /// Closed mode: I/Os outstanding per active disk.
     pub outstanding: u32,
     /// Disks that receive I/O (the first ones on the ring); absent = all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active_disks: Option<u32>,
+    /// Size of every I/O.
     pub request_bytes: u32,
+    /// Fraction of I/Os that are reads.
     pub read_fraction: f64,
+    /// `random` blocks, or `sequential` from where the disk's last I/O ended.
     pub access: Access,
     /// Fixed work: each active disk gets this many I/Os and the run ends when all
     /// complete (per-device completion times). 0: steady state with the stop rule.
     pub ios_per_disk: u64,
-    pub warmup_ios: u64,
-    pub max_ios: u64,
-    pub min_ios: u64,
 }
 
 impl Default for InitiatorSpec {
@@ -179,75 +191,39 @@ impl Default for InitiatorSpec {
             read_fraction: 1.0,
             access: Access::Random,
             ios_per_disk: 0,
-            warmup_ios: 200,
-            max_ios: 20_000,
-            min_ios: 1_000,
         }
     }
 }
 
-fn require(ok: bool, key: &str, value: impl ToString, allowed: &str) -> Result<()> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(key, value, allowed))
-    }
+/// The arbitrated loop model's sections, defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArbitratedLoopSpec {
+    pub ring: LoopSpec,
+    pub disks: Vec<DiskGroupSpec>,
+    pub initiator: InitiatorSpec,
 }
 
-fn finite_nonneg(v: f64) -> bool {
-    v.is_finite() && v >= 0.0
-}
-
-impl Scenario {
+impl ArbitratedLoopSpec {
     /// Total disks on the loop.
-    pub fn loop_disk_count(&self) -> u32 {
-        self.disks.as_ref().map(|g| g.iter().map(|d| d.count).sum()).unwrap_or(0)
+    pub fn disk_count(&self) -> u64 {
+        self.disks.iter().map(|d| d.count as u64).sum()
     }
 
-    /// The loop sections exist exactly when `fabric.kind = "loop"`, with values the model can honour.
-    pub(crate) fn validate_loop(&self) -> Result<()> {
-        let is_loop = self.fabric.kind == FabricKind::Loop;
-        for (present, key) in [
-            (self.arbitrated_loop.is_some(), "loop"),
-            (self.disks.is_some(), "disks"),
-            (self.initiator.is_some(), "initiator"),
-        ] {
-            if present && !is_loop {
-                return Err(Error::invalid(key, "present", "only with fabric.kind = \"loop\""));
-            }
-            if !present && is_loop {
-                return Err(Error::invalid(
-                    key,
-                    "missing",
-                    "a [loop], [[disks]] and [initiator] section with fabric.kind = \"loop\"",
-                ));
-            }
-        }
-        if !is_loop {
-            return Ok(());
-        }
-        let l = self.arbitrated_loop.as_ref().expect("checked");
-        require(l.baud > 0.0 && l.baud.is_finite(), "loop.baud", l.baud, "a positive line rate in baud")?;
+    /// Values the model can honour; drive names are checked against the
+    /// built-in drives when the model is built.
+    pub fn validate(&self) -> Result<()> {
+        let l = &self.ring;
+        require_finite_positive(l.baud, "loop.baud", "a positive line rate in baud")?;
+        require(l.length_m.is_finite() && (0.0..=200_000.0).contains(&l.length_m), "loop.length_m", l.length_m, "0 to 200000 metres")?;
+        require_finite_nonneg(l.propagation_ns_per_m, "loop.propagation_ns_per_m", "a non-negative number")?;
         require(
-            finite_nonneg(l.length_m) && l.length_m <= 200_000.0,
-            "loop.length_m",
-            l.length_m,
-            "0 to 200000 metres",
-        )?;
-        require(
-            finite_nonneg(l.propagation_ns_per_m),
-            "loop.propagation_ns_per_m",
-            l.propagation_ns_per_m,
-            "a non-negative number",
-        )?;
-        require(
-            finite_nonneg(l.node_delay_words) && l.node_delay_words <= 1000.0,
+            l.node_delay_words.is_finite() && (0.0..=1000.0).contains(&l.node_delay_words),
             "loop.node_delay_words",
             l.node_delay_words,
             "0 to 1000 words",
         )?;
         require(
-            l.fill_words >= 2 && l.fill_words <= 1000,
+            (2..=1000).contains(&l.fill_words),
             "loop.fill_words",
             l.fill_words,
             "an integer from 2 to 1000 (FC-PH asks for at least 6)",
@@ -258,13 +234,11 @@ impl Scenario {
             l.frame_payload_bytes,
             "an integer from 1 to 2112",
         )?;
-        let groups = self.disks.as_ref().expect("checked");
+        let groups = &self.disks;
         require(!groups.is_empty(), "disks", "[]", "at least one [[disks]] group")?;
-        let names = drive_names();
         for (i, g) in groups.iter().enumerate() {
             let k = |f: &str| format!("disks[{i}].{f}");
             require(g.count >= 1, &k("count"), g.count, "an integer >= 1")?;
-            require(names.contains(&g.model.as_str()), &k("model"), &g.model, &names.join(", "))?;
             require(
                 (1..=1024).contains(&g.receive_buffers),
                 &k("receive_buffers"),
@@ -280,9 +254,10 @@ impl Scenario {
             require((1..=256).contains(&g.queue_depth), &k("queue_depth"), g.queue_depth, "an integer from 1 to 256")?;
             require(g.burst_bytes >= 512, &k("burst_bytes"), g.burst_bytes, "an integer >= 512")?;
         }
-        let n = self.loop_disk_count();
+        let n = self.disk_count();
         require(n <= 125, "disks", format!("{n} disks in total"), "1 to 125 disks (126 NL_Ports with the initiator)")?;
-        let h = self.initiator.as_ref().expect("checked");
+        let n = n as u32;
+        let h = &self.initiator;
         require(
             (1..=1024).contains(&h.receive_buffers),
             "initiator.receive_buffers",
@@ -304,27 +279,12 @@ impl Scenario {
                 &format!("with hard addressing, a loop ID the disks (loop IDs 0..{n}) do not use"),
             )?;
         }
-        require(
-            finite_nonneg(h.command_overhead_us),
-            "initiator.command_overhead_us",
-            h.command_overhead_us,
-            "a non-negative number",
-        )?;
-        require(
-            finite_nonneg(h.completion_overhead_us),
-            "initiator.completion_overhead_us",
-            h.completion_overhead_us,
-            "a non-negative number",
-        )?;
+        require_finite_nonneg(h.command_overhead_us, "initiator.command_overhead_us", "a non-negative number")?;
+        require_finite_nonneg(h.completion_overhead_us, "initiator.completion_overhead_us", "a non-negative number")?;
         if let Some(a) = h.active_disks {
             require((1..=n).contains(&a), "initiator.active_disks", a, &format!("1 to {n} (the disks on the loop)"))?;
         }
-        require(
-            (1..=64 << 20).contains(&h.request_bytes),
-            "initiator.request_bytes",
-            h.request_bytes,
-            "1 byte to 64 MiB",
-        )?;
+        require((1..=64 << 20).contains(&h.request_bytes), "initiator.request_bytes", h.request_bytes, "1 byte to 64 MiB")?;
         require(
             (0.0..=1.0).contains(&h.read_fraction),
             "initiator.read_fraction",
@@ -339,10 +299,6 @@ impl Scenario {
                 h.outstanding,
                 &format!("1 to the smallest disk queue depth ({min_depth})"),
             )?;
-        }
-        if h.ios_per_disk == 0 {
-            require(h.max_ios >= 1, "initiator.max_ios", h.max_ios, "an integer >= 1")?;
-            require(h.min_ios <= h.max_ios, "initiator.min_ios", h.min_ios, "an integer <= initiator.max_ios")?;
         }
         Ok(())
     }

@@ -1,0 +1,61 @@
+//! `[routing]`: how forwarding tables are built over a switched fabric, and
+//! entries that replace computed ones.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrunkChoice {
+    /// Destination nodes partitioned over parallel trunks as evenly as possible.
+    Deterministic,
+    /// A parallel trunk drawn uniformly for every frame.
+    Randomized,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PathPolicy {
+    /// Shortest switch paths; where several next switches are equally short,
+    /// destination nodes are partitioned over them.
+    Shortest,
+    /// Envelope only: two-hop frames go clockwise round the ring (deadlocks).
+    Clockwise,
+    /// Envelope only: two-hop frames go through the central switch 5.
+    Central,
+    /// Among shortest-path choices, the split of destinations over next
+    /// switches whose channel dependency graph is acyclic (deadlock-free) and
+    /// whose busiest trunk carries the least uniform traffic (exhaustive search).
+    Smart,
+}
+
+/// An entry replacing the computed forwarding table: at `switch`, frames for
+/// terminal node `node` leave by one of `ports` (several = drawn per frame).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForwardingOverride {
+    /// Switch (1-based) whose table entry is replaced.
+    pub switch: u32,
+    /// Destination terminal node of the entry.
+    pub node: u32,
+    /// Output ports for that node (several: one drawn per frame).
+    pub ports: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingSpec {
+    /// How a frame picks among parallel trunks to the next switch.
+    pub trunk_choice: TrunkChoice,
+    /// Which switch paths frames take.
+    pub paths: PathPolicy,
+    /// Forwarding-table entries that replace computed ones (`[[routing.override]]`).
+    #[serde(rename = "override", skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<ForwardingOverride>,
+}
+
+impl Default for RoutingSpec {
+    fn default() -> Self {
+        RoutingSpec { trunk_choice: TrunkChoice::Deterministic, paths: PathPolicy::Shortest, overrides: Vec::new() }
+    }
+}
