@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod fabric;
 pub mod fc;
+pub mod ib;
 pub mod kernel;
 pub mod report;
 pub mod run;
