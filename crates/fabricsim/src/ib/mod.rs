@@ -10,3 +10,4 @@
 #![allow(clippy::result_large_err)]
 
 pub mod link;
+pub mod packet;
