@@ -12,3 +12,4 @@
 pub mod link;
 pub mod packet;
 pub mod vl;
+pub mod vl_arbiter;
