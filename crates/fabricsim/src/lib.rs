@@ -6,6 +6,7 @@ pub mod bench;
 pub mod error;
 pub mod fabric;
 pub mod fc;
+pub mod ib;
 pub mod kernel;
 pub mod report;
 pub mod run;

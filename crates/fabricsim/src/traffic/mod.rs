@@ -1,5 +1,6 @@
 //! Workload generators.
 
+pub mod video;
 pub mod workload;
 
 pub use workload::{Destinations, MessageSource};
