@@ -29,7 +29,7 @@
 
 use crate::kernel::time::SECOND;
 use crate::kernel::{LineRate, Time};
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Number of lanes of a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -5,9 +5,6 @@
 //! (headers, MTUs, segmentation, the arena record), `vl` (SL-to-VL mapping,
 //! per-VL credits) and `vl_arbiter` (the IBA high/low-priority tables).
 
-// Validation returns the crate's one error type, which is larger than
-// clippy's default bound; it is built only on the (cold) error path.
-#![allow(clippy::result_large_err)]
 
 pub mod link;
 pub mod packet;

@@ -13,7 +13,7 @@
 //! remainder. No other header (GRH, DETH, RETH) is modelled, as in the seed.
 
 use crate::kernel::Time;
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Local Route Header.
 pub const LRH_BYTES: u32 = 8;

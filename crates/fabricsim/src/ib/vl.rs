@@ -23,7 +23,7 @@
 //! [`VlCredits::new`] for byte-exact accounting.
 
 use super::packet::ServiceLevel;
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The management VL.
 pub const VL15: u8 = 15;

@@ -35,7 +35,7 @@
 //! `None` leaves the arbiter as it was.
 
 use super::vl::VL15;
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Bytes per unit of an entry's weight.
 pub const WEIGHT_UNIT_BYTES: u32 = 64;

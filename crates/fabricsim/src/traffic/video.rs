@@ -28,16 +28,13 @@
 //! its generation time. A frame arrives when its last packet does (the
 //! selective dropping of section 3.5 never drops a frame's last packet).
 
-// Trace errors use the crate's one error type, which is larger than
-// clippy's default bound; they occur only while loading.
-#![allow(clippy::result_large_err)]
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::kernel::time::SECOND;
 use crate::kernel::Time;
-use crate::scenario::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Frame rate of every stream (seed 003, section 4).
 pub const FRAMES_PER_SECOND: u64 = 30;
