@@ -16,6 +16,7 @@ use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
+use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
 use crate::error::{Error, Result};
 use crate::scenario::{FcFabricSpec, Pattern, Scenario, WorkloadSpec};
@@ -488,7 +489,7 @@ impl Model for FcFabric {
         FcFabric::find_deadlock(self)
     }
 
-    fn summaries(&mut self, stop: Time) -> (Vec<(String, MetricSummary)>, Vec<(String, serde_json::Value)>) {
+    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
         self.metrics.finish(stop);
         (self.metric_summaries(stop), vec![("per_node".to_string(), self.per_node_table(stop))])
     }

@@ -4,8 +4,9 @@
 //! - acknowledgement latency: ACK generation to its receipt at the source;
 //! - round-trip latency: data injection start to receipt of its ACK;
 //! - total message latency: message generation to the last frame received
-//!   and (class 2) the last ACK back at the source;
-//! plus the message's wait in the source queue, accepted throughput and
+//!   and (class 2) the last ACK back at the source.
+//!
+//! Plus the message's wait in the source queue, accepted throughput and
 //! receive-buffer usage. Counters are never reset (conservation needs
 //! totals); everything else restarts at the end of warm-up.
 

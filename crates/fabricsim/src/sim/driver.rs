@@ -52,6 +52,11 @@ impl MeasurementPlan {
     }
 }
 
+/// Named metric summaries, in report order.
+pub type Metrics = Vec<(String, MetricSummary)>;
+/// Named report sections (per-node tables, a deadlock report, ...).
+pub type Sections = Vec<(String, serde_json::Value)>;
+
 /// What the driver needs of a model. Everything per event stays inside the
 /// model's own `step`; the driver calls the rest once per `CHECK_EVERY` events.
 pub trait Model {
@@ -89,7 +94,7 @@ pub trait Model {
         now
     }
     /// Closes the measurement at `stop`: metric summaries and report sections.
-    fn summaries(&mut self, stop: Time) -> (Vec<(String, MetricSummary)>, Vec<(String, serde_json::Value)>);
+    fn summaries(&mut self, stop: Time) -> (Metrics, Sections);
     /// Stops generating new work (drain).
     fn stop_sources(&mut self);
     /// Totals, after checking conservation: every item generated is finished,

@@ -18,6 +18,7 @@ use super::port::{Job, LoopPort};
 use super::timing::LoopTiming;
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
+use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
 use crate::scenario::loops::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
 use crate::error::{Error, Result};
@@ -864,7 +865,7 @@ impl Model for LoopModel {
         self.metrics.devices.iter().map(|d| self.metrics.set.tally_value(d.last_completion)).max().unwrap_or(now)
     }
 
-    fn summaries(&mut self, stop: Time) -> (Vec<(String, MetricSummary)>, Vec<(String, serde_json::Value)>) {
+    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
         if self.arbiter.owner.is_some() {
             self.metrics.loop_released(stop);
             self.metrics.owned_since = stop;
