@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::kernel::hold_benchmark::run_hold;
 use crate::error::Result;
+use crate::kernel::hold_benchmark::run_hold;
 use crate::scenario::Scenario;
 
 #[derive(Clone, Debug, Serialize)]

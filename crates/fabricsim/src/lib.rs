@@ -15,7 +15,7 @@ pub mod sim;
 pub mod storage;
 pub mod traffic;
 
+pub use error::{Error, ErrorKind, Result};
 pub use report::{MetricSummary, RunReport, StopReason};
 pub use run::run;
-pub use error::{Error, ErrorKind, Result};
 pub use scenario::Scenario;

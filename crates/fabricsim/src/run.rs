@@ -1,9 +1,9 @@
 //! One simulation run of a scenario, whatever model it names.
 
-use crate::fc::FcFabric;
-use crate::report::RunReport;
 use crate::error::Result;
 use crate::fc::arbitrated_loop::LoopModel;
+use crate::fc::FcFabric;
+use crate::report::RunReport;
 use crate::scenario::{ModelSpec, Scenario};
 
 /// Builds the model a validated scenario describes and runs its measurement plan.

@@ -148,12 +148,9 @@ fn loop_sections_are_validated_by_key() {
     let e = fabricsim::run::check(&s).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks[0].model"));
     assert!(e.allowed.as_deref().unwrap().contains("cheetah9lp"));
-    let e =
-        Scenario::from_toml_str("[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n", "x")
-            .unwrap_err();
+    let e = Scenario::from_toml_str("[loop]\n[[disks]]\n[initiator]\noutstanding = 500\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("initiator.outstanding"));
-    let e = Scenario::from_toml_str("[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x")
-        .unwrap_err();
+    let e = Scenario::from_toml_str("[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("loop.lenght_m"));
 }
 

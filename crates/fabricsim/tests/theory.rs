@@ -115,7 +115,8 @@ fn credits_and_buffers_stay_within_limits_at_saturation() {
 /// Same scenario and seed: the same numbers, bit for bit.
 #[test]
 fn runs_are_deterministic() {
-    let toml = "[run]\nseed = 5\nwarmup_observations = 2000\nmax_observations = 20000\nmin_observations = 0\nprecision = 0\n\
+    let toml =
+        "[run]\nseed = 5\nwarmup_observations = 2000\nmax_observations = 20000\nmin_observations = 0\nprecision = 0\n\
                 [workload]\noffered_load = 0.4\n[workload.sizes]\nkind = \"bimodal\"\n";
     let strip = |r: RunReport| {
         let mut j = r.to_json();

@@ -136,7 +136,7 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{TopologyKind, TopologySpec, PathPolicy, RoutingSpec};
+    use crate::scenario::{PathPolicy, RoutingSpec, TopologyKind, TopologySpec};
 
     fn report(kind: TopologyKind, m: u32, paths: PathPolicy) -> DependencyReport {
         let spec = TopologySpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
@@ -165,8 +165,13 @@ mod tests {
     #[test]
     fn star_and_complete_routings_are_deadlock_free() {
         assert!(report(TopologyKind::Star, 2, PathPolicy::Shortest).acyclic);
-        let spec =
-            TopologySpec { kind: TopologyKind::Complete, multiplicity: None, switches: Some(7), nodes: None, trunks: None };
+        let spec = TopologySpec {
+            kind: TopologyKind::Complete,
+            multiplicity: None,
+            switches: Some(7),
+            nodes: None,
+            trunks: None,
+        };
         let topo = Topology::from_spec(&spec, 16).unwrap();
         let t = ForwardingTables::build(&topo, TopologyKind::Complete, &RoutingSpec::default()).unwrap();
         let r = analyze(&topo, &t).unwrap();

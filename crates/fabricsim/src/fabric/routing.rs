@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::deadlock::{link_graph_is_acyclic, SwitchLink};
 use super::topology::{PortUse, Topology};
 use crate::error::{Error, Result};
-use crate::scenario::{TopologyKind, PathPolicy, RoutingSpec, TrunkChoice};
+use crate::scenario::{PathPolicy, RoutingSpec, TopologyKind, TrunkChoice};
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ForwardingTables {

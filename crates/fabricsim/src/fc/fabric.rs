@@ -9,17 +9,17 @@
 use super::connection::Connection;
 use super::frame::{Frame, Message};
 use super::metrics::FcMetrics;
-use super::node::{new_message, NPort};
-use super::switch::{FcSwitch, Peer};
+use super::node::{new_message, NPort, NPortSpec};
+use super::switch::FcSwitch;
 use super::timing::FcTiming;
+use crate::error::{Error, Result};
 use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
-use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
-use crate::error::{Error, Result};
 use crate::scenario::{FcFabricSpec, Pattern, Scenario, WorkloadSpec};
+use crate::sim::driver::{Metrics, Sections};
+use crate::sim::{run_model, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
 use crate::traffic::{Destinations, MessageSource};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
@@ -61,6 +61,34 @@ pub struct Ctx<'a> {
     pub connections: &'a mut Arena<Connection>,
     pub timing: &'a FcTiming,
     pub metrics: &'a mut FcMetrics,
+}
+
+/// Frames and credits reaching the far end of a link become this fabric's events.
+impl PortEvents for Ctx<'_> {
+    #[inline]
+    fn frame_head(&mut self, to: PortRef, frame: u32, at: Time) {
+        match to.kind {
+            ComponentKind::Switch => self.queue.push(at, Event::FrameStart { switch: to.index, port: to.port, frame }),
+            other => unreachable!("an FC fabric buffers frames in flight only at switches, not at a {other:?}"),
+        }
+    }
+
+    #[inline]
+    fn frame_received(&mut self, to: PortRef, frame: u32, at: Time) {
+        match to.kind {
+            ComponentKind::Node => self.queue.push(at, Event::FrameDelivered { node: to.index, frame }),
+            other => unreachable!("an FC fabric delivers whole frames only to terminal nodes, not to a {other:?}"),
+        }
+    }
+
+    #[inline]
+    fn credit(&mut self, to: PortRef, at: Time) {
+        match to.kind {
+            ComponentKind::Node => self.queue.push(at, Event::CreditToNode { node: to.index }),
+            ComponentKind::Switch => self.queue.push(at, Event::CreditToSwitch { switch: to.index, port: to.port }),
+            other => unreachable!("no {other:?} in an FC fabric"),
+        }
+    }
 }
 
 pub struct FcFabric {
@@ -108,30 +136,33 @@ impl FcFabric {
         let mut attachments = vec![(0u32, 0u16); topo.node_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
         for (s, ports) in map.iter().enumerate() {
-            let peers: Vec<Peer> = ports
+            let peers: Vec<Option<Link>> = ports
                 .iter()
                 .enumerate()
                 .map(|(p, u)| match *u {
                     PortUse::Node(n) => {
                         attachments[n as usize] = (s as u32, p as u16);
-                        Peer::Node(n)
+                        Some(Link::new(PortRef::node(n), timing.propagation))
                     }
                     PortUse::Trunk { to, lane } => {
                         let back = PortUse::Trunk { to: s as u32, lane };
                         let q = map[to as usize].iter().position(|&x| x == back).expect("trunks are wired both ways");
-                        Peer::Switch { switch: to, port: q as u16 }
+                        Some(Link::new(PortRef::switch(to, q as u16), timing.propagation))
                     }
-                    PortUse::Free => Peer::Unconnected,
+                    PortUse::Free => None,
                 })
                 .collect();
             switches.push(FcSwitch::new(s as u32, &peers, buffers, buffers, &tables.ports[s], scenario.run.seed));
         }
         let n = attachments.len() as u32;
         let p = &fc.protocol;
+        let spec = NPortSpec { class: p.class, bb_credit: buffers, e2e_credit: p.end_to_end_credit, nodes: n };
         let nodes = attachments
             .iter()
             .enumerate()
-            .map(|(i, &(sw, port))| NPort::new(i as u32, sw, port, p.class, buffers, p.end_to_end_credit, n))
+            .map(|(i, &(sw, port))| {
+                NPort::new(i as u32, Link::new(PortRef::switch(sw, port), timing.propagation), spec)
+            })
             .collect();
         let destinations = destinations(&fc.workload, &topo)?;
         let sources = destinations
@@ -297,9 +328,9 @@ impl FcFabric {
                 let sw = &self.switches[s as usize];
                 stuck += sw.buffers_used(p as usize);
                 match sw.input_peer(p as usize) {
-                    Peer::Switch { switch, .. } => format!(
+                    Some(from) if from.kind == ComponentKind::Switch => format!(
                         "switch {} -> switch {} (input port {p} of switch {}, {} buffers full)",
-                        switch + 1,
+                        from.index + 1,
                         s + 1,
                         s + 1,
                         sw.buffers_used(p as usize)

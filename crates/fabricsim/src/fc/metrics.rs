@@ -71,7 +71,14 @@ impl FcMetrics {
     /// `ports_per_switch[s]` ports on switch `s`, `buffers` buffers each;
     /// `batch_ps` is the initial duration of time batches; `class` decides
     /// which latencies exist.
-    pub fn new(ports_per_switch: &[usize], buffers: u32, batches: u32, batch_ps: Time, nodes: usize, class: u8) -> Self {
+    pub fn new(
+        ports_per_switch: &[usize],
+        buffers: u32,
+        batches: u32,
+        batch_ps: Time,
+        nodes: usize,
+        class: u8,
+    ) -> Self {
         let mut set = MetricSet::new(batches);
         let message_latency = set.duration("message_latency_us", true);
         let message_wait = set.duration("message_wait_us", false);

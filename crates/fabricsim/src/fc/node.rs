@@ -14,12 +14,26 @@ use std::collections::VecDeque;
 use super::connection::{Connection, ConnectionState, NO_CONNECTION};
 use super::fabric::{Ctx, Event};
 use super::frame::{Frame, FrameId, FrameKind, Message, MessageId};
+use crate::sim::Link;
 use crate::traffic::MessageSource;
+
+/// What an N_Port is configured with, besides its identity and link.
+#[derive(Clone, Copy, Debug)]
+pub struct NPortSpec {
+    /// Class of service (1, 2 or 3).
+    pub class: u8,
+    /// Receive buffers at the attached switch port (initial BB_Credit).
+    pub bb_credit: u32,
+    /// End-to-end credit per destination.
+    pub e2e_credit: u32,
+    /// Terminal nodes in the fabric (destinations).
+    pub nodes: u32,
+}
 
 pub struct NPort {
     pub id: u32,
-    switch: u32,
-    port: u16,
+    /// The fibre to the attached switch port.
+    link: Link,
     class: u8,
     transmitting: bool,
     /// Free receive buffers at the attached switch port (BB_Credit).
@@ -37,20 +51,19 @@ pub struct NPort {
 }
 
 impl NPort {
-    pub fn new(id: u32, switch: u32, port: u16, class: u8, bb_credit: u32, e2e_credit: u32, nodes: u32) -> Self {
+    pub fn new(id: u32, link: Link, spec: NPortSpec) -> Self {
         NPort {
             id,
-            switch,
-            port,
-            class,
+            link,
+            class: spec.class,
             transmitting: false,
-            bb_credit,
-            e2e_credit: vec![e2e_credit; nodes as usize],
-            e2e_initial: e2e_credit,
-            bb_initial: bb_credit,
+            bb_credit: spec.bb_credit,
+            e2e_credit: vec![spec.e2e_credit; spec.nodes as usize],
+            e2e_initial: spec.e2e_credit,
+            bb_initial: spec.bb_credit,
             acks: VecDeque::with_capacity(64),
             messages: VecDeque::with_capacity(64),
-            min_e2e_credit: e2e_credit,
+            min_e2e_credit: spec.e2e_credit,
             c1_state: ConnectionState::Idle,
         }
     }
@@ -173,8 +186,7 @@ impl NPort {
         self.bb_credit -= 1;
         let bytes = ctx.frames[frame].bytes;
         ctx.queue.push(ctx.now + ctx.timing.frame_time(bytes), Event::TransmitDone { node: self.id });
-        ctx.queue
-            .push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch: self.switch, port: self.port, frame });
+        self.link.send_head(ctx, frame, ctx.now);
     }
 }
 
@@ -220,10 +232,7 @@ impl NPort {
                 self.bb_credit -= 1;
                 let bytes = ctx.frames[frame].bytes;
                 ctx.queue.push(ctx.now + ctx.timing.frame_time(bytes), Event::TransmitDone { node: self.id });
-                ctx.queue.push(
-                    ctx.now + ctx.timing.propagation,
-                    Event::FrameStart { switch: self.switch, port: self.port, frame },
-                );
+                self.link.send_head(ctx, frame, ctx.now);
             }
             ConnectionState::Established => {
                 if m.sent == m.frames || self.e2e_credit[m.dst as usize] == 0 {

@@ -18,22 +18,13 @@ use super::connection::{ConnectionId, MAX_HOPS, NO_CONNECTION};
 use super::fabric::{Ctx, Event};
 use super::frame::FrameId;
 use crate::kernel::RandomStream;
-
-/// What the far end of a port's fibre is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Peer {
-    /// A terminal node (N_Port): it always has room to receive.
-    Node(u32),
-    /// Another switch's port (a trunk): sending needs a buffer credit from it.
-    Switch { switch: u32, port: u16 },
-    /// Nothing: the port is unused.
-    Unconnected,
-}
+use crate::sim::{ComponentKind, Link, PortRef};
 
 const NO_FRAME: FrameId = FrameId::MAX;
 
 struct InputPort {
-    peer: Peer,
+    /// Back to whoever feeds this input: where its buffer credits go.
+    peer: Option<Link>,
     buffers_used: u32,
     /// Frames whose header has arrived but that the router has not read yet.
     unrouted: VecDeque<FrameId>,
@@ -44,7 +35,7 @@ struct InputPort {
 }
 
 struct OutputPort {
-    peer: Peer,
+    peer: Option<Link>,
     /// This output's queue of the scheduler table.
     queue: VecDeque<FrameId>,
     /// Frame crossing the crossbar to this output, or NO_FRAME.
@@ -52,7 +43,7 @@ struct OutputPort {
     /// Input port that frame is leaving (the frame's own `in_port` moves on
     /// to the next switch as soon as its head gets there).
     sending_from: u16,
-    /// Free receive buffers at the peer; unbounded for terminal nodes.
+    /// Free receive buffers at the peer; unbounded for terminal receivers.
     credit: u32,
     /// Class 1 connection holding this port's send side, if any.
     held_by: ConnectionId,
@@ -78,13 +69,13 @@ pub struct FcSwitch {
 }
 
 impl FcSwitch {
-    /// A switch whose port `i` is wired to `peers[i]`; `forwarding[n]` lists
-    /// the output ports towards terminal node `n`; `peer_buffers` is the
-    /// buffer pool of a trunk peer's input port; `seed` feeds the random
-    /// trunk choice.
+    /// A switch whose port `i` is wired by the link `peers[i]` (None: unused);
+    /// `forwarding[n]` lists the output ports towards terminal node `n`;
+    /// `peer_buffers` is the buffer pool of a buffering peer's input port;
+    /// `seed` feeds the random trunk choice.
     pub fn new(
         id: u32,
-        peers: &[Peer],
+        peers: &[Option<Link>],
         buffers_per_port: u32,
         peer_buffers: u32,
         forwarding: &[Vec<u16>],
@@ -109,9 +100,9 @@ impl FcSwitch {
                 sending: NO_FRAME,
                 sending_from: 0,
                 credit: match peer {
-                    Peer::Node(_) => u32::MAX,
-                    Peer::Switch { .. } => peer_buffers,
-                    Peer::Unconnected => 0,
+                    Some(link) if link.credited() => peer_buffers,
+                    Some(_) => u32::MAX,
+                    None => 0,
                 },
                 held_by: NO_CONNECTION,
             })
@@ -156,15 +147,17 @@ impl FcSwitch {
     ) -> Vec<((u32, u16), (u32, u16))> {
         let mut edges = Vec::new();
         for out in &self.outputs {
-            let Peer::Switch { switch, port } = out.peer else { continue };
+            let Some(to) = out.peer.map(|l| l.to).filter(|to| to.kind == ComponentKind::Switch) else { continue };
             if out.credit > 0 {
                 continue;
             }
             for &f in &out.queue {
                 let i = frames[f].in_port as usize;
                 let input = &self.inputs[i];
-                if matches!(input.peer, Peer::Switch { .. }) && input.buffers_used == self.buffers_per_port {
-                    edges.push(((self.id, i as u16), (switch, port)));
+                if input.peer.is_some_and(|l| l.to.kind == ComponentKind::Switch)
+                    && input.buffers_used == self.buffers_per_port
+                {
+                    edges.push(((self.id, i as u16), (to.index, to.port)));
                 }
             }
         }
@@ -200,8 +193,8 @@ impl FcSwitch {
     }
 
     /// The far end of input `port`.
-    pub fn input_peer(&self, port: usize) -> Peer {
-        self.inputs[port].peer
+    pub fn input_peer(&self, port: usize) -> Option<PortRef> {
+        self.inputs[port].peer.map(|l| l.to)
     }
 
     pub fn ports(&self) -> usize {
@@ -210,12 +203,12 @@ impl FcSwitch {
 
     /// Output ports wired to another switch.
     pub fn trunk_ports(&self) -> usize {
-        self.outputs.iter().filter(|o| matches!(o.peer, Peer::Switch { .. })).count()
+        self.outputs.iter().filter(|o| o.peer.is_some_and(|l| l.to.kind == ComponentKind::Switch)).count()
     }
 
     /// Output ports wired to terminal nodes.
     pub fn node_ports(&self) -> usize {
-        self.outputs.iter().filter(|o| matches!(o.peer, Peer::Node(_))).count()
+        self.outputs.iter().filter(|o| o.peer.is_some_and(|l| l.to.kind == ComponentKind::Node)).count()
     }
 
     /// Receive buffers in use at input port `port`.
@@ -276,9 +269,11 @@ impl FcSwitch {
         let in_port = out.sending_from as usize;
         self.inputs[in_port].in_crossbar = false;
         self.free_buffer(ctx, in_port);
-        let t = ctx.now + ctx.timing.propagation;
-        if let Peer::Node(node) = out_peer {
-            ctx.queue.push(t, Event::FrameDelivered { node, frame });
+        // A terminal receiver has the frame once its tail is in; a buffering
+        // one was told of its head when the transfer started.
+        match out_peer {
+            Some(link) if !link.credited() => link.send_tail(ctx, frame, ctx.now),
+            _ => {}
         }
         self.schedule(ctx);
     }
@@ -289,12 +284,8 @@ impl FcSwitch {
         let input = &mut self.inputs[port];
         input.buffers_used -= 1;
         ctx.metrics.buffers_changed(ctx.now, self.id, port, input.buffers_used, -1);
-        let t = ctx.now + ctx.timing.propagation;
-        match input.peer {
-            Peer::Node(node) => ctx.queue.push(t, Event::CreditToNode { node }),
-            Peer::Switch { switch, port } => ctx.queue.push(t, Event::CreditToSwitch { switch, port }),
-            Peer::Unconnected => unreachable!("a frame arrived on an unconnected port"),
-        }
+        let link = input.peer.expect("a frame arrived on an unconnected port");
+        link.return_credit(ctx, ctx.now);
     }
 
     /// A trunk peer freed one of its buffers: output `port` may send again.
@@ -348,10 +339,11 @@ impl FcSwitch {
             // max keeps cut-through honest should rates ever differ.
             let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
             ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
-            ctx.metrics.output_busy(end - ctx.now, matches!(out.peer, Peer::Switch { .. }));
-            if let Peer::Switch { switch, port } = out.peer {
+            let link = out.peer.expect("frames are routed only to connected ports");
+            ctx.metrics.output_busy(end - ctx.now, link.to.kind == ComponentKind::Switch);
+            if link.credited() {
                 out.credit -= 1;
-                ctx.queue.push(ctx.now + ctx.timing.propagation, Event::FrameStart { switch, port, frame });
+                link.send_head(ctx, frame, ctx.now);
             }
         }
     }

@@ -27,9 +27,9 @@
 //! nanosecond per byte at SDR) does not accumulate float error. Packet
 //! delimiters, idles and skip ordered sets are not modelled, as in the seed.
 
+use crate::error::{Error, Result};
 use crate::kernel::time::SECOND;
 use crate::kernel::{LineRate, Time};
-use crate::error::{Error, Result};
 
 /// Number of lanes of a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

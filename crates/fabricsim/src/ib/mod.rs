@@ -5,7 +5,6 @@
 //! (headers, MTUs, segmentation, the arena record), `vl` (SL-to-VL mapping,
 //! per-VL credits) and `vl_arbiter` (the IBA high/low-priority tables).
 
-
 pub mod link;
 pub mod packet;
 pub mod vl;

@@ -12,8 +12,8 @@
 //! packets of MTU payload plus 26 header bytes, the last one carrying the
 //! remainder. No other header (GRH, DETH, RETH) is modelled, as in the seed.
 
-use crate::kernel::Time;
 use crate::error::{Error, Result};
+use crate::kernel::Time;
 
 /// Local Route Header.
 pub const LRH_BYTES: u32 = 8;

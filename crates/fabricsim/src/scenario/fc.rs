@@ -99,14 +99,23 @@ impl LinkSpec {
 impl ProtocolSpec {
     pub fn validate(&self) -> Result<()> {
         require((1..=3).contains(&self.class), "protocol.class", self.class, "1, 2 or 3")?;
-        require_finite_nonneg(self.class1_retry_us, "protocol.class1_retry_us", "a non-negative number of microseconds")?;
+        require_finite_nonneg(
+            self.class1_retry_us,
+            "protocol.class1_retry_us",
+            "a non-negative number of microseconds",
+        )?;
         require(
             (1..=65535).contains(&self.end_to_end_credit),
             "protocol.end_to_end_credit",
             self.end_to_end_credit,
             "an integer from 1 to 65535",
         )?;
-        require(self.frame_header_bytes >= 1, "protocol.frame_header_bytes", self.frame_header_bytes, "an integer >= 1")?;
+        require(
+            self.frame_header_bytes >= 1,
+            "protocol.frame_header_bytes",
+            self.frame_header_bytes,
+            "an integer >= 1",
+        )?;
         require(
             self.frame_payload_bytes >= 1,
             "protocol.frame_payload_bytes",

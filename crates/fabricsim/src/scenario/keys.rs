@@ -74,9 +74,17 @@ fn resolve<'a>(v: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     v
 }
 
-fn walk(key: &str, prop: &Value, inherited_default: Option<&Value>, defs: &Map<String, Value>, models: &str, out: &mut Vec<KeyDoc>) {
+fn walk(
+    key: &str,
+    prop: &Value,
+    inherited_default: Option<&Value>,
+    defs: &Map<String, Value>,
+    models: &str,
+    out: &mut Vec<KeyDoc>,
+) {
     let target = resolve(prop, defs);
-    let description = prop.get("description").or_else(|| target.get("description")).and_then(Value::as_str).unwrap_or("");
+    let description =
+        prop.get("description").or_else(|| target.get("description")).and_then(Value::as_str).unwrap_or("");
     let default = prop.get("default").or(inherited_default);
     let is_object = target.get("properties").is_some();
     let items = target.get("items").map(|i| resolve(i, defs));
@@ -148,7 +156,9 @@ fn allowed(target: &Value, prop: &Value) -> String {
     }
     let ty = match target.get("type").or_else(|| prop.get("type")) {
         Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join(" or "),
+        Some(Value::Array(ts)) => {
+            ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join(" or ")
+        }
         _ => String::new(),
     };
     let min = target.get("minimum").and_then(Value::as_f64);

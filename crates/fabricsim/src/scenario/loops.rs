@@ -214,7 +214,12 @@ impl ArbitratedLoopSpec {
     pub fn validate(&self) -> Result<()> {
         let l = &self.ring;
         require_finite_positive(l.baud, "loop.baud", "a positive line rate in baud")?;
-        require(l.length_m.is_finite() && (0.0..=200_000.0).contains(&l.length_m), "loop.length_m", l.length_m, "0 to 200000 metres")?;
+        require(
+            l.length_m.is_finite() && (0.0..=200_000.0).contains(&l.length_m),
+            "loop.length_m",
+            l.length_m,
+            "0 to 200000 metres",
+        )?;
         require_finite_nonneg(l.propagation_ns_per_m, "loop.propagation_ns_per_m", "a non-negative number")?;
         require(
             l.node_delay_words.is_finite() && (0.0..=1000.0).contains(&l.node_delay_words),
@@ -284,7 +289,12 @@ impl ArbitratedLoopSpec {
         if let Some(a) = h.active_disks {
             require((1..=n).contains(&a), "initiator.active_disks", a, &format!("1 to {n} (the disks on the loop)"))?;
         }
-        require((1..=64 << 20).contains(&h.request_bytes), "initiator.request_bytes", h.request_bytes, "1 byte to 64 MiB")?;
+        require(
+            (1..=64 << 20).contains(&h.request_bytes),
+            "initiator.request_bytes",
+            h.request_bytes,
+            "1 byte to 64 MiB",
+        )?;
         require(
             (0.0..=1.0).contains(&h.read_fraction),
             "initiator.read_fraction",

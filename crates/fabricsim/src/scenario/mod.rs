@@ -194,8 +194,16 @@ impl Scenario {
             let mut accepted: Vec<String> = vec!["[run]".into()];
             accepted.extend(entry.sections.iter().map(|s| section_label(s)));
             return Err(Error {
-                message: format!("section {} belongs to the {} model, but {selector}", section_label(section), owner.name),
-                ..Error::invalid(section, "present", format!("the {} model's sections: {}", entry.name, accepted.join(", ")))
+                message: format!(
+                    "section {} belongs to the {} model, but {selector}",
+                    section_label(section),
+                    owner.name
+                ),
+                ..Error::invalid(
+                    section,
+                    "present",
+                    format!("the {} model's sections: {}", entry.name, accepted.join(", ")),
+                )
             });
         }
         for required in entry.required {
@@ -288,7 +296,10 @@ impl Scenario {
     pub fn arbitrated_loop(&self) -> Result<&ArbitratedLoopSpec> {
         match &self.model {
             ModelSpec::ArbitratedLoop(spec) => Ok(spec),
-            _ => Err(Error::scenario(format!("this scenario runs the {:?} model, not the arbitrated loop", self.model_kind()))),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not the arbitrated loop",
+                self.model_kind()
+            ))),
         }
     }
 }

@@ -73,11 +73,7 @@ impl RunPlan {
 
     /// Warm-up, maximum and minimum observations (after `fill_defaults`).
     pub fn counts(&self) -> (u64, u64, u64) {
-        (
-            self.warmup_observations.unwrap_or(0),
-            self.max_observations.unwrap_or(1),
-            self.min_observations.unwrap_or(0),
-        )
+        (self.warmup_observations.unwrap_or(0), self.max_observations.unwrap_or(1), self.min_observations.unwrap_or(0))
     }
 
     pub fn validate(&self) -> Result<()> {

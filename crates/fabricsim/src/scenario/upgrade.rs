@@ -57,7 +57,9 @@ pub fn upgrade_toml(text: &str, source: &str) -> Result<(String, Vec<String>)> {
             }
         }
     }
-    for (old, new) in [("warmup_ios", "warmup_observations"), ("max_ios", "max_observations"), ("min_ios", "min_observations")] {
+    for (old, new) in
+        [("warmup_ios", "warmup_observations"), ("max_ios", "max_observations"), ("min_ios", "min_observations")]
+    {
         let moved = doc.get_mut("initiator").and_then(Item::as_table_like_mut).and_then(|t| t.remove(old));
         if let Some(v) = moved {
             if doc.get("run").is_none() {
@@ -65,9 +67,9 @@ pub fn upgrade_toml(text: &str, source: &str) -> Result<(String, Vec<String>)> {
                 run.set_position(0);
                 doc.insert("run", Item::Table(run));
             }
-            let run = doc["run"].as_table_like_mut().ok_or_else(|| {
-                Error::invalid("run", "not a table", "a [run] table").in_file(source)
-            })?;
+            let run = doc["run"]
+                .as_table_like_mut()
+                .ok_or_else(|| Error::invalid("run", "not a table", "a [run] table").in_file(source))?;
             run.insert(new, v);
             notes.push(format!("moved initiator.{old} to run.{new}"));
         }

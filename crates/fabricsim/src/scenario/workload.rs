@@ -190,9 +190,12 @@ impl MessageSizes {
             ));
         }
         match self.distribution() {
-            SizeDistribution::Fixed { frames } => {
-                require((1..=1_000_000).contains(&frames), "workload.sizes.frames", frames, "an integer from 1 to 1000000")
-            }
+            SizeDistribution::Fixed { frames } => require(
+                (1..=1_000_000).contains(&frames),
+                "workload.sizes.frames",
+                frames,
+                "an integer from 1 to 1000000",
+            ),
             SizeDistribution::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
                 require(
                     (0.0..=1.0).contains(&long_fraction),
@@ -212,7 +215,12 @@ impl MessageSizes {
                     short_max_frames,
                     "an integer from workload.sizes.short_min_frames to 1000000",
                 )?;
-                require((1..=1_000_000).contains(&long_frames), "workload.sizes.long_frames", long_frames, "an integer from 1 to 1000000")
+                require(
+                    (1..=1_000_000).contains(&long_frames),
+                    "workload.sizes.long_frames",
+                    long_frames,
+                    "an integer from 1 to 1000000",
+                )
             }
         }
     }
@@ -254,7 +262,11 @@ impl WorkloadSpec {
             }
             Pattern::Pair => {
                 let pair = self.pair.ok_or_else(|| {
-                    Error::invalid("workload.pair", "missing", "[source, destination] node numbers with pattern = \"pair\"")
+                    Error::invalid(
+                        "workload.pair",
+                        "missing",
+                        "[source, destination] node numbers with pattern = \"pair\"",
+                    )
                 })?;
                 require(pair[0] != pair[1], "workload.pair", format!("{pair:?}"), "two different node numbers")?;
             }

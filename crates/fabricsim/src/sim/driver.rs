@@ -8,10 +8,10 @@
 use std::time::Instant;
 
 use super::metric_set::MetricSet;
+use crate::error::{Error, Result};
 use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, Time};
 use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
-use crate::error::{Error, Result};
 use crate::scenario::RunPlan;
 
 /// Events run between two looks at the plan: cheap, and fine-grained enough.

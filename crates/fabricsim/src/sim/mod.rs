@@ -1,10 +1,12 @@
 //! Model-independent machinery: the measurement driver every model runs
-//! under, the metric set, and component names.
+//! under, the metric set, links between component ports, and component names.
 
 pub mod driver;
+pub mod link;
 pub mod metric_set;
 pub mod names;
 
 pub use driver::{run_model, MeasurementPlan, Model};
+pub use link::{ComponentKind, Link, PortEvents, PortRef};
 pub use metric_set::MetricSet;
 pub use names::ComponentPath;

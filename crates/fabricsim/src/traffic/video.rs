@@ -28,13 +28,12 @@
 //! its generation time. A frame arrives when its last packet does (the
 //! selective dropping of section 3.5 never drops a frame's last packet).
 
-
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::error::{Error, Result};
 use crate::kernel::time::SECOND;
 use crate::kernel::Time;
-use crate::error::{Error, Result};
 
 /// Frame rate of every stream (seed 003, section 4).
 pub const FRAMES_PER_SECOND: u64 = 30;

@@ -150,8 +150,7 @@ mod tests {
 
     #[test]
     fn bimodal_sizes_have_the_study_mean() {
-        let sizes =
-            MessageSizes::bimodal(0.1, 1, 5, 25);
+        let sizes = MessageSizes::bimodal(0.1, 1, 5, 25);
         let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000, Destinations::AllOthers);
         let n = 200_000;
         let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();

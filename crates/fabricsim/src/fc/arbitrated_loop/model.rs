@@ -16,13 +16,13 @@ use super::initialization::{initialize, InitPort, LoopInit};
 use super::metrics::LoopMetrics;
 use super::port::{Job, LoopPort};
 use super::timing::LoopTiming;
+use crate::error::{Error, Result};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
+use crate::scenario::loops::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
+use crate::scenario::Scenario;
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{run_model, MeasurementPlan, MetricSet, Model};
-use crate::scenario::loops::{Access, Addressing, DiskScheduler, InitiatorSpec, IoMode};
-use crate::error::{Error, Result};
-use crate::scenario::Scenario;
 use crate::storage::disk::{MechJob, Service};
 use crate::storage::mechanics::Location;
 use crate::storage::scsi::{blocks_for, Phase, BLOCK_BYTES};
@@ -190,7 +190,11 @@ impl LoopModel {
         let mut port_cfg = vec![(host.fair, host.receive_buffers, host.login_bb_credit)];
         for (i, g) in groups.iter().enumerate() {
             let params = drive(&g.model).ok_or_else(|| {
-                Error::invalid(&format!("disks[{i}].model"), &g.model, crate::storage::drive_params::drive_names().join(", "))
+                Error::invalid(
+                    &format!("disks[{i}].model"),
+                    &g.model,
+                    crate::storage::drive_params::drive_names().join(", "),
+                )
             })?;
             for _ in 0..g.count {
                 let k = disks.len() as u8;
