@@ -2,15 +2,25 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 
 import pandas as pd
 import pytest
-from conftest import SMALL
+from conftest import SMALL, longer, set_args, spawn_cli
 
-SMALL_SETS = [arg for key, value in SMALL.items() for arg in ("--set", f"{key}={value}")]
+SMALL_SETS = set_args(SMALL)
+
+
+@pytest.fixture(params=["default", "ignored"])
+def inherited_sigint(request):
+    """SIGINT as this process got it from its shell: `cmd &` in a script starts it ignored."""
+    old = signal.getsignal(signal.SIGINT)
+    if request.param == "ignored":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield request.param
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_run_prints_summary(cli, small_toml):
@@ -84,15 +94,14 @@ def test_sweep_bad_out_suffix_exits_2(cli, tmp_path, small_toml):
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs):
+def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs, inherited_sigint):
     out = tmp_path / "s.csv"
     journal = tmp_path / "s.csv.journal.jsonl"
     # Many runs, so Ctrl-C always lands in the middle of the sweep.
     loads = ",".join(f"{0.05 + 0.01 * i:.2f}" for i in range(20))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fabricsim", "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
-         "--reps", "10", "--jobs", jobs, "--out", str(out), "--set", "run.max_frames=20000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = spawn_cli(
+        "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
+        "--reps", "10", "--jobs", jobs, "--out", str(out), *set_args(longer(10)),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 2):
