@@ -1,7 +1,8 @@
 """The ``fabricsim`` command.
 
 Exit codes: 0 success; 1 some sweep runs failed (or, with --strict, a
-reproduction check missed); 2 a scenario/usage error; 130 interrupted.
+reproduction check missed); 2 a scenario/usage error, e.g. an --out that cannot
+be written or that another sweep is writing; 130 interrupted.
 """
 
 from __future__ import annotations

@@ -11,6 +11,11 @@ restarted sweep skips the runs found in ``<out>`` or in the journal. The table i
 written atomically (temporary file + rename) at the end and on Ctrl-C, after
 which the journal is no longer needed and is removed.
 
+Locking. A sweep holds ``<out>.lock`` (an exclusive ``flock``) from before it
+reads ``<out>`` until the table is written; a second sweep on the same output
+is refused at once. The kernel drops the lock when its holder dies, however it
+dies, so a lock file left by a killed sweep is no obstacle.
+
 The run key identifies a run: JSON of a digest of the base scenario, the grid
 values, the replication and the seed. A results file holding runs that the
 current plan does not contain belongs to another sweep and is refused.
@@ -19,14 +24,18 @@ current plan does not contain belongs to another sweep and is refused.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import errno
 import hashlib
 import itertools
 import json
 import math
 import multiprocessing
 import os
+import re
 import signal
+import socket
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +45,11 @@ from . import _core
 from .errors import FabricsimError, InternalError, SweepError, unwrap
 from .result import METRIC_COLUMNS, RunResult, metric_rows
 from .scenario import Scenario
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # pandas costs half a second to import; only table code pays it
     import pandas as pd
@@ -336,6 +350,124 @@ def journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".journal.jsonl")
 
 
+def lock_path(out: Path) -> Path:
+    return out.with_name(out.name + ".lock")
+
+
+class _OutputLock:
+    """The right to write ``out``, its journal and its temporary files, held by one sweep at a time.
+
+    An exclusive ``flock`` on ``<out>.lock``, taken before anything is read and
+    held until the table is written. The kernel drops it when its holder exits,
+    however it exits, so the file a killed sweep leaves behind is no obstacle;
+    the file only says who holds it, for the message of a sweep turned away.
+    Where ``flock`` is missing (Windows, some network file systems) the file
+    itself is the lock, created exclusively; one naming a process of this host
+    that no longer runs is stale and taken over.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.path = lock_path(out)
+        fd = self._flock() if fcntl is not None else None
+        self.fd = fd if fd is not None else self._create_exclusive()
+        os.ftruncate(self.fd, 0)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.write(self.fd, f"pid {os.getpid()} on {socket.gethostname()}, since {stamp}\n".encode())
+
+    def _open(self, flags: int) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | flags, 0o644)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise SweepError(f"{self.out}: cannot write there: {exc.strerror}") from None
+
+    def _refuse(self, holder: str, hint: str = "") -> SweepError:
+        return SweepError(
+            f"{self.out}: another sweep ({holder or 'unknown process'}) is writing this table; "
+            f"wait for it to finish or choose another --out{hint}"
+        )
+
+    def _flock(self) -> int | None:
+        """The locked file's descriptor; None where the file system has no flock."""
+        assert fcntl is not None
+        while True:
+            fd = self._open(0)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                holder = _read_text(self.path)
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise self._refuse(holder) from None
+                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    return None
+                raise SweepError(f"{self.out}: cannot lock {self.path.name}: {exc.strerror}") from None
+            # The previous holder may have removed the file between our open and
+            # our flock: then the lock is on a file nobody else sees. Start over.
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                    return fd
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+
+    def _create_exclusive(self) -> int:
+        for _ in range(3):
+            try:
+                return self._open(os.O_EXCL)
+            except FileExistsError:
+                holder = _read_text(self.path)
+            if not _holder_is_gone(holder):
+                raise self._refuse(holder, f"; if no sweep is running, remove {self.path}")
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        raise self._refuse(_read_text(self.path), f"; if no sweep is running, remove {self.path}")
+
+    def release(self) -> None:
+        # Removed while still held, so nobody can take a lock on the old file.
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(self.fd)
+
+
+def _holder_is_gone(holder: str) -> bool:
+    """Whether a lock file's ``pid N on HOST`` names a process of this host that has exited."""
+    m = re.match(r"pid (\d+) on (\S+?),", holder)
+    if m is None or m.group(2) != socket.gethostname() or os.name != "posix":
+        return False  # another host's, or no safe way to ask (os.kill on Windows terminates)
+    try:
+        os.kill(int(m.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _check_out_dir(out: Path) -> None:
+    """Clear errors for an --out whose directory is missing or is not one; writability is the lock's test."""
+    if out.is_dir():
+        raise SweepError(f"{out}: is a directory; --out names the results file (FILE.parquet or FILE.csv)")
+    parent = out.parent
+    if not parent.exists():
+        raise SweepError(f"{out}: cannot write there: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise SweepError(f"{out}: cannot write there: {parent} is not a directory")
+
+
 def _read_table(out: Path, fmt: str) -> pd.DataFrame:
     import pandas as pd
 
@@ -413,15 +545,40 @@ def run_sweep(
     overrides: Mapping[str, Any] | Iterable[str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> SweepResult:
-    """Run every grid point ``reps`` times; see the module docstring for seeds and resume.
+    """Run every grid point ``reps`` times; see the module docstring for seeds, resume and locking.
 
     A run that fails is reported and left out of the table; the others go on.
     Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty).
     """
-    import pandas as pd
-
     sc = Scenario.coerce(scenario).with_overrides(overrides)
     out_path = Path(out) if out is not None else None
+    lock = None
+    if out_path is not None:
+        _format_of(out_path)
+        _check_out_dir(out_path)
+        lock = _OutputLock(out_path)  # before anything is read: the output is this sweep's alone
+    try:
+        result = _sweep_locked(sc, grid, reps, jobs, out_path, progress, base_seed, log)
+    finally:
+        if lock is not None:
+            lock.release()
+    return result
+
+
+def _sweep_locked(
+    sc: Scenario,
+    grid: Mapping[str, Iterable[Any]],
+    reps: int,
+    jobs: int | None,
+    out_path: Path | None,
+    progress: bool,
+    base_seed: int | None,
+    log: Callable[[str], None] | None,
+) -> SweepResult:
+    import pandas as pd
+
+    import pandas as pd
+
     fmt = _format_of(out_path) if out_path is not None else None
     points = plan_sweep(sc, grid, reps=reps, base_seed=base_seed)
     order = {p.key: i for i, p in enumerate(points)}
@@ -445,7 +602,6 @@ def run_sweep(
     ran = 0
     jfh = None
     if journal is not None and todo:
-        journal.parent.mkdir(parents=True, exist_ok=True)
         jfh = journal.open("a", encoding="utf-8")
 
     def on_done(point: RunPoint, result: RunResult | None, error: FabricsimError | None) -> None:
