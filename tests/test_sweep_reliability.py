@@ -158,6 +158,70 @@ def test_without_flock_the_lock_file_itself_locks(small, tmp_path, monkeypatch):
     assert res.ok and res.ran == 2 and not lock.exists()
 
 
+# ---- a journal cut by a crash -------------------------------------------------------------
+@pytest.fixture
+def full_journal(small, tmp_path, monkeypatch):
+    """A finished sweep's journal, its table never written: (out, journal lines, reference table)."""
+    out = tmp_path / "s.parquet"
+    reference = fabricsim.sweep(small, GRID, reps=2, jobs=1, progress=False).table
+
+    def disk_full(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(sweep_mod, "_write_atomic", disk_full)
+    with pytest.raises(OSError):
+        fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
+    monkeypatch.undo()
+    lines = sweep_mod.journal_path(out).read_bytes().splitlines(keepends=True)
+    assert len(lines) == 4 and all(line.endswith(b"\n") for line in lines)
+    return out, lines, reference
+
+
+@pytest.mark.parametrize(
+    "cut, reruns",
+    [
+        (lambda line: line[: len(line) // 2], 1),  # the crash cut the last record in half
+        (lambda line: line[:1], 1),  # ... or right after it began
+        (lambda line: line[:-1], 0),  # the record is whole, only its newline is missing
+    ],
+    ids=["half", "first-byte", "newline"],
+)
+def test_resume_after_a_torn_journal_line_reruns_exactly_what_is_missing(full_journal, small, cut, reruns):
+    out, lines, reference = full_journal
+    journal = sweep_mod.journal_path(out)
+    journal.write_bytes(b"".join(lines[:3]) + cut(lines[3]))
+
+    res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
+    assert res.ok and (res.ran, res.skipped) == (reruns, 4 - reruns)
+    on_disk = pd.read_parquet(out)
+    assert len(_runs(on_disk)) == 4
+    pd.testing.assert_frame_equal(_stable(on_disk), _stable(reference), check_dtype=False)
+    assert not journal.exists()
+
+
+def test_records_glued_to_a_torn_line_are_recovered(full_journal, small):
+    # What earlier versions left behind: the resumed sweep's record appended
+    # straight after the torn one, on the same line.
+    out, lines, reference = full_journal
+    journal = sweep_mod.journal_path(out)
+    journal.write_bytes(b"".join(lines[:2]) + lines[3][:40] + lines[2] + lines[3])
+
+    res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
+    assert res.ok and (res.ran, res.skipped) == (0, 4)
+    pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
+
+
+def test_a_damaged_line_inside_the_journal_reruns_only_its_run(full_journal, small, capsys):
+    out, lines, reference = full_journal
+    journal = sweep_mod.journal_path(out)
+    journal.write_bytes(lines[0] + b'{"key": "garbage\n' + b"".join(lines[2:]))
+
+    res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
+    assert res.ok and (res.ran, res.skipped) == (1, 3)
+    assert "unreadable" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
+
+
 # ---- outputs that cannot be written ---------------------------------------------------------------
 def _read_only_dir(tmp_path: Path) -> Path:
     if os.geteuid() == 0:  # root writes through permission bits; sysfs takes no new files from anyone

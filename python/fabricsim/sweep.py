@@ -7,9 +7,11 @@ default). Every grid point therefore sees the same seed sequence (common random
 numbers), which sharpens comparisons between points.
 
 Resume. Every finished run is appended at once to ``<out>.journal.jsonl``; a
-restarted sweep skips the runs found in ``<out>`` or in the journal. The table is
-written atomically (temporary file + rename) at the end and on Ctrl-C, after
-which the journal is no longer needed and is removed.
+restarted sweep skips the runs found in ``<out>`` or in the journal. A record
+cut short by a crash is cut off before anything is appended, so only its run
+runs again. The table is written atomically (temporary file + rename) at the
+end and on Ctrl-C, after which the journal is no longer needed and is removed.
+
 
 Locking. A sweep holds ``<out>.lock`` (an exclusive ``flock``) from before it
 reads ``<out>`` until the table is written; a second sweep on the same output
@@ -480,18 +482,86 @@ def _read_table(out: Path, fmt: str) -> pd.DataFrame:
     return table
 
 
-def _read_journal(path: Path) -> dict[str, list[dict[str, Any]]]:
+# The journal holds one JSON record per line, {"key": ..., "rows": [...]}, each
+# written whole, flushed and fsynced. A crash can still cut the last line short.
+_RECORD_START = '{"key"'
+
+
+def _journal_record(line: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The (key, rows) of one journal line, or None if it holds no whole record.
+
+    A line may also hold a whole record glued after a torn one, as sweeps of
+    earlier versions wrote when resuming after a crash: that record counts.
+    """
+    decoder = json.JSONDecoder()
+    text = line.strip()
+    start = 0
+    while start >= 0:
+        try:
+            entry, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            entry, end = None, -1
+        if end == len(text) and isinstance(entry, dict):
+            key, rows = entry.get("key"), entry.get("rows")
+            if isinstance(key, str) and isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+                return key, rows
+        start = text.find(_RECORD_START, start + 1)
+    return None
+
+
+def _read_journal(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """The runs recorded in the journal, and the number of lines that held none."""
     done: dict[str, list[dict[str, Any]]] = {}
+    unreadable = 0
     if not path.exists():
-        return done
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-                done[entry["key"]] = entry["rows"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # a line cut short by a crash: that run simply runs again
-    return done
+        return done, unreadable
+    with path.open("rb") as fh:
+        for raw in fh:
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            record = _journal_record(line)
+            if record is None:
+                unreadable += 1
+            else:
+                done[record[0]] = record[1]
+    return done, unreadable
+
+
+def _repair_journal(path: Path) -> None:
+    """Make the journal end with a whole line, so the next record starts a line of its own.
+
+    A crash can cut the last record short: that piece is cut off (its run
+    simply runs again). A whole last record that lost only its newline gets it.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        start, pos = 0, size
+        while pos > 0:  # find where the last line begins, reading back from the end
+            step = min(1 << 16, pos)
+            pos -= step
+            fh.seek(pos)
+            newline = fh.read(step).rfind(b"\n")
+            if newline >= 0:
+                start = pos + newline + 1
+                break
+        fh.seek(start)
+        tail = fh.read()
+        if _journal_record(tail.decode("utf-8", errors="replace")) is not None:
+            fh.seek(size)
+            fh.write(b"\n")
+        else:
+            fh.truncate(start)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _write_atomic(table: pd.DataFrame, out: Path, fmt: str) -> None:
@@ -592,13 +662,19 @@ def _sweep_locked(
         existing = _read_table(out_path, fmt)
         _refuse_foreign(set(existing["run_key"].astype(str)), order, f"{out_path}", "file")
     in_table = set(existing["run_key"].astype(str))
-    journaled = _read_journal(journal) if journal is not None else {}
+    journaled: dict[str, list[dict[str, Any]]] = {}
+    if journal is not None:
+        _repair_journal(journal)  # a record cut short by a crash must not swallow the next one
+        journaled, unreadable = _read_journal(journal)
+        if unreadable:
+            say(f"{journal}: skipped {unreadable} unreadable lines; their runs will run again")
     _refuse_foreign(set(journaled), order, f"{journal}", "journal")
     done = in_table | set(journaled)
     todo = [p for p in points if p.key not in done]
 
     new_rows: list[dict[str, Any]] = []
     failed: list[FailedRun] = []
+    recorded: set[str] = set()  # runs of this call written to the journal
     ran = 0
     jfh = None
     if journal is not None and todo:
@@ -619,6 +695,7 @@ def _sweep_locked(
             jfh.write(json.dumps(entry) + "\n")
             jfh.flush()
             os.fsync(jfh.fileno())
+            recorded.add(point.key)
         else:
             new_rows.extend(rows)
 
@@ -629,7 +706,10 @@ def _sweep_locked(
             jfh.close()
         # The journal, not memory, is the record of finished runs: Ctrl-C may
         # land between a run's journal line and any in-memory bookkeeping.
-        runs = _read_journal(journal)
+        runs, _ = _read_journal(journal)
+        lost = recorded - runs.keys()
+        if lost:  # the journal is kept: nothing in it is lost
+            raise SweepError(f"{journal}: {len(lost)} finished runs cannot be read back; rerun to run them again")
         parts = [existing] + [pd.DataFrame(rows) for key, rows in runs.items() if key not in in_table]
         table = _assemble(parts, order, columns)
         _write_atomic(table, out_path, fmt)
