@@ -222,6 +222,135 @@ def test_a_damaged_line_inside_the_journal_reruns_only_its_run(full_journal, sma
     pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
 
 
+# ---- workers that die --------------------------------------------------------------------
+# A worker that runs everything but dies on the runs at load 0.2: what the
+# kernel's OOM killer or a crash in the engine would look like.
+DYING_WORKER = (
+    "import json, os, fabricsim._worker as w\n"
+    "real = w.run_one\n"
+    "def run_one(scenario_json, source):\n"
+    "    if json.loads(scenario_json)['workload']['offered_load'] == 0.2:\n"
+    "        os._exit(9)\n"
+    "    return real(scenario_json, source)\n"
+    "w.run_one = run_one\n"
+    "w.main()\n"
+)
+
+
+def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", DYING_WORKER])
+    out = tmp_path / "s.csv"
+    res = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
+    assert len(res.failed) == 3
+    assert all(isinstance(f.error, fabricsim.WorkerError) and "exit" in str(f.error) for f in res.failed)
+    assert set(pd.read_csv(out)["workload.offered_load"]) == {0.1}
+    assert len(_runs(pd.read_csv(out))) == 3
+    monkeypatch.undo()
+
+    retry = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
+    assert retry.ok and (retry.ran, retry.skipped) == (3, 3)
+
+
+def test_run_many_raises_a_worker_death(small, monkeypatch):
+    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
+    with pytest.raises(fabricsim.WorkerError):
+        sweep_mod.run_many([small, small], jobs=2, progress=False)
+
+
+# ---- killed sweeps -------------------------------------------------------------------------
+def _session_processes(sid: int) -> dict[int, str]:
+    """Live processes (pid -> command line) of session ``sid``; zombies have already exited."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        state, session = fields[0], int(fields[3])
+        if session == sid and state != "Z":
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def test_workers_exit_when_the_sweep_is_killed_and_the_rerun_finishes_it(small_toml, tmp_path):
+    out = tmp_path / "s.csv"
+    # Two quick runs, then two that take a good fraction of a second: the kill
+    # lands while both workers are busy on the long ones.
+    short, long_ = SMALL[FRAMES], longer(50)[FRAMES]
+    args = ["sweep", str(small_toml), "--grid", f"{FRAMES}={short},{long_}", "--reps", "2", "--jobs", "2",
+            "--out", str(out)]
+    proc = spawn_cli(*args, start_new_session=True)
+    sid = proc.pid
+    try:
+        _wait_for(lambda: _journal_lines(out) >= 2, what="the two short runs")
+        assert len(_session_processes(sid)) >= 3, _session_processes(sid)  # the sweep and its two workers
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)  # not communicate(): processes left behind would hold its pipes open
+        _wait_for(lambda: not _session_processes(sid), timeout=15, what="the sweep's processes to exit")
+    finally:
+        try:
+            os.killpg(sid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.stdout.close()
+        proc.stderr.close()
+    assert sweep_mod.lock_path(out).exists()  # left behind by the killed sweep ...
+
+    again = run_cli(*args)  # ... and no obstacle to the rerun
+    assert again.returncode == 0, again.stderr
+    ran, skipped = map(int, re.search(r"ran (\d+), skipped (\d+)", again.stdout).groups())
+    assert ran + skipped == 4 and skipped >= 2
+    assert len(_runs(pd.read_csv(out))) == 4
+
+
+# ---- scripts without a __main__ guard ------------------------------------------------------------
+def _readme_python_example() -> str:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    example = next(b for b in blocks if "fabricsim.sweep(" in b)
+    return example
+
+
+def test_the_readme_example_works_as_a_plain_script(small, tmp_path):
+    example = _readme_python_example()
+    assert "__main__" not in example
+    (tmp_path / "my.toml").write_text(small.to_toml())
+    (tmp_path / "example.py").write_text(example + "\nprint('runs', s.table['run_key'].nunique(), 'failed', len(s.failed))\n")
+    proc = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    sweep_call = re.search(r"fabricsim\.sweep\((.*)\)", example).group(1)
+    out = tmp_path / re.search(r'out="([^"]+)"', sweep_call).group(1)
+    assert len(_runs(pd.read_csv(out))) > 1
+    assert re.search(r"runs (\d+) failed 0", proc.stdout), proc.stdout
+
+
+UNGUARDED = textwrap.dedent(
+    """
+    import sys
+    import fabricsim
+
+    print("script body ran")
+    s = fabricsim.sweep(sys.argv[1], {"workload.offered_load": [0.1, 0.2, 0.3]}, reps=2, jobs=2, out=sys.argv[2], progress=False)
+    print(s.report())
+    """
+)
+
+
+def test_an_unguarded_script_runs_its_sweep_once_on_the_pool(small_toml, tmp_path):
+    (tmp_path / "unguarded.py").write_text(UNGUARDED)
+    out = tmp_path / "s.csv"
+    proc = subprocess.run([sys.executable, "unguarded.py", str(small_toml), str(out)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("script body ran") == 1  # the workers never ran the script
+    assert "ran 6, skipped 0 already finished, failed 0" in proc.stdout
+    assert len(_runs(pd.read_csv(out))) == 6
+
+
 # ---- outputs that cannot be written ---------------------------------------------------------------
 def _read_only_dir(tmp_path: Path) -> Path:
     if os.geteuid() == 0:  # root writes through permission bits; sysfs takes no new files from anyone

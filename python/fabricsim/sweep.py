@@ -1,4 +1,4 @@
-"""Parameter sweeps: grid x replications, run on a local process pool, tidy tables out.
+"""Parameter sweeps: grid x replications, run on local worker processes, tidy tables out.
 
 Seeds. Replication ``r`` of a grid point runs with ``run.seed = base + r``, where
 ``base`` is the ``base_seed`` argument if given, else that point's ``run.seed``
@@ -12,11 +12,15 @@ cut short by a crash is cut off before anything is appended, so only its run
 runs again. The table is written atomically (temporary file + rename) at the
 end and on Ctrl-C, after which the journal is no longer needed and is removed.
 
-
 Locking. A sweep holds ``<out>.lock`` (an exclusive ``flock``) from before it
 reads ``<out>`` until the table is written; a second sweep on the same output
 is refused at once. The kernel drops the lock when its holder dies, however it
 dies, so a lock file left by a killed sweep is no obstacle.
+
+Workers. With ``jobs > 1`` runs go to fresh interpreters running
+:mod:`fabricsim._worker`, fed one run at a time over a pipe. They never import
+the caller's ``__main__`` (a script without an ``if __name__ == "__main__":``
+guard works), and they exit when the sweep closes their pipe or dies.
 
 The run key identifies a run: JSON of a digest of the base scenario, the grid
 values, the replication and the seed. A results file holding runs that the
@@ -25,26 +29,28 @@ current plan does not contain belongs to another sweep and is refused.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import collections
 import errno
 import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
+import queue
 import re
 import signal
 import socket
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _core
-from .errors import FabricsimError, InternalError, SweepError, unwrap
+from . import _worker
+from .errors import FabricsimError, SweepError, WorkerError, unwrap
 from .result import METRIC_COLUMNS, RunResult, metric_rows
 from .scenario import Scenario
 
@@ -186,41 +192,185 @@ def plan_sweep(
 
 # ---- execution ------------------------------------------------------------------
 def _worker_run(scenario_json: str, source: str) -> str:
-    """Run one scenario; return the engine's JSON reply (errors included, never raised)."""
+    """Run one scenario in this process; return the engine's JSON reply (errors included, never raised)."""
+    return _worker.run_one(scenario_json, source)
+
+
+def _worker_command() -> list[str]:
+    """How a worker process starts: a fresh interpreter with this process's
+    ``sys.path`` (so it imports this very fabricsim) that runs
+    ``fabricsim._worker.main``, and never this process's ``__main__``."""
+    if not sys.executable:
+        raise WorkerError("cannot start worker processes: sys.executable is not set (run with jobs=1)")
+    bootstrap = (
+        "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "import json, sys; sys.path[:] = json.loads(sys.argv[1])\n"
+        "from fabricsim._worker import main; main(int(sys.argv[2]))\n"
+    )
+    return [sys.executable, "-c", bootstrap, json.dumps(sys.path), str(os.getpid())]
+
+
+class _Worker:
+    """One worker process and the two pipes to it."""
+
+    def __init__(self, command: list[str]) -> None:
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except OSError as exc:
+            raise WorkerError(f"cannot start a worker process: {exc}") from None
+        self.replied = False
+
+    def call(self, request_id: int, point: RunPoint) -> str:
+        """Have the worker run ``point``; its reply, or WorkerError if the worker died."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        request = {"id": request_id, "scenario": point.scenario_json, "source": point.source}
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = b""
+        if not line:
+            raise WorkerError(f"{point.source}: the worker process {self._how_it_ended()} during the run")
+        answer = json.loads(line)
+        if answer.get("id") != request_id:
+            raise WorkerError(f"{point.source}: the worker answered request {answer.get('id')} for {request_id}")
+        self.replied = True
+        return answer["reply"]
+
+    def _how_it_ended(self) -> str:
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        if code < 0:
+            try:
+                return f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"was killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the worker: closing its stdin makes it exit; ``kill`` does not wait for that."""
+        if kill:
+            self.proc.kill()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_SLOT_DONE = object()
+
+
+def _run_on_workers(
+    points: Sequence[RunPoint], jobs: int, deliver: Callable[[RunPoint, str | None, FabricsimError | None], None]
+) -> None:
+    """Run ``points`` on ``jobs`` worker processes; ``deliver`` each reply (or WorkerError) in this thread.
+
+    Each worker has a thread here that feeds it one run at a time and starts
+    the worker, and owns it until it is closed. A worker that dies fails only
+    the run it held; the next run gets a fresh worker. If ``deliver`` raises,
+    or on Ctrl-C, the workers are killed and the exception propagates.
+    """
+    pending = collections.deque(enumerate(points))
+    outcomes: queue.Queue = queue.Queue()
+    lock = threading.Lock()
+    stopping = threading.Event()
+    live: set[_Worker] = set()
+    command = _worker_command()
+    # Workers that die before they ever answered, while no worker of this pool
+    # has: the environment cannot run workers at all (e.g. fabricsim cannot be
+    # imported there). Then the remaining runs fail at once instead of each
+    # starting a worker that dies.
+    stillborn = [0]
+    any_replied = [False]
+    give_up_after = jobs + 2
+
+    def slot() -> None:
+        worker: _Worker | None = None
+        try:
+            while True:
+                with lock:
+                    if stopping.is_set() or not pending:
+                        return
+                    request_id, point = pending.popleft()
+                    if worker is None and not any_replied[0] and stillborn[0] >= give_up_after:
+                        error = WorkerError(
+                            f"{point.source}: not run: {stillborn[0]} worker processes in a row died before "
+                            "finishing a run (see their messages above)"
+                        )
+                        given_up = [point] + [p for _, p in pending]
+                        pending.clear()
+                        for p in given_up:
+                            outcomes.put((p, None, error))
+                        return
+                    try:
+                        if worker is None:
+                            worker = _Worker(command)
+                            live.add(worker)
+                    except WorkerError as exc:
+                        stillborn[0] += 1
+                        outcomes.put((point, None, exc))
+                        continue
+                try:
+                    reply = worker.call(request_id, point)
+                except WorkerError as exc:
+                    with lock:
+                        live.discard(worker)
+                        if not worker.replied:
+                            stillborn[0] += 1
+                    worker.close(kill=True)
+                    worker = None
+                    outcomes.put((point, None, exc))
+                    continue
+                with lock:
+                    any_replied[0] = True
+                outcomes.put((point, reply, None))
+        except BaseException as exc:  # a bug here must not leave the sweep waiting forever
+            outcomes.put((None, None, exc))
+        finally:
+            if worker is not None:
+                with lock:
+                    live.discard(worker)
+                worker.close(kill=stopping.is_set())
+            outcomes.put(_SLOT_DONE)
+
+    threads = [threading.Thread(target=slot, name=f"fabricsim-worker-{k}", daemon=True) for k in range(jobs)]
+    for t in threads:
+        t.start()
     try:
-        return _core.run(scenario_json, source)
-    except (KeyboardInterrupt, SystemExit):
+        running = len(threads)
+        while running:
+            try:
+                item = outcomes.get(timeout=1.0)  # a bounded wait keeps Ctrl-C prompt everywhere
+            except queue.Empty:
+                continue
+            if item is _SLOT_DONE:
+                running -= 1
+                continue
+            point, reply, error = item
+            if point is None:
+                raise error
+            deliver(point, reply, error)
+    except BaseException:
+        stopping.set()
+        with lock:
+            doomed = list(live)
+        for worker in doomed:
+            worker.proc.kill()  # the threads see their worker die, clean up and end
         raise
-    except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
-        return json.dumps({"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "file": source}})
-
-
-def _worker_init() -> None:
-    # Ctrl-C goes to the whole process group; only the parent should react, so
-    # it can save finished work and then stop the workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _pool_context():
-    # Workers fork from a small single-threaded server rather than from this
-    # process, which may hold threads (pyarrow, progress bars) that fork() would
-    # copy mid-flight. The server imports the engine once, so workers start fast.
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _terminate(pool: cf.ProcessPoolExecutor) -> None:
-    # shutdown() alone waits for running simulations, which may take minutes.
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(timeout=5)
+    finally:
+        for t in threads:
+            t.join(timeout=30)
 
 
 def _progress_bar(total: int, desc: str | None, progress: bool):
@@ -244,11 +394,11 @@ def execute(
     progress: bool = True,
     desc: str | None = None,
 ) -> None:
-    """Run ``points`` (inline if ``jobs == 1``, else on a process pool), calling ``on_done`` as each finishes.
+    """Run ``points`` (inline if ``jobs == 1``, else on worker processes), calling ``on_done`` as each finishes.
 
     ``on_done`` runs in this process in completion order. If it raises, or on
     Ctrl-C, the remaining runs are cancelled, the workers stopped and the
-    exception propagates.
+    exception propagates. A run whose worker process died gets a WorkerError.
     """
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -257,31 +407,22 @@ def execute(
     if not points:
         return
     bar = _progress_bar(len(points), desc, progress)
+
+    def deliver(point: RunPoint, reply: str | None, error: FabricsimError | None) -> None:
+        if error is None:
+            assert reply is not None
+            result, error = _reply_to_outcome(point, reply)
+            on_done(point, result, error)
+        else:
+            on_done(point, None, error)
+        bar.update(1)
+
     try:
         if jobs == 1 or len(points) == 1:
             for point in points:
-                result, error = _reply_to_outcome(point, _worker_run(point.scenario_json, point.source))
-                on_done(point, result, error)
-                bar.update(1)
-            return
-        pool = cf.ProcessPoolExecutor(
-            max_workers=min(jobs, len(points)), mp_context=_pool_context(), initializer=_worker_init
-        )
-        try:
-            futures = {pool.submit(_worker_run, p.scenario_json, p.source): p for p in points}
-            for fut in cf.as_completed(futures):
-                point = futures[fut]
-                exc = fut.exception()
-                if exc is not None:  # e.g. a worker died (BrokenProcessPool)
-                    on_done(point, None, InternalError(f"{point.source}: worker failed: {type(exc).__name__}: {exc}"))
-                else:
-                    on_done(point, *_reply_to_outcome(point, fut.result()))
-                bar.update(1)
-        except BaseException:
-            _terminate(pool)
-            raise
+                deliver(point, _worker_run(point.scenario_json, point.source), None)
         else:
-            pool.shutdown(wait=True)
+            _run_on_workers(points, min(jobs, len(points)), deliver)
     finally:
         bar.close()
 
@@ -645,8 +786,6 @@ def _sweep_locked(
     base_seed: int | None,
     log: Callable[[str], None] | None,
 ) -> SweepResult:
-    import pandas as pd
-
     import pandas as pd
 
     fmt = _format_of(out_path) if out_path is not None else None
