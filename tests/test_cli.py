@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import importlib
 import json
 import signal
+import sys
 import time
 
 import pandas as pd
@@ -145,3 +147,57 @@ def test_reproduce_list_and_unknown_id(cli, tmp_path):
 def test_version(cli):
     proc = cli("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("fabricsim ")
+
+
+def _in_process_cli(*args: str):
+    """The command run in this process, so a test can stand in for the engine or the workers."""
+    from fabricsim.cli import app
+    from typer.testing import CliRunner
+
+    return CliRunner().invoke(app, list(args))
+
+
+def _model_error(scenario_json, source):
+    return json.dumps({"error": {"kind": "model", "message": "deadlock detected", "file": source}})
+
+
+def test_sweep_failures_that_a_rerun_cannot_fix_say_so(small_toml, tmp_path, monkeypatch):
+    sweep_mod = importlib.import_module("fabricsim.sweep")
+    real = sweep_mod._worker_run
+
+    def fails_at_high_load(scenario_json, source):
+        if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
+            return _model_error(scenario_json, source)
+        return real(scenario_json, source)
+
+    args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "1"]
+    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    res = _in_process_cli(*args, "--out", str(tmp_path / "some.csv"))
+    assert res.exit_code == 1, res.output
+    assert "error: 1 runs failed; a rerun will not fix them" in res.stderr and "retry" not in res.stderr
+
+    monkeypatch.setattr(sweep_mod, "_worker_run", _model_error)
+    res = _in_process_cli(*args, "--out", str(tmp_path / "all.csv"))
+    assert res.exit_code == 1, res.output
+    assert "error: all 2 runs failed; a rerun will not fix them" in res.stderr and "deadlock detected" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "all.csv").exists()
+
+
+def test_sweep_runs_lost_with_their_worker_can_be_retried(small_toml, tmp_path, monkeypatch):
+    sweep_mod = importlib.import_module("fabricsim.sweep")
+    dies_at_high_load = (
+        "import json, os, fabricsim._worker as w\n"
+        "real = w.run_one\n"
+        "w.run_one = lambda s, src: os._exit(9) if json.loads(s)['workload']['offered_load'] == 0.2 else real(s, src)\n"
+        "w.main()\n"
+    )
+    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", dies_at_high_load])
+    args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "2",
+            "--out", str(tmp_path / "s.csv")]
+    res = _in_process_cli(*args)
+    assert res.exit_code == 1, res.output
+    assert "exited with code 9" in res.stderr
+    assert "error: 1 runs failed; their worker processes died; rerun the same command to retry them" in res.stderr
+    monkeypatch.undo()
+    res = _in_process_cli(*args)
+    assert res.exit_code == 0 and "ran 1, skipped 1" in res.stdout

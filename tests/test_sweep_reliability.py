@@ -49,6 +49,7 @@ def _journal_lines(out: Path) -> int:
     except FileNotFoundError:
         return 0
 
+
 # ---- two sweeps, one output ------------------------------------------------------------
 # A sweep in another process whose first run waits for a gate file: it holds
 # the output for as long as the test needs, with no timing guesswork.
@@ -222,7 +223,35 @@ def test_a_damaged_line_inside_the_journal_reruns_only_its_run(full_journal, sma
     pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
 
 
-# ---- workers that die --------------------------------------------------------------------
+# ---- failures ----------------------------------------------------------------------------
+def _model_error(scenario_json, source):
+    return json.dumps({"error": {"kind": "model", "message": "deadlock detected", "file": source}})
+
+
+def test_a_sweep_whose_every_run_failed_raises(small, tmp_path, monkeypatch):
+    out = tmp_path / "s.csv"
+    monkeypatch.setattr(sweep_mod, "_worker_run", _model_error)
+    with pytest.raises(SweepError, match=r"all 4 runs failed") as exc:
+        fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
+    message = str(exc.value)
+    assert "deadlock detected" in message and "rerun" in message and "will not" in message
+    assert len(exc.value.failed) == 4 and not any(f.retryable for f in exc.value.failed)
+    assert not out.exists() and not sweep_mod.journal_path(out).exists() and not sweep_mod.lock_path(out).exists()
+
+
+def test_some_runs_failing_is_reported_not_raised(small, monkeypatch):
+    real = sweep_mod._worker_run
+
+    def fails_at_high_load(scenario_json, source):
+        if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
+            return _model_error(scenario_json, source)
+        return real(scenario_json, source)
+
+    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    res = fabricsim.sweep(small, GRID, reps=2, jobs=1, progress=False)
+    assert len(res.failed) == 2 and len(_runs(res.table)) == 2
+
+
 # A worker that runs everything but dies on the runs at load 0.2: what the
 # kernel's OOM killer or a crash in the engine would look like.
 DYING_WORKER = (
@@ -241,7 +270,7 @@ def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_p
     monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", DYING_WORKER])
     out = tmp_path / "s.csv"
     res = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
-    assert len(res.failed) == 3
+    assert len(res.failed) == 3 and all(f.retryable for f in res.failed)
     assert all(isinstance(f.error, fabricsim.WorkerError) and "exit" in str(f.error) for f in res.failed)
     assert set(pd.read_csv(out)["workload.offered_load"]) == {0.1}
     assert len(_runs(pd.read_csv(out))) == 3
@@ -249,6 +278,17 @@ def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_p
 
     retry = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
     assert retry.ok and (retry.ran, retry.skipped) == (3, 3)
+
+
+def test_workers_that_cannot_start_fail_the_sweep_quickly(small, monkeypatch):
+    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
+    grid = {"workload.offered_load": [round(0.05 * i, 2) for i in range(1, 17)]}
+    start = time.monotonic()
+    with pytest.raises(SweepError, match="all 16 runs failed") as exc:
+        fabricsim.sweep(small, grid, jobs=2, progress=False)
+    assert all(f.retryable for f in exc.value.failed)
+    assert "worker" in str(exc.value)
+    assert time.monotonic() - start < 30
 
 
 def test_run_many_raises_a_worker_death(small, monkeypatch):
@@ -351,6 +391,20 @@ def test_an_unguarded_script_runs_its_sweep_once_on_the_pool(small_toml, tmp_pat
     assert len(_runs(pd.read_csv(out))) == 6
 
 
+def test_an_unguarded_script_whose_runs_all_fail_exits_non_zero(small_toml, tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED.replace("import fabricsim\n", textwrap.dedent(
+        """
+        import fabricsim, importlib, json
+        importlib.import_module("fabricsim.sweep")._worker_command = lambda: [sys.executable, "-c", "raise SystemExit(3)"]
+        """
+    )))
+    proc = subprocess.run([sys.executable, str(script), str(small_toml), str(tmp_path / "s.csv")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "SweepError" in proc.stderr and "all 6 runs failed" in proc.stderr
+
+
 # ---- outputs that cannot be written ---------------------------------------------------------------
 def _read_only_dir(tmp_path: Path) -> Path:
     if os.geteuid() == 0:  # root writes through permission bits; sysfs takes no new files from anyone
@@ -390,3 +444,4 @@ def test_cli_unwritable_out_exits_2_naming_the_path(small_toml, unwritable_out):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: ") and str(unwritable_out) in proc.stderr
     assert "Traceback" not in proc.stderr and "sweep:" not in proc.stdout
+

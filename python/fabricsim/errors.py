@@ -78,7 +78,11 @@ class ModelError(FabricsimError):
 
 
 class SweepError(FabricsimError):
-    """A sweep cannot be set up or finished (bad output path, output in use, foreign results file...)."""
+    """A sweep cannot be set up or finished (bad output path, output in use, foreign
+    results file...), or every one of its runs failed; then ``failed`` lists them
+    (``fabricsim.sweep.FailedRun``)."""
+
+    failed: tuple = ()
 
 
 class WorkerError(FabricsimError):

@@ -93,6 +93,27 @@ class FailedRun:
         where = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
         return f"run [{where}{', ' if where else ''}rep {self.rep}, seed {self.seed}] failed: {self.error}"
 
+    @property
+    def retryable(self) -> bool:
+        """Whether a rerun may succeed: only if the worker died. The engine is
+        deterministic, so a scenario or model error comes back the same."""
+        return isinstance(self.error, WorkerError)
+
+
+def failure_advice(failed: Sequence[FailedRun]) -> str:
+    """What a rerun of the sweep would do about ``failed``, in a phrase."""
+    retry = sum(f.retryable for f in failed)
+    permanent = len(failed) - retry
+    if not permanent:
+        return "their worker processes died; rerun the same command to retry them"
+    fix = "a rerun will not fix them (the same scenario and seed fail the same way): fix the scenario or the grid"
+    if not retry:
+        return fix
+    return (
+        f"{retry} of them failed because their worker process died and a rerun retries them; "
+        f"the other {permanent} a rerun will not fix (the same scenario and seed fail the same way)"
+    )
+
 
 @dataclass
 class SweepResult:
@@ -759,7 +780,9 @@ def run_sweep(
     """Run every grid point ``reps`` times; see the module docstring for seeds, resume and locking.
 
     A run that fails is reported and left out of the table; the others go on.
-    Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty).
+    Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty). When
+    every run failed, so that the table holds none, SweepError is raised, its
+    ``failed`` listing them.
     """
     sc = Scenario.coerce(scenario).with_overrides(overrides)
     out_path = Path(out) if out is not None else None
@@ -773,6 +796,13 @@ def run_sweep(
     finally:
         if lock is not None:
             lock.release()
+    if result.failed and result.table.empty:
+        error = SweepError(
+            f"all {len(result.failed)} runs failed; {failure_advice(result.failed)}; "
+            f"the first {result.failed[0].describe()}"
+        )
+        error.failed = tuple(result.failed)
+        raise error
     return result
 
 
@@ -851,7 +881,8 @@ def _sweep_locked(
             raise SweepError(f"{journal}: {len(lost)} finished runs cannot be read back; rerun to run them again")
         parts = [existing] + [pd.DataFrame(rows) for key, rows in runs.items() if key not in in_table]
         table = _assemble(parts, order, columns)
-        _write_atomic(table, out_path, fmt)
+        if len(table) or out_path.exists():  # no empty table where there was none
+            _write_atomic(table, out_path, fmt)
         if journal.exists():
             journal.unlink()  # the table now holds everything the journal had
         return table
