@@ -1,10 +1,12 @@
 """A sweep's worker process: runs the scenarios its sweep sends, one at a time.
 
-A sweep starts each worker as a fresh interpreter that imports this module
-(see ``fabricsim.sweep._worker_command``), not through ``multiprocessing``, so a
-worker never imports the user's ``__main__``: a script that calls
-``fabricsim.sweep`` without an ``if __name__ == "__main__":`` guard is not run
-again in every worker.
+A sweep starts each worker as a fresh interpreter that loads this file and the
+engine extension by path, and nothing else of fabricsim (see
+``fabricsim.sweep._worker_command``): it starts fast, runs exactly the sweep's
+own engine, and, started without ``multiprocessing``, never imports the user's
+``__main__``, so a script that calls ``fabricsim.sweep`` without an
+``if __name__ == "__main__":`` guard is not run again in every worker. This
+module therefore imports nothing from the package at import time.
 
 Protocol: one JSON line per request on stdin,
 ``{"id": n, "scenario": <scenario JSON>, "source": <file name>}``, and one JSON
@@ -24,16 +26,22 @@ import queue
 import signal
 import sys
 import threading
+from typing import Any
 
 __all__ = ["run_one", "main"]
+
+_engine: Any = None  # fabricsim._core, given to main() or imported on first use
 
 
 def run_one(scenario_json: str, source: str) -> str:
     """Run one scenario; return the engine's JSON reply (errors included, never raised)."""
-    from . import _core
+    global _engine
+    if _engine is None:
+        from fabricsim import _core
 
+        _engine = _core
     try:
-        return _core.run(scenario_json, source)
+        return _engine.run(scenario_json, source)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
@@ -57,8 +65,12 @@ def _die_with_parent(parent: int | None) -> None:
         os._exit(0)
 
 
-def main(parent: int | None = None) -> None:
-    """Serve requests until stdin closes. ``parent``: the sweep's pid, to die with it."""
+def main(parent: int | None = None, engine: Any = None) -> None:
+    """Serve requests until stdin closes. ``parent``: the sweep's pid, to die with it;
+    ``engine``: the ``fabricsim._core`` module, if already loaded."""
+    global _engine
+    if engine is not None:
+        _engine = engine
     # Ctrl-C reaches the whole process group; the sweep reacts to it (saving
     # finished runs) and stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
