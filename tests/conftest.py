@@ -3,20 +3,37 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fabricsim import Scenario
 
+# The one place that names run-length keys: tests scale runs through these.
+FRAMES = "run.max_observations"
+
 # Enough frames to produce every metric, few enough to run in milliseconds.
 SMALL = {
-    "run.max_observations": 2000,
+    FRAMES: 2000,
     "run.warmup_observations": 200,
     "run.min_observations": 0,
     "run.precision": 0,
 }
+
+
+def longer(factor: int) -> dict[str, Any]:
+    """SMALL with ``factor`` times as many frames (runs of about factor x 10 ms)."""
+    return {**SMALL, FRAMES: SMALL[FRAMES] * factor}
+
+
+def set_args(overrides: Mapping[str, Any]) -> list[str]:
+    """``--set key=value`` arguments for the command line."""
+    return [arg for key, value in overrides.items() for arg in ("--set", f"{key}={value}")]
 
 
 @pytest.fixture
@@ -31,17 +48,51 @@ def small_toml(tmp_path: Path, small: Scenario) -> Path:
     return path
 
 
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONUNBUFFERED="1")
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the `fabricsim` command as a user would, in a fresh interpreter."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.run(
         [sys.executable, "-m", "fabricsim", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=timeout,
-        env=env,
+        env=_env(),
     )
+
+
+@contextmanager
+def default_sigint_in_children() -> Iterator[None]:
+    """Children started inside this block get SIGINT's default action, whatever this process inherited.
+
+    A non-interactive shell starts background jobs (``cmd &``) with SIGINT
+    ignored, and an ignored signal stays ignored across exec, so a child would
+    shrug off Ctrl-C. A caught signal, by contrast, is reset to its default by
+    exec: catching SIGINT here for the moment of the spawn gives the child a
+    normal Ctrl-C, on which Python raises KeyboardInterrupt.
+    """
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def spawn_cli(*args: str, cwd: Path | None = None, **popen: Any) -> subprocess.Popen:
+    """Start the `fabricsim` command in the background, with a normal Ctrl-C (see above)."""
+    with default_sigint_in_children():
+        return subprocess.Popen(
+            [sys.executable, "-m", "fabricsim", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+            env=_env(),
+            **popen,
+        )
 
 
 @pytest.fixture

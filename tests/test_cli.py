@@ -1,16 +1,28 @@
 from __future__ import annotations
 
+import importlib
 import json
 import signal
-import subprocess
 import sys
 import time
 
 import pandas as pd
 import pytest
-from conftest import SMALL
+from conftest import SMALL, longer, set_args, spawn_cli
 
-SMALL_SETS = [arg for key, value in SMALL.items() for arg in ("--set", f"{key}={value}")]
+SMALL_SETS = set_args(SMALL)
+
+
+@pytest.fixture(params=["default", "ignored"])
+def inherited_sigint(request):
+    """SIGINT as this process got it from its shell: `cmd &` in a script starts it ignored."""
+    old = signal.getsignal(signal.SIGINT)
+    if request.param == "ignored":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield request.param
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def test_run_prints_summary(cli, small_toml):
@@ -84,15 +96,14 @@ def test_sweep_bad_out_suffix_exits_2(cli, tmp_path, small_toml):
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs):
+def test_sweep_ctrl_c_keeps_finished_runs(tmp_path, small_toml, jobs, inherited_sigint):
     out = tmp_path / "s.csv"
     journal = tmp_path / "s.csv.journal.jsonl"
     # Many runs, so Ctrl-C always lands in the middle of the sweep.
     loads = ",".join(f"{0.05 + 0.01 * i:.2f}" for i in range(20))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fabricsim", "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
-         "--reps", "10", "--jobs", jobs, "--out", str(out), "--set", "run.max_observations=20000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = spawn_cli(
+        "sweep", str(small_toml), "--grid", f"workload.offered_load={loads}",
+        "--reps", "10", "--jobs", jobs, "--out", str(out), *set_args(longer(10)),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n") >= 2):
@@ -196,3 +207,57 @@ def test_a_section_of_another_model_is_an_error_naming_it(cli, tmp_path):
     proc = cli("scenario", "check", str(path))
     assert proc.returncode == 2
     assert "[protocol] belongs to the Fibre Channel fabric model" in proc.stderr
+
+
+def _in_process_cli(*args: str):
+    """The command run in this process, so a test can stand in for the engine or the workers."""
+    from fabricsim.cli import app
+    from typer.testing import CliRunner
+
+    return CliRunner().invoke(app, list(args))
+
+
+def _model_error(scenario_json, source):
+    return json.dumps({"error": {"kind": "model", "message": "deadlock detected", "file": source}})
+
+
+def test_sweep_failures_that_a_rerun_cannot_fix_say_so(small_toml, tmp_path, monkeypatch):
+    sweep_mod = importlib.import_module("fabricsim.sweep")
+    real = sweep_mod._worker_run
+
+    def fails_at_high_load(scenario_json, source):
+        if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
+            return _model_error(scenario_json, source)
+        return real(scenario_json, source)
+
+    args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "1"]
+    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    res = _in_process_cli(*args, "--out", str(tmp_path / "some.csv"))
+    assert res.exit_code == 1, res.output
+    assert "error: 1 runs failed; a rerun will not fix them" in res.stderr and "retry" not in res.stderr
+
+    monkeypatch.setattr(sweep_mod, "_worker_run", _model_error)
+    res = _in_process_cli(*args, "--out", str(tmp_path / "all.csv"))
+    assert res.exit_code == 1, res.output
+    assert "error: all 2 runs failed; a rerun will not fix them" in res.stderr and "deadlock detected" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "all.csv").exists()
+
+
+def test_sweep_runs_lost_with_their_worker_can_be_retried(small_toml, tmp_path, monkeypatch):
+    sweep_mod = importlib.import_module("fabricsim.sweep")
+    dies_at_high_load = (
+        "import json, os, fabricsim._worker as w\n"
+        "real = w.run_one\n"
+        "w.run_one = lambda s, src: os._exit(9) if json.loads(s)['workload']['offered_load'] == 0.2 else real(s, src)\n"
+        "w.main()\n"
+    )
+    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", dies_at_high_load])
+    args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "2",
+            "--out", str(tmp_path / "s.csv")]
+    res = _in_process_cli(*args)
+    assert res.exit_code == 1, res.output
+    assert "exited with code 9" in res.stderr
+    assert "error: 1 runs failed; their worker processes died; rerun the same command to retry them" in res.stderr
+    monkeypatch.undo()
+    res = _in_process_cli(*args)
+    assert res.exit_code == 0 and "ran 1, skipped 1" in res.stdout

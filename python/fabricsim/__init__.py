@@ -9,7 +9,7 @@
 from . import _core
 from . import sweep as _sweep_module  # noqa: F401  (imported before the function below takes the name)
 from .api import routing, run, sweep
-from .errors import FabricsimError, InternalError, ModelError, ScenarioError, SweepError
+from .errors import FabricsimError, InternalError, ModelError, ScenarioError, SweepError, WorkerError
 from .result import RunResult
 from .scenario import Scenario
 from .sweep import SweepResult
@@ -29,6 +29,7 @@ __all__ = [
     "ScenarioError",
     "ModelError",
     "SweepError",
+    "WorkerError",
     "InternalError",
     "__version__",
 ]

@@ -1,7 +1,8 @@
 """The ``fabricsim`` command.
 
-Exit codes: 0 success; 1 some sweep runs failed (or, with --strict, a
-reproduction check missed); 2 a scenario/usage error; 130 interrupted.
+Exit codes: 0 success; 1 sweep runs failed, some or all (or, with --strict, a
+reproduction check missed); 2 a scenario/usage error, e.g. an --out that cannot
+be written or that another sweep is writing; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from .errors import FabricsimError, ScenarioError
+from .errors import FabricsimError, ScenarioError, SweepError
 
 app = typer.Typer(
     name="fabricsim",
@@ -137,14 +138,20 @@ def sweep(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
 ) -> None:
     """Run a grid of scenarios x replications in parallel and write a tidy table."""
-    from .sweep import run_sweep
+    from .sweep import failure_advice, run_sweep
 
-    result = run_sweep(
-        _load(scenario, set_), parse_grid(grid), reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
-    )
+    try:
+        result = run_sweep(
+            _load(scenario, set_), parse_grid(grid), reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
+        )
+    except SweepError as exc:
+        if not exc.failed:
+            raise
+        typer.echo(f"error: {exc}", err=True)  # every run failed
+        raise typer.Exit(1) from None
     typer.echo(f"sweep: {result.report()}")
     if result.failed:
-        typer.echo(f"error: {len(result.failed)} runs failed; rerun the same command to retry them", err=True)
+        typer.echo(f"error: {len(result.failed)} runs failed; {failure_advice(result.failed)}", err=True)
         raise typer.Exit(1)
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "ScenarioError",
     "ModelError",
     "SweepError",
+    "WorkerError",
     "InternalError",
     "error_from_payload",
 ]
@@ -77,7 +78,16 @@ class ModelError(FabricsimError):
 
 
 class SweepError(FabricsimError):
-    """A sweep cannot be set up or finished (bad output path, foreign results file...)."""
+    """A sweep cannot be set up or finished (bad output path, output in use, foreign
+    results file...), or every one of its runs failed; then ``failed`` lists them
+    (``fabricsim.sweep.FailedRun``)."""
+
+    failed: tuple = ()
+
+
+class WorkerError(FabricsimError):
+    """A sweep's worker process died or could not start. The run itself may be
+    fine: rerunning the sweep retries it."""
 
 
 class InternalError(FabricsimError):

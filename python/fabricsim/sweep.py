@@ -1,4 +1,4 @@
-"""Parameter sweeps: grid x replications, run on a local process pool, tidy tables out.
+"""Parameter sweeps: grid x replications, run on local worker processes, tidy tables out.
 
 Seeds. Replication ``r`` of a grid point runs with ``run.seed = base + r``, where
 ``base`` is the ``base_seed`` argument if given, else that point's ``run.seed``
@@ -7,9 +7,20 @@ default). Every grid point therefore sees the same seed sequence (common random
 numbers), which sharpens comparisons between points.
 
 Resume. Every finished run is appended at once to ``<out>.journal.jsonl``; a
-restarted sweep skips the runs found in ``<out>`` or in the journal. The table is
-written atomically (temporary file + rename) at the end and on Ctrl-C, after
-which the journal is no longer needed and is removed.
+restarted sweep skips the runs found in ``<out>`` or in the journal. A record
+cut short by a crash is cut off before anything is appended, so only its run
+runs again. The table is written atomically (temporary file + rename) at the
+end and on Ctrl-C, after which the journal is no longer needed and is removed.
+
+Locking. A sweep holds ``<out>.lock`` (an exclusive ``flock``) from before it
+reads ``<out>`` until the table is written; a second sweep on the same output
+is refused at once. The kernel drops the lock when its holder dies, however it
+dies, so a lock file left by a killed sweep is no obstacle.
+
+Workers. With ``jobs > 1`` runs go to fresh interpreters running
+:mod:`fabricsim._worker`, fed one run at a time over a pipe. They never import
+the caller's ``__main__`` (a script without an ``if __name__ == "__main__":``
+guard works), and they exit when the sweep closes their pipe or dies.
 
 The run key identifies a run: JSON of a digest of the base scenario, the grid
 values, the replication and the seed. A results file holding runs that the
@@ -18,24 +29,35 @@ current plan does not contain belongs to another sweep and is refused.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import collections
+import errno
 import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
+import queue
+import re
 import signal
+import socket
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _core
-from .errors import FabricsimError, InternalError, SweepError, unwrap
+from . import _worker
+from .errors import FabricsimError, SweepError, WorkerError, unwrap
 from .result import METRIC_COLUMNS, RunResult, metric_rows
 from .scenario import Scenario
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # pandas costs half a second to import; only table code pays it
     import pandas as pd
@@ -70,6 +92,27 @@ class FailedRun:
     def describe(self) -> str:
         where = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
         return f"run [{where}{', ' if where else ''}rep {self.rep}, seed {self.seed}] failed: {self.error}"
+
+    @property
+    def retryable(self) -> bool:
+        """Whether a rerun may succeed: only if the worker died. The engine is
+        deterministic, so a scenario or model error comes back the same."""
+        return isinstance(self.error, WorkerError)
+
+
+def failure_advice(failed: Sequence[FailedRun]) -> str:
+    """What a rerun of the sweep would do about ``failed``, in a phrase."""
+    retry = sum(f.retryable for f in failed)
+    permanent = len(failed) - retry
+    if not permanent:
+        return "their worker processes died; rerun the same command to retry them"
+    fix = "a rerun will not fix them (the same scenario and seed fail the same way): fix the scenario or the grid"
+    if not retry:
+        return fix
+    return (
+        f"{retry} of them failed because their worker process died and a rerun retries them; "
+        f"the other {permanent} a rerun will not fix (the same scenario and seed fail the same way)"
+    )
 
 
 @dataclass
@@ -170,41 +213,196 @@ def plan_sweep(
 
 # ---- execution ------------------------------------------------------------------
 def _worker_run(scenario_json: str, source: str) -> str:
-    """Run one scenario; return the engine's JSON reply (errors included, never raised)."""
+    """Run one scenario in this process; return the engine's JSON reply (errors included, never raised)."""
+    return _worker.run_one(scenario_json, source)
+
+
+def _worker_command() -> list[str]:
+    """How a worker process starts: a fresh interpreter that loads ``_worker.py``
+    and the engine extension of this very fabricsim by path, and nothing else of
+    it (a tenth of a second sooner than importing the package), and never this
+    process's ``__main__``."""
+    from . import _core
+
+    if not sys.executable:
+        raise WorkerError("cannot start worker processes: sys.executable is not set (run with jobs=1)")
+    bootstrap = (
+        "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "import sys; sys.path[:] = [p for p in sys.path if p]  # not the current directory\n"
+        "import importlib.util\n"
+        "def load(name, path):\n"
+        "    spec = importlib.util.spec_from_file_location(name, path)\n"
+        "    module = importlib.util.module_from_spec(spec)\n"
+        "    sys.modules[name] = module\n"
+        "    spec.loader.exec_module(module)\n"
+        "    return module\n"
+        "engine = load('fabricsim._core', sys.argv[1])\n"
+        "load('fabricsim._worker', sys.argv[2]).main(int(sys.argv[3]), engine)\n"
+    )
+    return [sys.executable, "-c", bootstrap, _core.__file__, _worker.__file__, str(os.getpid())]
+
+
+class _Worker:
+    """One worker process and the two pipes to it."""
+
+    def __init__(self, command: list[str]) -> None:
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except OSError as exc:
+            raise WorkerError(f"cannot start a worker process: {exc}") from None
+        self.replied = False
+
+    def call(self, request_id: int, point: RunPoint) -> str:
+        """Have the worker run ``point``; its reply, or WorkerError if the worker died."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        request = {"id": request_id, "scenario": point.scenario_json, "source": point.source}
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:
+            line = b""
+        if not line:
+            raise WorkerError(f"{point.source}: the worker process {self._how_it_ended()} during the run")
+        answer = json.loads(line)
+        if answer.get("id") != request_id:
+            raise WorkerError(f"{point.source}: the worker answered request {answer.get('id')} for {request_id}")
+        self.replied = True
+        return answer["reply"]
+
+    def _how_it_ended(self) -> str:
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        if code < 0:
+            try:
+                return f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"was killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the worker: closing its stdin makes it exit; ``kill`` does not wait for that."""
+        if kill:
+            self.proc.kill()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_SLOT_DONE = object()
+
+
+def _run_on_workers(
+    points: Sequence[RunPoint], jobs: int, deliver: Callable[[RunPoint, str | None, FabricsimError | None], None]
+) -> None:
+    """Run ``points`` on ``jobs`` worker processes; ``deliver`` each reply (or WorkerError) in this thread.
+
+    Each worker has a thread here that feeds it one run at a time and starts
+    the worker, and owns it until it is closed. A worker that dies fails only
+    the run it held; the next run gets a fresh worker. If ``deliver`` raises,
+    or on Ctrl-C, the workers are killed and the exception propagates.
+    """
+    pending = collections.deque(enumerate(points))
+    outcomes: queue.Queue = queue.Queue()
+    lock = threading.Lock()
+    stopping = threading.Event()
+    live: set[_Worker] = set()
+    command = _worker_command()
+    # Workers that die before they ever answered, while no worker of this pool
+    # has: the environment cannot run workers at all (e.g. fabricsim cannot be
+    # imported there). Then the remaining runs fail at once instead of each
+    # starting a worker that dies.
+    stillborn = [0]
+    any_replied = [False]
+    give_up_after = jobs + 2
+
+    def slot() -> None:
+        worker: _Worker | None = None
+        try:
+            while True:
+                with lock:
+                    if stopping.is_set() or not pending:
+                        return
+                    request_id, point = pending.popleft()
+                    if worker is None and not any_replied[0] and stillborn[0] >= give_up_after:
+                        error = WorkerError(
+                            f"{point.source}: not run: {stillborn[0]} worker processes in a row died before "
+                            "finishing a run (see their messages above)"
+                        )
+                        given_up = [point] + [p for _, p in pending]
+                        pending.clear()
+                        for p in given_up:
+                            outcomes.put((p, None, error))
+                        return
+                    try:
+                        if worker is None:
+                            worker = _Worker(command)
+                            live.add(worker)
+                    except WorkerError as exc:
+                        stillborn[0] += 1
+                        outcomes.put((point, None, exc))
+                        continue
+                try:
+                    reply = worker.call(request_id, point)
+                except WorkerError as exc:
+                    with lock:
+                        live.discard(worker)
+                        if not worker.replied:
+                            stillborn[0] += 1
+                    worker.close(kill=True)
+                    worker = None
+                    outcomes.put((point, None, exc))
+                    continue
+                with lock:
+                    any_replied[0] = True
+                outcomes.put((point, reply, None))
+        except BaseException as exc:  # a bug here must not leave the sweep waiting forever
+            outcomes.put((None, None, exc))
+        finally:
+            if worker is not None:
+                with lock:
+                    live.discard(worker)
+                worker.close(kill=stopping.is_set())
+            outcomes.put(_SLOT_DONE)
+
+    threads = [threading.Thread(target=slot, name=f"fabricsim-worker-{k}", daemon=True) for k in range(jobs)]
+    for t in threads:
+        t.start()
     try:
-        return _core.run(scenario_json, source)
-    except (KeyboardInterrupt, SystemExit):
+        running = len(threads)
+        while running:
+            try:
+                item = outcomes.get(timeout=1.0)  # a bounded wait keeps Ctrl-C prompt everywhere
+            except queue.Empty:
+                continue
+            if item is _SLOT_DONE:
+                running -= 1
+                continue
+            point, reply, error = item
+            if point is None:
+                raise error
+            deliver(point, reply, error)
+    except BaseException:
+        stopping.set()
+        with lock:
+            doomed = list(live)
+        for worker in doomed:
+            worker.proc.kill()  # the threads see their worker die, clean up and end
         raise
-    except BaseException as exc:  # a Rust panic arrives as a BaseException subclass
-        return json.dumps({"error": {"kind": "internal", "message": f"{type(exc).__name__}: {exc}", "file": source}})
-
-
-def _worker_init() -> None:
-    # Ctrl-C goes to the whole process group; only the parent should react, so
-    # it can save finished work and then stop the workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _pool_context():
-    # Workers fork from a small single-threaded server rather than from this
-    # process, which may hold threads (pyarrow, progress bars) that fork() would
-    # copy mid-flight. The server imports the engine once, so workers start fast.
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _terminate(pool: cf.ProcessPoolExecutor) -> None:
-    # shutdown() alone waits for running simulations, which may take minutes.
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(timeout=5)
+    finally:
+        for t in threads:
+            t.join(timeout=30)
 
 
 def _progress_bar(total: int, desc: str | None, progress: bool):
@@ -228,11 +426,11 @@ def execute(
     progress: bool = True,
     desc: str | None = None,
 ) -> None:
-    """Run ``points`` (inline if ``jobs == 1``, else on a process pool), calling ``on_done`` as each finishes.
+    """Run ``points`` (inline if ``jobs == 1``, else on worker processes), calling ``on_done`` as each finishes.
 
     ``on_done`` runs in this process in completion order. If it raises, or on
     Ctrl-C, the remaining runs are cancelled, the workers stopped and the
-    exception propagates.
+    exception propagates. A run whose worker process died gets a WorkerError.
     """
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -241,31 +439,22 @@ def execute(
     if not points:
         return
     bar = _progress_bar(len(points), desc, progress)
+
+    def deliver(point: RunPoint, reply: str | None, error: FabricsimError | None) -> None:
+        if error is None:
+            assert reply is not None
+            result, error = _reply_to_outcome(point, reply)
+            on_done(point, result, error)
+        else:
+            on_done(point, None, error)
+        bar.update(1)
+
     try:
         if jobs == 1 or len(points) == 1:
             for point in points:
-                result, error = _reply_to_outcome(point, _worker_run(point.scenario_json, point.source))
-                on_done(point, result, error)
-                bar.update(1)
-            return
-        pool = cf.ProcessPoolExecutor(
-            max_workers=min(jobs, len(points)), mp_context=_pool_context(), initializer=_worker_init
-        )
-        try:
-            futures = {pool.submit(_worker_run, p.scenario_json, p.source): p for p in points}
-            for fut in cf.as_completed(futures):
-                point = futures[fut]
-                exc = fut.exception()
-                if exc is not None:  # e.g. a worker died (BrokenProcessPool)
-                    on_done(point, None, InternalError(f"{point.source}: worker failed: {type(exc).__name__}: {exc}"))
-                else:
-                    on_done(point, *_reply_to_outcome(point, fut.result()))
-                bar.update(1)
-        except BaseException:
-            _terminate(pool)
-            raise
+                deliver(point, _worker_run(point.scenario_json, point.source), None)
         else:
-            pool.shutdown(wait=True)
+            _run_on_workers(points, min(jobs, len(points)), deliver)
     finally:
         bar.close()
 
@@ -336,6 +525,124 @@ def journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".journal.jsonl")
 
 
+def lock_path(out: Path) -> Path:
+    return out.with_name(out.name + ".lock")
+
+
+class _OutputLock:
+    """The right to write ``out``, its journal and its temporary files, held by one sweep at a time.
+
+    An exclusive ``flock`` on ``<out>.lock``, taken before anything is read and
+    held until the table is written. The kernel drops it when its holder exits,
+    however it exits, so the file a killed sweep leaves behind is no obstacle;
+    the file only says who holds it, for the message of a sweep turned away.
+    Where ``flock`` is missing (Windows, some network file systems) the file
+    itself is the lock, created exclusively; one naming a process of this host
+    that no longer runs is stale and taken over.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.path = lock_path(out)
+        fd = self._flock() if fcntl is not None else None
+        self.fd = fd if fd is not None else self._create_exclusive()
+        os.ftruncate(self.fd, 0)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        os.write(self.fd, f"pid {os.getpid()} on {socket.gethostname()}, since {stamp}\n".encode())
+
+    def _open(self, flags: int) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | flags, 0o644)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise SweepError(f"{self.out}: cannot write there: {exc.strerror}") from None
+
+    def _refuse(self, holder: str, hint: str = "") -> SweepError:
+        return SweepError(
+            f"{self.out}: another sweep ({holder or 'unknown process'}) is writing this table; "
+            f"wait for it to finish or choose another --out{hint}"
+        )
+
+    def _flock(self) -> int | None:
+        """The locked file's descriptor; None where the file system has no flock."""
+        assert fcntl is not None
+        while True:
+            fd = self._open(0)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                holder = _read_text(self.path)
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise self._refuse(holder) from None
+                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    return None
+                raise SweepError(f"{self.out}: cannot lock {self.path.name}: {exc.strerror}") from None
+            # The previous holder may have removed the file between our open and
+            # our flock: then the lock is on a file nobody else sees. Start over.
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                    return fd
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+
+    def _create_exclusive(self) -> int:
+        for _ in range(3):
+            try:
+                return self._open(os.O_EXCL)
+            except FileExistsError:
+                holder = _read_text(self.path)
+            if not _holder_is_gone(holder):
+                raise self._refuse(holder, f"; if no sweep is running, remove {self.path}")
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        raise self._refuse(_read_text(self.path), f"; if no sweep is running, remove {self.path}")
+
+    def release(self) -> None:
+        # Removed while still held, so nobody can take a lock on the old file.
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(self.fd)
+
+
+def _holder_is_gone(holder: str) -> bool:
+    """Whether a lock file's ``pid N on HOST`` names a process of this host that has exited."""
+    m = re.match(r"pid (\d+) on (\S+?),", holder)
+    if m is None or m.group(2) != socket.gethostname() or os.name != "posix":
+        return False  # another host's, or no safe way to ask (os.kill on Windows terminates)
+    try:
+        os.kill(int(m.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _check_out_dir(out: Path) -> None:
+    """Clear errors for an --out whose directory is missing or is not one; writability is the lock's test."""
+    if out.is_dir():
+        raise SweepError(f"{out}: is a directory; --out names the results file (FILE.parquet or FILE.csv)")
+    parent = out.parent
+    if not parent.exists():
+        raise SweepError(f"{out}: cannot write there: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise SweepError(f"{out}: cannot write there: {parent} is not a directory")
+
+
 def _read_table(out: Path, fmt: str) -> pd.DataFrame:
     import pandas as pd
 
@@ -348,18 +655,86 @@ def _read_table(out: Path, fmt: str) -> pd.DataFrame:
     return table
 
 
-def _read_journal(path: Path) -> dict[str, list[dict[str, Any]]]:
+# The journal holds one JSON record per line, {"key": ..., "rows": [...]}, each
+# written whole, flushed and fsynced. A crash can still cut the last line short.
+_RECORD_START = '{"key"'
+
+
+def _journal_record(line: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """The (key, rows) of one journal line, or None if it holds no whole record.
+
+    A line may also hold a whole record glued after a torn one, as sweeps of
+    earlier versions wrote when resuming after a crash: that record counts.
+    """
+    decoder = json.JSONDecoder()
+    text = line.strip()
+    start = 0
+    while start >= 0:
+        try:
+            entry, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            entry, end = None, -1
+        if end == len(text) and isinstance(entry, dict):
+            key, rows = entry.get("key"), entry.get("rows")
+            if isinstance(key, str) and isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+                return key, rows
+        start = text.find(_RECORD_START, start + 1)
+    return None
+
+
+def _read_journal(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """The runs recorded in the journal, and the number of lines that held none."""
     done: dict[str, list[dict[str, Any]]] = {}
+    unreadable = 0
     if not path.exists():
-        return done
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-                done[entry["key"]] = entry["rows"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # a line cut short by a crash: that run simply runs again
-    return done
+        return done, unreadable
+    with path.open("rb") as fh:
+        for raw in fh:
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            record = _journal_record(line)
+            if record is None:
+                unreadable += 1
+            else:
+                done[record[0]] = record[1]
+    return done, unreadable
+
+
+def _repair_journal(path: Path) -> None:
+    """Make the journal end with a whole line, so the next record starts a line of its own.
+
+    A crash can cut the last record short: that piece is cut off (its run
+    simply runs again). A whole last record that lost only its newline gets it.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        start, pos = 0, size
+        while pos > 0:  # find where the last line begins, reading back from the end
+            step = min(1 << 16, pos)
+            pos -= step
+            fh.seek(pos)
+            newline = fh.read(step).rfind(b"\n")
+            if newline >= 0:
+                start = pos + newline + 1
+                break
+        fh.seek(start)
+        tail = fh.read()
+        if _journal_record(tail.decode("utf-8", errors="replace")) is not None:
+            fh.seek(size)
+            fh.write(b"\n")
+        else:
+            fh.truncate(start)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _write_atomic(table: pd.DataFrame, out: Path, fmt: str) -> None:
@@ -413,15 +788,47 @@ def run_sweep(
     overrides: Mapping[str, Any] | Iterable[str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> SweepResult:
-    """Run every grid point ``reps`` times; see the module docstring for seeds and resume.
+    """Run every grid point ``reps`` times; see the module docstring for seeds, resume and locking.
 
     A run that fails is reported and left out of the table; the others go on.
-    Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty).
+    Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty). When
+    every run failed, so that the table holds none, SweepError is raised, its
+    ``failed`` listing them.
     """
-    import pandas as pd
-
     sc = Scenario.coerce(scenario).with_overrides(overrides)
     out_path = Path(out) if out is not None else None
+    lock = None
+    if out_path is not None:
+        _format_of(out_path)
+        _check_out_dir(out_path)
+        lock = _OutputLock(out_path)  # before anything is read: the output is this sweep's alone
+    try:
+        result = _sweep_locked(sc, grid, reps, jobs, out_path, progress, base_seed, log)
+    finally:
+        if lock is not None:
+            lock.release()
+    if result.failed and result.table.empty:
+        error = SweepError(
+            f"all {len(result.failed)} runs failed; {failure_advice(result.failed)}; "
+            f"the first {result.failed[0].describe()}"
+        )
+        error.failed = tuple(result.failed)
+        raise error
+    return result
+
+
+def _sweep_locked(
+    sc: Scenario,
+    grid: Mapping[str, Iterable[Any]],
+    reps: int,
+    jobs: int | None,
+    out_path: Path | None,
+    progress: bool,
+    base_seed: int | None,
+    log: Callable[[str], None] | None,
+) -> SweepResult:
+    import pandas as pd
+
     fmt = _format_of(out_path) if out_path is not None else None
     points = plan_sweep(sc, grid, reps=reps, base_seed=base_seed)
     order = {p.key: i for i, p in enumerate(points)}
@@ -435,17 +842,22 @@ def run_sweep(
         existing = _read_table(out_path, fmt)
         _refuse_foreign(set(existing["run_key"].astype(str)), order, f"{out_path}", "file")
     in_table = set(existing["run_key"].astype(str))
-    journaled = _read_journal(journal) if journal is not None else {}
+    journaled: dict[str, list[dict[str, Any]]] = {}
+    if journal is not None:
+        _repair_journal(journal)  # a record cut short by a crash must not swallow the next one
+        journaled, unreadable = _read_journal(journal)
+        if unreadable:
+            say(f"{journal}: skipped {unreadable} unreadable lines; their runs will run again")
     _refuse_foreign(set(journaled), order, f"{journal}", "journal")
     done = in_table | set(journaled)
     todo = [p for p in points if p.key not in done]
 
     new_rows: list[dict[str, Any]] = []
     failed: list[FailedRun] = []
+    recorded: set[str] = set()  # runs of this call written to the journal
     ran = 0
     jfh = None
     if journal is not None and todo:
-        journal.parent.mkdir(parents=True, exist_ok=True)
         jfh = journal.open("a", encoding="utf-8")
 
     def on_done(point: RunPoint, result: RunResult | None, error: FabricsimError | None) -> None:
@@ -463,6 +875,7 @@ def run_sweep(
             jfh.write(json.dumps(entry) + "\n")
             jfh.flush()
             os.fsync(jfh.fileno())
+            recorded.add(point.key)
         else:
             new_rows.extend(rows)
 
@@ -473,10 +886,14 @@ def run_sweep(
             jfh.close()
         # The journal, not memory, is the record of finished runs: Ctrl-C may
         # land between a run's journal line and any in-memory bookkeeping.
-        runs = _read_journal(journal)
+        runs, _ = _read_journal(journal)
+        lost = recorded - runs.keys()
+        if lost:  # the journal is kept: nothing in it is lost
+            raise SweepError(f"{journal}: {len(lost)} finished runs cannot be read back; rerun to run them again")
         parts = [existing] + [pd.DataFrame(rows) for key, rows in runs.items() if key not in in_table]
         table = _assemble(parts, order, columns)
-        _write_atomic(table, out_path, fmt)
+        if len(table) or out_path.exists():  # no empty table where there was none
+            _write_atomic(table, out_path, fmt)
         if journal.exists():
             journal.unlink()  # the table now holds everything the journal had
         return table
