@@ -261,3 +261,30 @@ def test_sweep_runs_lost_with_their_worker_can_be_retried(small_toml, tmp_path, 
     monkeypatch.undo()
     res = _in_process_cli(*args)
     assert res.exit_code == 0 and "ran 1, skipped 1" in res.stdout
+
+
+def test_ctrl_c_stops_a_long_run_within_a_second(tmp_path):
+    # A run of about a minute: Ctrl-C must not wait for it to end.
+    proc = spawn_cli("run", "--set", "run.precision=0", "--set", "run.max_observations=200000000")
+    time.sleep(1.5)  # past start-up, deep inside the engine
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.0, "the run did not stop within a second"
+    assert proc.returncode == 130, stderr
+    assert stdout == ""  # nothing half-written
+
+
+def test_flags_reach_the_summary_json_and_sweep_table(cli, tmp_path, small_toml):
+    proc = cli("run", str(small_toml), "--set", "workload.offered_load=0.9", "--set", "run.precision=0")
+    assert proc.returncode == 0, proc.stderr
+    assert "FLAGS (the result is not what was asked): accepted_below_offered" in proc.stdout
+    proc = cli("run", str(small_toml), "--set", "run.max_time_ms=1.0", "--json")
+    assert "warmup_not_finished" in json.loads(proc.stdout)["run"]["flags"]
+    out = tmp_path / "flags.csv"
+    proc = cli("sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.9", "--jobs", "1",
+               "--set", "run.precision=0", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(out, keep_default_na=False)
+    flags = table.groupby("workload.offered_load")["flags"].first()
+    assert flags[0.1] == "" and "accepted_below_offered" in flags[0.9]

@@ -22,7 +22,10 @@ def _runs(table: pd.DataFrame) -> set[str]:
 
 def _stable(table: pd.DataFrame) -> pd.DataFrame:
     """The table without wall-clock rows, for comparing runs done at different times."""
-    return table[~table["metric"].isin(WALL_METRICS)].reset_index(drop=True)
+    table = table[~table["metric"].isin(WALL_METRICS)].reset_index(drop=True)
+    if "flags" in table.columns:  # CSV reads a clean run's "" back as NaN
+        table = table.assign(flags=table["flags"].astype(object).fillna("").astype(str))
+    return table
 
 
 def test_sweep_table_layout_and_seeds(small, tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,13 @@ def run(
     return run_scenario(sc)
 
 
-def run_scenario(sc: Scenario) -> RunResult:
-    # The engine runs to completion inside this call; parallelism comes from
-    # running independent scenarios in separate processes (see sweep).
-    reply = _core.run(sc.to_json(), sc.source)
+def run_scenario(sc: Scenario, progress: Callable[..., Any] | None = None) -> RunResult:
+    """Run ``sc``. ``progress``, if given, is called about every 100 ms with
+    (sim_time_us, events, observations, target, warmed_up). Ctrl-C stops the
+    run within a fraction of a second and raises KeyboardInterrupt."""
+    # The engine runs inside this call; parallelism comes from running
+    # independent scenarios in separate processes (see sweep).
+    reply = _core.run(sc.to_json(), sc.source, progress)
     return RunResult(unwrap(reply, sc.source), sc.source)
 
 

@@ -74,10 +74,29 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
 ) -> None:
     """Run one simulation and print its metrics."""
+    import sys
+
     from .api import run_scenario
 
-    result = run_scenario(_load(scenario, set_))
+    sc = _load(scenario, set_)
+    show = sys.stderr.isatty()
+    try:
+        result = run_scenario(sc, progress=_progress_line if show else None)
+    finally:
+        if show:
+            sys.stderr.write("\r\033[K")
     typer.echo(result.to_json() if as_json else result.summary())
+
+
+def _progress_line(sim_time_us: float, events: int, observations: int, target: int, warmed_up: bool) -> None:
+    """One self-overwriting status line on a terminal (stderr)."""
+    import sys
+
+    phase = "measuring" if warmed_up else "warming up"
+    share = f"{100.0 * observations / target:5.1f}%" if target else "  -  "
+    sys.stderr.write(f"\r\033[K{phase}: {share} of {target:,} observations, {sim_time_us / 1000:,.1f} ms simulated, "
+                     f"{events:,} events")
+    sys.stderr.flush()
 
 
 def parse_grid_values(text: str) -> list[Any]:

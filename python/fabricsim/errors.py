@@ -122,4 +122,8 @@ def unwrap(reply: str, source: str | None = None) -> Any:
         return data["ok"]
     if "error" in data:
         raise error_from_payload(data["error"], source)
+    if data.get("interrupted"):
+        # The engine stopped the run because a signal handler raised (Ctrl-C):
+        # nothing of it is kept, as with any interrupted call.
+        raise KeyboardInterrupt
     raise InternalError(f"malformed engine reply: {reply[:200]}")

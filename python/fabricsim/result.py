@@ -122,6 +122,11 @@ class RunResult:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.raw, indent=indent)
 
+    @property
+    def flags(self) -> list[str]:
+        """Marks of a result that is not what was asked (empty when clean): see the README."""
+        return list(self.run_info.get("flags") or [])
+
     def summary(self) -> str:
         """A readable, aligned text table of metrics, counters and run info."""
         name = self.scenario.get("name") if isinstance(self.scenario, Mapping) else None
@@ -137,10 +142,19 @@ class RunResult:
             ci = "" if math.isnan(r["ci_half_width"]) else "± " + _fmt(r["ci_half_width"])
             table.append((r["metric"], _fmt(r["mean"]), ci, _fmt(r["p50"]), _fmt(r["p99"]), _fmt(r["count"])))
         out += _align(table, right={1, 3, 4, 5})
-        for heading, values in (("counters", self.counters), ("run", self.run_info)):
+        info = {k: v for k, v in self.run_info.items() if k != "flags"}
+        for heading, values in (("counters", self.counters), ("run", info)):
             if values:
                 out += ["", heading]
                 out += _align([(k, _fmt(v)) for k, v in values.items()], right={1}, indent="  ")
+        flags = self.flags
+        if flags:
+            out += ["", "FLAGS (the result is not what was asked): " + ", ".join(flags)]
+        overload = self.raw.get("overload")
+        if overload:
+            out += [f"  overload: {_fmt(overload.get('memory_mb'))} MiB of state past the "
+                    f"{_fmt(overload.get('memory_budget_mb'))} MiB budget, backlog {_fmt(overload.get('backlog'))}; "
+                    f"saturated: {overload.get('saturated', 'see the overload section')}"]
         dl = self.deadlock
         if dl:
             out += ["", f"deadlock at {_fmt(_num(dl.get('time_us')))} us: {_fmt(dl.get('frames_stuck_in_cycle'))} frames stuck "

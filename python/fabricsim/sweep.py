@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # pandas costs half a second to import; only table code pays 
 __all__ = ["RunPoint", "FailedRun", "SweepResult", "run_sweep", "run_many", "plan_sweep", "execute"]
 
 FIXED_COLUMNS = ["rep", "seed"]
-TAIL_COLUMNS = ["stop_reason", "run_key"]
+TAIL_COLUMNS = ["stop_reason", "flags", "run_key"]
 _FORMATS = {".csv": "csv", ".parquet": "parquet"}
 
 
@@ -505,7 +505,11 @@ def run_rows(point: RunPoint, result: RunResult) -> list[dict[str, Any]]:
     head = {k: _cell(v) for k, v in point.params.items()}
     head["rep"] = point.rep
     head["seed"] = point.seed
-    tail = {"stop_reason": result.run_info.get("stop_reason"), "run_key": point.key}
+    tail = {
+        "stop_reason": result.run_info.get("stop_reason"),
+        "flags": ";".join(result.run_info.get("flags") or []),
+        "run_key": point.key,
+    }
     return [{**head, **{c: r[c] for c in METRIC_COLUMNS}, **tail} for r in rows]
 
 
@@ -652,6 +656,8 @@ def _read_table(out: Path, fmt: str) -> pd.DataFrame:
         raise SweepError(f"{out}: exists but cannot be read as a sweep table ({exc})") from None
     if "run_key" not in table.columns:
         raise SweepError(f"{out}: exists but is not a fabricsim sweep table (no run_key column)")
+    if "flags" in table.columns:
+        table["flags"] = table["flags"].astype(object).fillna("").astype(str)  # CSV reads a clean run's "" as NaN
     return table
 
 

@@ -3,6 +3,7 @@
 //! the error objects returned here to its exception hierarchy.
 
 use fabricsim::scenario::DEFAULT_SCENARIO_TOML;
+use fabricsim::sim::{Progress, RunObserver};
 use fabricsim::{Error, Scenario};
 use pyo3::prelude::*;
 use serde_json::json;
@@ -20,16 +21,50 @@ fn error_json(e: &Error) -> String {
     .to_string()
 }
 
-/// Runs one simulation of a scenario given as JSON; `source` names it in errors.
-/// Returns `{"ok": report}` or `{"error": {...}}` as JSON text.
+/// Lets Python's signal handlers run while a simulation holds no GIL (so
+/// Ctrl-C stops it within a fraction of a second) and passes progress to an
+/// optional Python callable.
+struct PythonObserver {
+    progress: Option<Py<PyAny>>,
+    interrupted: bool,
+}
+
+impl RunObserver for PythonObserver {
+    fn progress(&mut self, p: &Progress) -> bool {
+        Python::with_gil(|py| {
+            if py.check_signals().is_err() {
+                self.interrupted = true;
+                return false;
+            }
+            if let Some(callback) = &self.progress {
+                let args = (p.sim_time_us, p.events, p.observations, p.target, p.warmed_up);
+                if callback.call1(py, args).is_err() {
+                    self.interrupted = true;
+                    return false;
+                }
+            }
+            true
+        })
+    }
+}
+
+/// Runs one simulation of a scenario given as JSON; `source` names it in
+/// errors; `progress`, if given, is called about every 100 ms with
+/// (sim_time_us, events, observations, target, warmed_up). Returns
+/// `{"ok": report}`, `{"error": {...}}`, or `{"interrupted": true}` when a
+/// signal handler raised (Ctrl-C) or the callback did.
 #[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str, source: &str) -> String {
+#[pyo3(signature = (scenario_json, source, progress=None))]
+fn run(py: Python<'_>, scenario_json: &str, source: &str, progress: Option<Py<PyAny>>) -> String {
     let scenario_json = scenario_json.to_owned();
     let source = source.to_owned();
+    let mut observer = PythonObserver { progress, interrupted: false };
     // The simulation never touches Python objects: let other threads run.
     py.allow_threads(move || {
-        let result = Scenario::from_json_str(&scenario_json, &source).and_then(|s| fabricsim::run(&s));
+        let result = Scenario::from_json_str(&scenario_json, &source)
+            .and_then(|s| fabricsim::run::run_observed(&s, &mut observer));
         match result {
+            Ok(_) if observer.interrupted => json!({ "interrupted": true }).to_string(),
             Ok(report) => json!({ "ok": report.to_json() }).to_string(),
             Err(e) => error_json(&e.in_file(&source)),
         }

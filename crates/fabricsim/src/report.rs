@@ -58,6 +58,10 @@ pub enum StopReason {
     Deadlock,
     /// No event was left to run.
     Idle,
+    /// The model's backlog outgrew `run.memory_budget_mb` (see the `overload` section).
+    Overload,
+    /// The caller stopped the run (Ctrl-C).
+    Interrupted,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -75,6 +79,11 @@ pub struct RunInfo {
     /// Observations measured after warm-up.
     pub observations: u64,
     pub stop_reason: StopReason,
+    /// Marks of a result that is not what was asked: `precision_not_reached`,
+    /// `warmup_not_finished`, `no_observations`, `no_traffic`,
+    /// `accepted_below_offered`, `backlog_growing`, `overload`, `deadlock`, `interrupted`,
+    /// `drain_not_finished`. Empty for a clean result.
+    pub flags: Vec<String>,
 }
 
 /// The result of one run. Metrics and counters keep the order the model

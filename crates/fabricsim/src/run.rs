@@ -5,12 +5,24 @@ use crate::fc::arbitrated_loop::LoopModel;
 use crate::fc::FcFabric;
 use crate::report::RunReport;
 use crate::scenario::{ModelSpec, Scenario};
+use crate::sim::{run_model_observed, MeasurementPlan, RunObserver, Unobserved};
 
 /// Builds the model a validated scenario describes and runs its measurement plan.
 pub fn run(scenario: &Scenario) -> Result<RunReport> {
-    match scenario.model {
-        ModelSpec::FcFabric(_) => FcFabric::build(scenario)?.run(),
-        ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario)?.run(),
+    run_observed(scenario, &mut Unobserved)
+}
+
+/// As [`run`], with an observer that sees progress and may stop the run.
+pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Result<RunReport> {
+    match &scenario.model {
+        ModelSpec::FcFabric(_) => {
+            let plan = MeasurementPlan::from_run(&scenario.run, false);
+            run_model_observed(&mut FcFabric::build(scenario)?, &plan, observer)
+        }
+        ModelSpec::ArbitratedLoop(spec) => {
+            let plan = MeasurementPlan::from_run(&scenario.run, spec.initiator.ios_per_disk > 0);
+            run_model_observed(&mut LoopModel::build(scenario)?, &plan, observer)
+        }
     }
 }
 

@@ -36,6 +36,7 @@ fn fingerprint(r: &RunReport) -> Value {
     json!({
         "events": r.run.events,
         "stop_reason": r.run.stop_reason,
+        "flags": r.run.flags,
         "sim_time_us": r.run.sim_time_us,
         "warmup_time_us": r.run.warmup_time_us,
         "measured_time_us": r.run.measured_time_us,

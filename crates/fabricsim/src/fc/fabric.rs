@@ -17,7 +17,7 @@ use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
-use crate::scenario::{FcFabricSpec, Pattern, Scenario, WorkloadSpec};
+use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{run_model, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
 use crate::traffic::{Destinations, MessageSource};
@@ -394,10 +394,12 @@ impl FcFabric {
     fn metric_summaries(&self, now: Time) -> Vec<(String, MetricSummary)> {
         let m = &self.metrics;
         let sources = self.sources.iter().filter(|s| s.is_active()).count().max(1) as f64;
-        let mut out = vec![
-            ("throughput_pct".to_string(), m.throughput_summary(now, self.timing.rate.ps_per_byte(), sources)),
-            ("offered_load_pct".to_string(), MetricSummary::value(self.spec().workload.offered_load * 100.0)),
-        ];
+        let mut out =
+            vec![("throughput_pct".to_string(), m.throughput_summary(now, self.timing.rate.ps_per_byte(), sources))];
+        // Saturated sources offer whatever the fabric takes: no offered load to show.
+        if self.spec().workload.arrivals == Arrivals::Poisson {
+            out.push(("offered_load_pct".to_string(), MetricSummary::value(self.spec().workload.offered_load * 100.0)));
+        }
         // Every latency probe the class has, in registration order.
         let probes = [
             Some(m.message_latency),
@@ -535,6 +537,71 @@ impl Model for FcFabric {
 
     fn scenario_json(&self) -> serde_json::Value {
         self.scenario.to_json()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.frames.memory_bytes()
+            + self.messages.memory_bytes()
+            + self.connections.memory_bytes()
+            + self.queue.memory_bytes()
+            + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>()
+    }
+
+    fn backlog(&self) -> u64 {
+        let c = &self.metrics.counters;
+        c.messages_generated - c.messages_completed
+    }
+
+    /// The longest source queue, and the busiest router and links since the
+    /// start: with a backlog that keeps growing, one of them is saturated.
+    fn overload_report(&self, now: Time) -> serde_json::Value {
+        let span = now.max(1) as f64;
+        let (node, longest) = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i, n.queued_messages()))
+            .max_by_key(|&(_, q)| q)
+            .unwrap_or((0, 0));
+        let (router, router_busy) = self
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, s.headers_routed as f64 * self.timing.route_time as f64 / span))
+            .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
+        let injected = self.metrics.counters.data_frames_injected as f64;
+        let node_links = injected * self.timing.data_time as f64
+            / span
+            / self.sources.iter().filter(|s| s.is_active()).count().max(1) as f64;
+        let saturated = if router_busy >= node_links {
+            format!("the router of switch {} ({:.1}% busy reading headers)", router + 1, router_busy * 100.0)
+        } else {
+            format!("the sending nodes' links ({:.1}% busy on average)", node_links * 100.0)
+        };
+        serde_json::json!({
+            "messages_waiting": self.backlog(),
+            "longest_queue": {"node": node, "messages": longest},
+            "busiest_router": {"switch": router + 1, "utilization": router_busy},
+            "node_link_utilization": node_links,
+            "saturated": saturated,
+        })
+    }
+
+    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
+        let mut flags = Vec::new();
+        if self.metrics.counters.data_frames_injected == 0 {
+            flags.push("no_traffic".to_string());
+        }
+        let get = |name: &str| metrics.iter().find(|(n, _)| n == name).map(|(_, m)| m);
+        if let (Some(offered), Some(accepted)) = (get("offered_load_pct"), get("throughput_pct")) {
+            // Poisson sources should see their offered load accepted; a shortfall
+            // beyond the interval means the fabric could not carry it.
+            let margin = accepted.ci_half_width.unwrap_or(0.05 * offered.mean);
+            if accepted.mean + margin < 0.97 * offered.mean {
+                flags.push("accepted_below_offered".to_string());
+            }
+        }
+        flags
     }
 }
 

@@ -68,6 +68,11 @@ impl NPort {
         }
     }
 
+    /// Bytes held by the node's queues.
+    pub fn memory_bytes(&self) -> u64 {
+        ((self.messages.capacity() + self.acks.capacity()) * 4 + self.e2e_credit.capacity() * 4) as u64
+    }
+
     /// Messages waiting (including the one being sent).
     pub fn queued_messages(&self) -> usize {
         self.messages.len()

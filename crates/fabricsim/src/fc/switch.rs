@@ -66,6 +66,8 @@ pub struct FcSwitch {
     forwarding: Vec<(u32, u32)>,
     forwarding_ports: Vec<u16>,
     trunk_rng: RandomStream,
+    /// Headers the router has read (its busy time is this times the router time).
+    pub headers_routed: u64,
 }
 
 impl FcSwitch {
@@ -126,6 +128,7 @@ impl FcSwitch {
                 .collect(),
             forwarding_ports: forwarding.iter().flatten().copied().collect(),
             trunk_rng: RandomStream::new(seed, "routing.trunks", id as u64),
+            headers_routed: 0,
         }
     }
 
@@ -253,6 +256,7 @@ impl FcSwitch {
     pub fn on_route_done(&mut self, ctx: &mut Ctx) {
         let (port, frame) = self.routing;
         self.router_busy = false;
+        self.headers_routed += 1;
         self.router_next = (port + 1) % self.inputs.len();
         let out = self.output_for(ctx.frames[frame].dst);
         self.outputs[out].queue.push_back(frame);

@@ -45,6 +45,11 @@ impl<T: Default> Arena<T> {
         self.live
     }
 
+    /// Bytes held by the slab and its free list.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.slots.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4) as u64
+    }
+
     #[inline]
     pub fn get(&self, i: u32) -> &T {
         &self.slots[i as usize]

@@ -44,6 +44,11 @@ impl<E: Copy> EventQueue<E> {
         self.heap.len()
     }
 
+    /// Bytes held by the heap.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.heap.capacity() * std::mem::size_of::<Entry<E>>()) as u64
+    }
+
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()

@@ -173,9 +173,10 @@ fn allowed(target: &Value, prop: &Value) -> String {
 }
 
 fn unit_of(key: &str) -> &'static str {
-    const UNITS: [(&str, &str); 11] = [
+    const UNITS: [(&str, &str); 12] = [
         ("_ns_per_m", "ns/m"),
         ("_mb_s", "MB/s"),
+        ("_mb", "MiB"),
         ("_ns", "ns"),
         ("_us", "us"),
         ("_ms", "ms"),

@@ -37,6 +37,10 @@ pub struct RunPlan {
     /// After stopping, stop new work and run until nothing is in flight
     /// (conservation: every injected frame or I/O finished).
     pub drain: bool,
+    /// The run stops with `stop_reason = "overload"` when the model's state
+    /// (waiting messages, frames, events) grows past this, in MiB: a backlog
+    /// that grows without bound ends the run, not the machine.
+    pub memory_budget_mb: f64,
 }
 
 impl Default for RunPlan {
@@ -50,6 +54,7 @@ impl Default for RunPlan {
             batches: 32,
             max_time_ms: 1.0e7,
             drain: false,
+            memory_budget_mb: 1024.0,
         }
     }
 }
@@ -87,6 +92,12 @@ impl RunPlan {
             "0 (run to max_observations) or a relative half-width in (0, 1)",
         )?;
         require((2..=1024).contains(&self.batches), "run.batches", self.batches, "an integer from 2 to 1024")?;
-        require_finite_positive(self.max_time_ms, "run.max_time_ms", "a positive number of milliseconds")
+        require_finite_positive(self.max_time_ms, "run.max_time_ms", "a positive number of milliseconds")?;
+        require(
+            (16.0..=1_048_576.0).contains(&self.memory_budget_mb),
+            "run.memory_budget_mb",
+            self.memory_budget_mb,
+            "16 to 1048576 MiB",
+        )
     }
 }

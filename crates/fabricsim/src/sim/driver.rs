@@ -1,11 +1,13 @@
 //! The model-independent measurement driver: warm-up deletion, the stop
 //! rule on every headline interval, the simulated-time cap, quiet-period
-//! checks (run-time deadlock detection), drain, the conservation audit and
-//! the run information. Every model implements [`Model`]; [`run_model`] is
+//! checks (run-time deadlock detection), the memory budget (a backlog that
+//! grows without bound stops the run instead of the machine), interruption
+//! and progress for a caller, drain, the conservation audit, the run
+//! information and the flags that mark a result that is not what was asked. Every model implements [`Model`]; [`run_model`] is
 //! generic over it, so the event loop is monomorphized per model and no
 //! virtual call happens per event.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::metric_set::MetricSet;
 use crate::error::{Error, Result};
@@ -16,6 +18,8 @@ use crate::scenario::RunPlan;
 
 /// Events run between two looks at the plan: cheap, and fine-grained enough.
 const CHECK_EVERY: u32 = 1024;
+/// Wall time between two calls of the observer.
+const OBSERVE_EVERY: Duration = Duration::from_millis(100);
 
 /// How long to measure, in the model's own unit of observation.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +38,35 @@ pub struct MeasurementPlan {
     pub drain: bool,
     /// Fixed work: no warm-up and no stop rule; the run ends when the work is done.
     pub fixed_work: bool,
+    /// The run stops (`overload`) when the model's state grows past this many bytes.
+    pub memory_budget: u64,
+}
+
+/// Where a run stands, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub sim_time_us: f64,
+    pub events: u64,
+    /// Observations so far in the current phase (warm-up or measurement).
+    pub observations: u64,
+    /// The phase's target: the warm-up count, or the maximum to measure.
+    pub target: u64,
+    pub warmed_up: bool,
+}
+
+/// Watches a run from outside: called about every 100 ms of wall time.
+pub trait RunObserver {
+    /// Returns false to stop the run now (it ends as `interrupted`).
+    fn progress(&mut self, progress: &Progress) -> bool;
+}
+
+/// An observer that lets every run finish.
+pub struct Unobserved;
+
+impl RunObserver for Unobserved {
+    fn progress(&mut self, _: &Progress) -> bool {
+        true
+    }
 }
 
 impl MeasurementPlan {
@@ -48,6 +81,7 @@ impl MeasurementPlan {
             max_time: (run.max_time_ms * time::MILLISECOND as f64) as Time,
             drain: run.drain,
             fixed_work,
+            memory_budget: (run.memory_budget_mb * 1024.0 * 1024.0) as u64,
         }
     }
 }
@@ -101,11 +135,40 @@ pub trait Model {
     /// dropped with a reason, or still in flight.
     fn audit(&self) -> Result<Vec<(String, i64)>>;
     fn scenario_json(&self) -> serde_json::Value;
+    /// Bytes the model's state (records, queues, event set) occupies now.
+    fn memory_bytes(&self) -> u64 {
+        0
+    }
+    /// Work waiting at the sources (messages, I/Os); a backlog that keeps
+    /// growing means the offered load exceeds what the model can carry.
+    fn backlog(&self) -> u64 {
+        0
+    }
+    /// Where an overloaded model's backlog sits and which resource is
+    /// saturated, for the `overload` section.
+    fn overload_report(&self, _now: Time) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    /// Model-specific marks of a result that is not what was asked (for
+    /// example accepted load below offered load), from its summaries.
+    fn result_flags(&self, _metrics: &Metrics) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Runs `model` under `plan` and reports.
 pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunReport> {
+    run_model_observed(model, plan, &mut Unobserved)
+}
+
+/// Runs `model` under `plan`, letting `observer` watch and stop it.
+pub fn run_model_observed<M: Model, O: RunObserver>(
+    model: &mut M,
+    plan: &MeasurementPlan,
+    observer: &mut O,
+) -> Result<RunReport> {
     let wall = Instant::now();
+    let mut last_observed = wall;
     let rule = StopRule { relative_precision: plan.precision, max_observations: plan.max, min_observations: plan.min };
     let start = model.start();
     model.reset_statistics(start);
@@ -116,6 +179,8 @@ pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunR
     let mut warmup_end = start;
     let mut observations_at_reset = 0;
     let mut deadlock = None;
+    let mut overload = None;
+    let mut backlog_at_warmup = 0;
     let mut intervals = Vec::new();
     let reason = loop {
         let mut alive = true;
@@ -126,6 +191,31 @@ pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunR
             }
         }
         let seen = model.observations();
+        let memory = model.memory_bytes();
+        if memory > plan.memory_budget {
+            let mut report = model.overload_report(model.now());
+            report["memory_mb"] = serde_json::json!(memory as f64 / 1048576.0);
+            report["memory_budget_mb"] = serde_json::json!(plan.memory_budget as f64 / 1048576.0);
+            report["backlog"] = serde_json::json!(model.backlog());
+            report["time_us"] = serde_json::json!(time::to_us(model.now()));
+            overload = Some(report);
+            break StopReason::Overload;
+        }
+        let now = Instant::now();
+        if now.duration_since(last_observed) >= OBSERVE_EVERY {
+            last_observed = now;
+            let measured = seen - observations_at_reset;
+            let progress = Progress {
+                sim_time_us: time::to_us(model.now()),
+                events: model.events(),
+                observations: if warmed { measured } else { seen },
+                target: if warmed { plan.max } else { plan.warmup },
+                warmed_up: warmed,
+            };
+            if !observer.progress(&progress) {
+                break StopReason::Interrupted;
+            }
+        }
         if let Some(window) = quiet_window {
             if seen != last_seen {
                 last_seen = seen;
@@ -151,6 +241,7 @@ pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunR
                 model.reset_statistics(model.now());
                 warmup_end = model.now();
                 observations_at_reset = seen;
+                backlog_at_warmup = model.backlog();
                 warmed = true;
             }
             continue;
@@ -170,11 +261,38 @@ pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunR
         return Err(Error::model(format!("metric `{missing}` is registered but missing from the report")));
     }
     let measure_start = model.metrics().measure_start();
+    let mut flags = model.result_flags(&metrics);
+    if !plan.fixed_work && !warmed {
+        flags.push("warmup_not_finished".to_string());
+    }
+    if reason == StopReason::MaxObservations && plan.precision > 0.0 {
+        flags.push("precision_not_reached".to_string());
+    }
+    if measured == 0 {
+        flags.push("no_observations".to_string());
+    }
+    let backlog = model.backlog();
+    // A backlog that more than doubled (and by a thousand) while measuring is no steady state.
+    if warmed && backlog > 2 * backlog_at_warmup + 1000 {
+        flags.push("backlog_growing".to_string());
+    }
+    match reason {
+        StopReason::Overload => flags.push("overload".to_string()),
+        StopReason::Interrupted => flags.push("interrupted".to_string()),
+        StopReason::Deadlock => flags.push("deadlock".to_string()),
+        _ => {}
+    }
     if let Some(d) = deadlock {
         sections.push(("deadlock".to_string(), d));
-    } else if plan.drain {
+    } else if let Some(o) = overload {
+        sections.push(("overload".to_string(), o));
+    } else if plan.drain && reason != StopReason::Interrupted {
         model.stop_sources();
-        while model.step(Time::MAX) {}
+        // The time cap holds while draining too: a fabric that cannot empty stops there.
+        while model.step(plan.max_time) {}
+        if !model.idle() {
+            flags.push("drain_not_finished".to_string());
+        }
     }
     let counters = model.audit()?;
     let wall_s = wall.elapsed().as_secs_f64();
@@ -194,6 +312,7 @@ pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunR
             observation_unit: model.unit(),
             observations: measured,
             stop_reason: reason,
+            flags,
         },
         sections,
     })
