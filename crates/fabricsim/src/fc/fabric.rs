@@ -8,7 +8,7 @@
 
 use super::connection::Connection;
 use super::frame::{Frame, Message};
-use super::metrics::FcMetrics;
+use super::metrics::{FcMetrics, FcMetricsSpec};
 use super::node::{new_message, NPort, NPortSpec};
 use super::switch::FcSwitch;
 use super::timing::FcTiming;
@@ -20,7 +20,7 @@ use crate::report::{MetricSummary, RunReport};
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{run_model, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
-use crate::traffic::{Destinations, MessageSource};
+use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
 /// arena index, keeping an event at 12 bytes.
@@ -168,10 +168,23 @@ impl FcFabric {
         let sources = destinations
             .into_iter()
             .enumerate()
-            .map(|(i, d)| MessageSource::new(&fc.workload, scenario.run.seed, i as u32, n, timing.data_time, d))
+            .map(|(i, d)| {
+                let place =
+                    SourcePlace { seed: scenario.run.seed, node: i as u32, nodes: n, frame_time: timing.data_time };
+                MessageSource::new(&fc.workload, place, d)
+            })
             .collect();
         let ports: Vec<usize> = switches.iter().map(|s| s.ports()).collect();
-        let metrics = FcMetrics::new(&ports, buffers, scenario.run.batches, 10 * timing.data_time, n as usize, p.class);
+        let metrics = FcMetrics::new(
+            &ports,
+            FcMetricsSpec {
+                buffers,
+                batches: scenario.run.batches,
+                batch_ps: 10 * timing.data_time,
+                nodes: n as usize,
+                class: p.class,
+            },
+        );
         Ok(FcFabric {
             now: 0,
             queue: EventQueue::with_capacity(4096),

@@ -67,18 +67,25 @@ pub struct FcMetrics {
     source_latency: Vec<MeanId>,
 }
 
+/// What sizes the probes of a fabric.
+#[derive(Clone, Copy, Debug)]
+pub struct FcMetricsSpec {
+    /// Receive buffers per switch port.
+    pub buffers: u32,
+    /// Target number of batch means.
+    pub batches: u32,
+    /// Initial duration of time batches.
+    pub batch_ps: Time,
+    /// Terminal nodes (per-source statistics).
+    pub nodes: usize,
+    /// Class of service: decides which latencies exist.
+    pub class: u8,
+}
+
 impl FcMetrics {
-    /// `ports_per_switch[s]` ports on switch `s`, `buffers` buffers each;
-    /// `batch_ps` is the initial duration of time batches; `class` decides
-    /// which latencies exist.
-    pub fn new(
-        ports_per_switch: &[usize],
-        buffers: u32,
-        batches: u32,
-        batch_ps: Time,
-        nodes: usize,
-        class: u8,
-    ) -> Self {
+    /// The probes of a fabric with `ports_per_switch[s]` ports on switch `s`.
+    pub fn new(ports_per_switch: &[usize], spec: FcMetricsSpec) -> Self {
+        let FcMetricsSpec { buffers, batches, batch_ps, nodes, class } = spec;
         let mut set = MetricSet::new(batches);
         let message_latency = set.duration("message_latency_us", true);
         let message_wait = set.duration("message_wait_us", false);

@@ -3,4 +3,4 @@
 pub mod video;
 pub mod workload;
 
-pub use workload::{Destinations, MessageSource};
+pub use workload::{Destinations, MessageSource, SourcePlace};

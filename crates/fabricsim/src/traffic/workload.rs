@@ -30,18 +30,22 @@ pub struct MessageSource {
     destination_rng: RandomStream,
 }
 
+/// Where a source sits and the figures that turn offered load into a rate.
+#[derive(Clone, Copy, Debug)]
+pub struct SourcePlace {
+    /// Master seed of the run.
+    pub seed: u64,
+    /// This source's node, and the number of nodes.
+    pub node: u32,
+    pub nodes: u32,
+    /// Serialization time of one full data frame.
+    pub frame_time: Time,
+}
+
 impl MessageSource {
-    /// The source at `node` of `nodes` sending to `destinations`;
-    /// `frame_time` is the serialization time of one full data frame, which
-    /// turns offered load into a rate.
-    pub fn new(
-        spec: &WorkloadSpec,
-        seed: u64,
-        node: u32,
-        nodes: u32,
-        frame_time: Time,
-        destinations: Destinations,
-    ) -> Self {
+    /// The source at `place` sending to `destinations` under `spec`.
+    pub fn new(spec: &WorkloadSpec, place: SourcePlace, destinations: Destinations) -> Self {
+        let SourcePlace { seed, node, nodes, frame_time } = place;
         let mean_frames = spec.sizes.mean_frames();
         MessageSource {
             node,
@@ -129,13 +133,17 @@ mod tests {
     use super::*;
     use crate::scenario::MessageSizes;
 
+    fn place(seed: u64, node: u32) -> SourcePlace {
+        SourcePlace { seed, node, nodes: 16, frame_time: 1000 }
+    }
+
     fn spec(sizes: MessageSizes) -> WorkloadSpec {
         WorkloadSpec { sizes, offered_load: 0.5, ..WorkloadSpec::default() }
     }
 
     #[test]
     fn destinations_are_uniform_over_other_nodes() {
-        let mut s = MessageSource::new(&spec(MessageSizes::default()), 1, 5, 16, 1000, Destinations::AllOthers);
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), place(1, 5), Destinations::AllOthers);
         let mut counts = [0u32; 16];
         for _ in 0..150_000 {
             counts[s.next_destination() as usize] += 1;
@@ -151,7 +159,7 @@ mod tests {
     #[test]
     fn bimodal_sizes_have_the_study_mean() {
         let sizes = MessageSizes::bimodal(0.1, 1, 5, 25);
-        let mut s = MessageSource::new(&spec(sizes), 3, 0, 16, 1000, Destinations::AllOthers);
+        let mut s = MessageSource::new(&spec(sizes), place(3, 0), Destinations::AllOthers);
         let n = 200_000;
         let frames: Vec<u32> = (0..n).map(|_| s.next_frames()).collect();
         let mean = frames.iter().map(|&f| f as f64).sum::<f64>() / n as f64;
@@ -166,7 +174,7 @@ mod tests {
     #[test]
     fn poisson_rate_matches_offered_load() {
         // 50% load of 1000 ps frames, one frame per message: mean gap 2000 ps.
-        let mut s = MessageSource::new(&spec(MessageSizes::default()), 9, 0, 16, 1000, Destinations::AllOthers);
+        let mut s = MessageSource::new(&spec(MessageSizes::default()), place(9, 0), Destinations::AllOthers);
         let n = 200_000;
         let mean = (0..n).map(|_| s.next_interarrival() as f64).sum::<f64>() / n as f64;
         assert!((mean - 2000.0).abs() < 20.0, "mean {mean}");
