@@ -1,14 +1,17 @@
 //! Fibre Channel Arbitrated Loop (FC-AL): NL_Ports on a ring with AL_PA
 //! priorities, ARB/OPN/CLS tenancies, the access fairness window, login
 //! BB_Credit and R_RDY flow control (including the alternate credit model),
-//! loop timing, loop initialization, and SCSI disks as targets.
+//! loop timing and loop initialization; the ring as a component, and the
+//! standalone loop of an initiator and its disks.
 
 pub mod al_pa;
 pub mod arbitration;
 pub mod initialization;
 pub mod metrics;
-pub mod model;
 pub mod port;
+pub mod ring;
+pub mod standalone;
 pub mod timing;
 
-pub use model::LoopModel;
+pub use ring::{Ring, RingEvent, RingReport};
+pub use standalone::LoopModel;

@@ -5,8 +5,19 @@
 
 use std::collections::VecDeque;
 
+use super::initialization::InitPort;
 use crate::kernel::Time;
 use crate::storage::scsi::Phase;
+
+/// How a port is set up: what it brings to loop initialization, whether it
+/// is fair, and its buffers and login credit.
+#[derive(Clone, Debug)]
+pub struct PortConfig {
+    pub init: InitPort,
+    pub fair: bool,
+    pub receive_buffers: u32,
+    pub login_bb_credit: u32,
+}
 
 /// One phase an opener must carry in its own tenancy.
 #[derive(Clone, Copy, Debug)]

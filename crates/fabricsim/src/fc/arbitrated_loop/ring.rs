@@ -1,0 +1,412 @@
+//! One arbitrated loop (seed 004; one of several loops in seed 001): its
+//! ports in ring order, the arbiter, loop timing, initialization, and the
+//! one tenancy the loop carries at a time.
+//!
+//! A tenancy: the opener wins arbitration, sends OPN; the target answers
+//! with an R_RDY per free receive buffer (alternate credit model, login
+//! BB_Credit 0) or the opener uses its login credit at once; frames follow
+//! as credit allows, each R_RDY coming back one loop trip after its frame;
+//! then CLS goes out and the loop is released when the target's CLS returns.
+//! So an idle-loop phase with one frame costs three loop trips (ARB, OPN and
+//! R_RDY, CLS and CLS) plus the frame, as seed 004's analyzer traces show.
+//!
+//! The ring knows phases ([`Job`]s), not what they mean. It tells the layer
+//! above three things, as the value [`Ring::handle`] returns: a port won the
+//! loop for a phase, a phase's frames reached their target port, and a
+//! tenancy closed. After a close the assembly reacts (queueing the phases
+//! that follow, which then compete in the same arbitration) and calls
+//! [`Ring::pass_on`], which hands the loop to the next winner or leaves it
+//! idle.
+
+use super::arbitration::{Arbiter, PendingWin};
+use super::initialization::{initialize, LoopInit};
+use super::metrics::RingStats;
+use super::port::{Job, LoopPort, PortConfig};
+use super::timing::LoopTiming;
+use crate::error::{Error, Result};
+use crate::kernel::{EventQueue, Time};
+use crate::scenario::loops::LoopSpec;
+use crate::sim::{Carries, ComponentPath, MetricSet};
+use crate::storage::scsi::Phase;
+
+/// The ring's own events, scheduled through [`Carries`] with the ring's index.
+#[derive(Clone, Copy, Debug)]
+pub enum RingEvent {
+    /// `port`'s ARB comes back to it, if the front is still `generation`.
+    Win { port: u32, generation: u32 },
+    /// An IDLE reaches `port`: its access window reopens.
+    WindowReset { port: u32 },
+    /// `n` credits (login credit or R_RDYs) reach the opener of tenancy `seq`.
+    Credit { seq: u32, n: u32 },
+    /// The opener of tenancy `seq` has sent a frame.
+    TxDone { seq: u32 },
+    /// The last frame of a phase is in the target's buffer.
+    Delivered { xid: u32, phase: Phase, bytes: u32 },
+    /// The target's CLS is back: tenancy `seq` is over.
+    Release { seq: u32 },
+}
+
+/// A port won the loop for `job`.
+#[derive(Clone, Copy, Debug)]
+pub struct Won {
+    pub job: Job,
+    /// When the port started arbitrating for it.
+    pub arb_start: Time,
+    /// Loop trips the tenancy costs: the winning ARB's travel plus OPN and CLS.
+    pub trips: f64,
+}
+
+/// A tenancy closed; the loop is still owned until [`Ring::pass_on`].
+#[derive(Clone, Copy, Debug)]
+pub struct Closed {
+    pub opener: u32,
+    pub job: Job,
+    /// Time the loop was held, from the win to the release.
+    pub held: Time,
+}
+
+/// What the layer above must hear of an event.
+#[must_use]
+#[derive(Clone, Copy, Debug)]
+pub enum RingReport {
+    Nothing,
+    Won(Won),
+    /// A phase's frames reached the target port.
+    Delivered {
+        xid: u32,
+        phase: Phase,
+        bytes: u32,
+    },
+    Closed(Closed),
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Tenancy {
+    seq: u32,
+    opener: u32,
+    job: Option<Job>,
+    frames: u32,
+    sent: u32,
+    credit: u32,
+    sending: bool,
+    won_at: Time,
+    first_credit: Option<Time>,
+}
+
+pub struct Ring {
+    path: ComponentPath,
+    index: u32,
+    timing: LoopTiming,
+    ports: Vec<LoopPort>,
+    arbiter: Arbiter,
+    tenancy: Tenancy,
+    /// Origin of the ARB front that will win next.
+    pending_origin: u32,
+    init: LoopInit,
+    pub stats: RingStats,
+}
+
+impl Ring {
+    /// Ring `index` of its model, named `path`, with `ports` in ring order;
+    /// initializes the loop (AL_PAs, loop master, duration) and registers
+    /// the ring's statistics in `set`.
+    pub fn new(
+        path: ComponentPath,
+        index: u32,
+        spec: &LoopSpec,
+        ports: &[PortConfig],
+        set: &mut MetricSet,
+    ) -> Result<Self> {
+        let timing = LoopTiming::new(
+            spec.baud,
+            ports.len() as u32,
+            spec.node_delay_words,
+            spec.length_m,
+            spec.propagation_ns_per_m,
+            spec.fill_words,
+            spec.frame_payload_bytes,
+        );
+        let init_ports: Vec<_> = ports.iter().map(|p| p.init.clone()).collect();
+        let mut init = initialize(&init_ports, &timing, spec.init_store_and_forward, spec.position_map);
+        if !spec.initialize {
+            init.duration = 0;
+        }
+        let ports = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let al_pa = init.al_pas[i].ok_or_else(|| Error::model(format!("port {i} acquired no AL_PA")))?;
+                Ok(LoopPort::new(al_pa, p.fair, p.receive_buffers, p.login_bb_credit))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let stats = RingStats::new(set, &path);
+        Ok(Ring {
+            path,
+            index,
+            timing,
+            ports,
+            arbiter: Arbiter::default(),
+            tenancy: Tenancy::default(),
+            pending_origin: 0,
+            init,
+            stats,
+        })
+    }
+
+    pub fn path(&self) -> &ComponentPath {
+        &self.path
+    }
+
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    pub fn timing(&self) -> &LoopTiming {
+        &self.timing
+    }
+
+    pub fn ports(&self) -> &[LoopPort] {
+        &self.ports
+    }
+
+    pub fn al_pa(&self, port: usize) -> u8 {
+        self.ports[port].al_pa
+    }
+
+    /// Loop initialization: addresses, loop master and how long it took.
+    pub fn init(&self) -> &LoopInit {
+        &self.init
+    }
+
+    /// Some port owns the loop.
+    pub fn is_owned(&self) -> bool {
+        self.arbiter.owner.is_some()
+    }
+
+    /// Closes the measurement at `stop`: a tenancy in progress counts up to it.
+    pub fn close_measurement(&mut self, set: &mut MetricSet, stop: Time) {
+        if self.is_owned() {
+            self.stats.loop_released(set, stop);
+            self.stats.owned_since = stop;
+        }
+    }
+
+    // Every scheduled event passes here; left to itself the compiler makes
+    // this a call, which the hand-written pushes it replaced were not.
+    #[inline(always)]
+    fn push<E: Carries<RingEvent>>(&self, queue: &mut EventQueue<E>, at: Time, ev: RingEvent) {
+        queue.push(at, E::wrap(self.index, ev));
+    }
+
+    // ---- ports and arbitration -------------------------------------------
+
+    /// Queues `job` at `port`, which arbitrates for it if it may.
+    pub fn enqueue<E: Carries<RingEvent>>(&mut self, port: u32, job: Job, now: Time, queue: &mut EventQueue<E>) {
+        self.ports[port as usize].jobs.push_back(job);
+        self.try_arbitrate(port, now, queue);
+    }
+
+    fn try_arbitrate<E: Carries<RingEvent>>(&mut self, port: u32, now: Time, queue: &mut EventQueue<E>) {
+        let p = &mut self.ports[port as usize];
+        if p.arbitrating || !p.wants_loop() || self.arbiter.owner == Some(port) {
+            return;
+        }
+        p.arbitrating = true;
+        p.arb_start = now;
+        if let Some(w) = self.arbiter.on_start(port, now, &self.ports, &self.timing) {
+            self.schedule_win(w, queue);
+        }
+    }
+
+    fn schedule_win<E: Carries<RingEvent>>(&mut self, w: PendingWin, queue: &mut EventQueue<E>) {
+        self.push(queue, w.at, RingEvent::Win { port: w.port, generation: w.generation });
+        self.pending_origin = w.origin; // where the winning ARB set out, for trip accounting
+    }
+
+    /// Runs one of the ring's events.
+    #[inline]
+    pub fn handle<E: Carries<RingEvent>>(
+        &mut self,
+        ev: RingEvent,
+        now: Time,
+        queue: &mut EventQueue<E>,
+        set: &mut MetricSet,
+    ) -> RingReport {
+        match ev {
+            RingEvent::Win { port, generation } => self.on_win(port, generation, now, queue, set),
+            RingEvent::WindowReset { port } => {
+                self.on_window_reset(port, now, queue);
+                RingReport::Nothing
+            }
+            RingEvent::Credit { seq, n } => {
+                self.on_credit(seq, n, now, queue, set);
+                RingReport::Nothing
+            }
+            RingEvent::TxDone { seq } => {
+                self.on_tx_done(seq, now, queue);
+                RingReport::Nothing
+            }
+            RingEvent::Delivered { xid, phase, bytes } => RingReport::Delivered { xid, phase, bytes },
+            RingEvent::Release { seq } => self.on_release(seq, now, set),
+        }
+    }
+
+    fn on_win<E: Carries<RingEvent>>(
+        &mut self,
+        port: u32,
+        generation: u32,
+        now: Time,
+        queue: &mut EventQueue<E>,
+        set: &mut MetricSet,
+    ) -> RingReport {
+        if !self.arbiter.on_win(port, generation) {
+            self.stats.counters.stale_wins += 1;
+            return RingReport::Nothing;
+        }
+        let origin = self.pending_origin;
+        let p = &mut self.ports[port as usize];
+        p.arbitrating = false;
+        if p.fair {
+            p.window_open = false;
+        }
+        let job = p.jobs.pop_front().expect("a winning port has a job");
+        let arb_start = p.arb_start;
+        self.stats.owned_since = now;
+        set.record(self.stats.arbitration_wait, now - arb_start);
+        self.stats.counters.tenancies += 1;
+        let trips = self.timing.delay(origin, port) as f64 / self.timing.trip() as f64 + 2.0;
+        let frames = if job.phase == Phase::Data { self.timing.frames_for(job.bytes) } else { 1 };
+        let seq = self.tenancy.seq.wrapping_add(1);
+        self.tenancy = Tenancy {
+            seq,
+            opener: port,
+            job: Some(job),
+            frames,
+            sent: 0,
+            credit: 0,
+            sending: false,
+            won_at: now,
+            first_credit: None,
+        };
+        let target = &self.ports[job.target as usize];
+        let w = self.timing.word;
+        if target.login_bb_credit > 0 {
+            // Login credit: frames may follow OPN at once.
+            self.push(queue, now + w, RingEvent::Credit { seq, n: target.login_bb_credit });
+        } else {
+            // Alternate credit model: OPN out, one R_RDY per free buffer back.
+            let n = target.receive_buffers;
+            self.push(queue, now + 2 * w + self.timing.trip(), RingEvent::Credit { seq, n });
+        }
+        RingReport::Won(Won { job, arb_start, trips })
+    }
+
+    fn on_credit<E: Carries<RingEvent>>(
+        &mut self,
+        seq: u32,
+        n: u32,
+        now: Time,
+        queue: &mut EventQueue<E>,
+        set: &mut MetricSet,
+    ) {
+        if seq != self.tenancy.seq {
+            return;
+        }
+        if self.tenancy.first_credit.is_none() {
+            self.tenancy.first_credit = Some(now);
+            set.record(self.stats.open_round_trip, now - self.tenancy.won_at);
+        }
+        self.tenancy.credit += n;
+        if !self.tenancy.sending {
+            self.send_frame(now, queue);
+        }
+    }
+
+    fn send_frame<E: Carries<RingEvent>>(&mut self, now: Time, queue: &mut EventQueue<E>) {
+        let t = &mut self.tenancy;
+        let job = t.job.expect("tenancy has a job");
+        if t.sent >= t.frames || t.credit == 0 {
+            t.sending = false;
+            return;
+        }
+        let payload = if job.phase == Phase::Data {
+            self.timing.payload_of(job.bytes, t.sent)
+        } else {
+            job.phase.control_bytes()
+        };
+        let ft = self.timing.frame_time(payload);
+        t.credit -= 1;
+        t.sending = true;
+        let seq = t.seq;
+        self.stats.counters.frames += 1;
+        self.push(queue, now + ft, RingEvent::TxDone { seq });
+        // The target frees the buffer on receipt; its R_RDY needs the rest of the trip.
+        self.push(queue, now + ft + self.timing.trip() + self.timing.word, RingEvent::Credit { seq, n: 1 });
+    }
+
+    fn on_tx_done<E: Carries<RingEvent>>(&mut self, seq: u32, now: Time, queue: &mut EventQueue<E>) {
+        if seq != self.tenancy.seq {
+            return;
+        }
+        self.tenancy.sent += 1;
+        if self.tenancy.sent < self.tenancy.frames {
+            self.tenancy.sending = false;
+            self.send_frame(now, queue);
+            return;
+        }
+        self.tenancy.sending = false;
+        let job = self.tenancy.job.expect("tenancy has a job");
+        let opener = self.tenancy.opener;
+        let d = self.timing.delay(opener, job.target);
+        self.push(queue, now + d, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
+        // CLS out, the target's CLS back.
+        self.push(queue, now + 2 * self.timing.word + self.timing.trip(), RingEvent::Release { seq });
+    }
+
+    fn on_release(&mut self, seq: u32, now: Time, set: &mut MetricSet) -> RingReport {
+        if seq != self.tenancy.seq {
+            return RingReport::Nothing;
+        }
+        let t = self.tenancy;
+        let job = t.job.expect("tenancy has a job");
+        self.tenancy.job = None;
+        self.stats.loop_released(set, now);
+        set.record(self.stats.tenancy, now - t.won_at);
+        RingReport::Closed(Closed { opener: t.opener, job, held: now - t.won_at })
+    }
+
+    /// After a closed tenancy: the opener arbitrates again if it may; then
+    /// the loop passes to the highest-priority arbitrating port or goes idle.
+    pub fn pass_on<E: Carries<RingEvent>>(&mut self, opener: u32, now: Time, queue: &mut EventQueue<E>) {
+        let o = opener;
+        let p = &mut self.ports[o as usize];
+        if p.wants_loop() {
+            p.arbitrating = true;
+            p.arb_start = now;
+        }
+        match self.arbiter.on_release(o, now, &self.ports, &self.timing) {
+            Some(w) => self.schedule_win(w, queue),
+            None => {
+                // Nobody arbitrates: the owner sends IDLEs, which reopen every access
+                // window as they pass. The owner itself knows no one else is waiting
+                // (its ARB(F0) came back), so its own window reopens at once.
+                self.ports[o as usize].window_open = true;
+                self.try_arbitrate(o, now, queue);
+                for i in 0..self.ports.len() as u32 {
+                    let p = &mut self.ports[i as usize];
+                    if !p.window_open && !p.reset_pending {
+                        p.reset_pending = true;
+                        self.push(queue, now + self.timing.delay(o, i), RingEvent::WindowReset { port: i });
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_window_reset<E: Carries<RingEvent>>(&mut self, port: u32, now: Time, queue: &mut EventQueue<E>) {
+        let p = &mut self.ports[port as usize];
+        p.window_open = true;
+        p.reset_pending = false;
+        self.try_arbitrate(port, now, queue);
+    }
+}
