@@ -1,6 +1,6 @@
 //! Static deadlock analysis: the channel dependency graph of a routing.
 //!
-//! A channel is one trunk lane in one direction (switch, output port). A
+//! A channel is one link lane in one direction (switch, output port). A
 //! frame that enters a switch on channel A and may leave on channel B makes B's
 //! buffers something A's frames wait for: the dependency A -> B. Routing with
 //! buffer-to-buffer flow control is deadlock-free when this graph is acyclic
@@ -11,13 +11,13 @@ use petgraph::algo::{is_cyclic_directed, tarjan_scc};
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
-use super::routing::ForwardingTables;
+use super::forwarding::ForwardingTables;
 use super::topology::{PortUse, Topology};
 use crate::error::{Error, Result};
 
 /// A directed switch-to-switch link (0-based switches).
 pub type SwitchLink = (u32, u32);
-/// A channel: (switch, output port) of a trunk lane.
+/// A channel: (switch, output port) of a link lane.
 pub type Channel = (u32, u16);
 
 /// Whether the dependency graph over switch links has no cycle.
@@ -38,7 +38,7 @@ pub struct DependencyReport {
 /// Names a channel the way the study's figures number switches (1-based).
 pub fn channel_name(map: &[Vec<PortUse>], c: Channel) -> String {
     match map[c.0 as usize][c.1 as usize] {
-        PortUse::Trunk { to, lane } => {
+        PortUse::Link { to, lane } => {
             format!("switch {} -> switch {} (port {}, lane {})", c.0 + 1, to + 1, c.1, lane + 1)
         }
         other => format!("switch {} port {} ({other:?})", c.0 + 1, c.1),
@@ -48,11 +48,12 @@ pub fn channel_name(map: &[Vec<PortUse>], c: Channel) -> String {
 /// Builds the channel dependency graph of `tables` over `topo` and looks for a cycle.
 pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyReport> {
     let map = topo.port_map();
-    let node_switch = topo.node_switch();
+    let node_switch = topo.endpoint_switch();
+    let per_switch = topo.endpoints_per_switch();
     let mut g: DiGraphMap<Channel, ()> = DiGraphMap::new();
     for (s, ports) in map.iter().enumerate() {
         for (p, u) in ports.iter().enumerate() {
-            if matches!(u, PortUse::Trunk { .. }) {
+            if matches!(u, PortUse::Link { .. }) {
                 g.add_node((s as u32, p as u16));
             }
         }
@@ -60,8 +61,8 @@ pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyR
     let max_hops = topo.switch_count() + 1;
     // Follow every route choice from every switch with terminal nodes to every
     // destination node, recording consecutive channel pairs.
-    for a in 0..topo.switch_count() {
-        if topo.nodes[a] == 0 {
+    for (a, &sources) in per_switch.iter().enumerate() {
+        if sources == 0 {
             continue;
         }
         for (n, &d) in node_switch.iter().enumerate() {
@@ -79,8 +80,8 @@ pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyR
                 }
                 for &p in &tables.ports[s as usize][n] {
                     match map[s as usize][p as usize] {
-                        PortUse::Node(_) => {}
-                        PortUse::Trunk { to, .. } => {
+                        PortUse::Endpoint(_) => {}
+                        PortUse::Link { to, .. } => {
                             let c = (s, p);
                             if let Some(i) = incoming {
                                 g.add_edge(i, c, ());
@@ -136,18 +137,18 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{PathPolicy, RoutingSpec, TopologyKind, TopologySpec};
+    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::shapes::{build_shape, ShapeParams};
 
-    fn report(kind: TopologyKind, m: u32, paths: PathPolicy) -> DependencyReport {
-        let spec = TopologySpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
-        let topo = Topology::from_spec(&spec, 16).unwrap();
-        let routing = RoutingSpec { paths, ..RoutingSpec::default() };
-        analyze(&topo, &ForwardingTables::build(&topo, kind, &routing).unwrap()).unwrap()
+    fn report(shape: &str, m: u32, algorithm: &str) -> DependencyReport {
+        let params = ShapeParams { radix: Some(16), multiplicity: Some(m), ..ShapeParams::default() };
+        let topo = build_shape(shape, &params).unwrap();
+        analyze(&topo, &routing_tables(algorithm, &topo, &RoutingParams::default()).unwrap()).unwrap()
     }
 
     #[test]
     fn clockwise_envelope_routing_has_the_ring_cycle() {
-        let r = report(TopologyKind::Envelope, 1, PathPolicy::Clockwise);
+        let r = report("envelope", 1, "clockwise");
         assert!(!r.acyclic);
         assert_eq!(r.cycle.len(), 4, "{:?}", r.cycle);
         for (a, b) in [(1, 2), (2, 3), (3, 4), (4, 1)] {
@@ -156,25 +157,12 @@ mod tests {
     }
 
     #[test]
-    fn central_and_smart_envelope_routings_are_deadlock_free() {
-        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Central).acyclic);
-        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Smart).acyclic);
-        assert!(report(TopologyKind::Envelope, 2, PathPolicy::Smart).acyclic);
-    }
-
-    #[test]
-    fn star_and_complete_routings_are_deadlock_free() {
-        assert!(report(TopologyKind::Star, 2, PathPolicy::Shortest).acyclic);
-        let spec = TopologySpec {
-            kind: TopologyKind::Complete,
-            multiplicity: None,
-            switches: Some(7),
-            nodes: None,
-            trunks: None,
-        };
-        let topo = Topology::from_spec(&spec, 16).unwrap();
-        let t = ForwardingTables::build(&topo, TopologyKind::Complete, &RoutingSpec::default()).unwrap();
-        let r = analyze(&topo, &t).unwrap();
+    fn central_and_shortest_routings_are_deadlock_free() {
+        assert!(report("envelope", 1, "central").acyclic);
+        assert!(report("star", 2, "shortest").acyclic);
+        let params = ShapeParams { radix: Some(16), switches: Some(7), ..ShapeParams::default() };
+        let topo = build_shape("complete", &params).unwrap();
+        let r = analyze(&topo, &routing_tables("shortest", &topo, &RoutingParams::default()).unwrap()).unwrap();
         assert!(r.acyclic);
         assert_eq!(r.dependencies, 0); // one hop everywhere
     }

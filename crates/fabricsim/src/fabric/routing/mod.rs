@@ -1,0 +1,93 @@
+//! Routing algorithms, one per file, picked by name from one table (as
+//! BookSim picks routing functions from `gRoutingFunctionMap`). Each turns a
+//! topology into forwarding tables keyed by destination endpoint; nothing
+//! here runs per event, so plain function pointers do.
+//!
+//! - `shortest`, `smart`, `clockwise`, `central`: seed 000's cascaded Fibre
+//!   Channel fabrics (destinations partitioned over equal next switches and
+//!   parallel trunks).
+
+mod ring;
+pub mod shortest;
+mod smart;
+
+pub use super::forwarding::ForwardingTables;
+use super::topology::Topology;
+use crate::error::{Error, Result};
+
+/// How a route spreads over the parallel lanes of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneChoice {
+    /// Destination endpoints take the lanes in turn: one port per entry.
+    Deterministic,
+    /// Every lane in the entry, one drawn per frame.
+    Randomized,
+}
+
+/// The parameters a routing algorithm may read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoutingParams {
+    /// Scenario section of the routing keys; errors name `section.selector`.
+    pub section: String,
+    /// Key (within `section`) that names the algorithm.
+    pub selector: String,
+    pub lanes: LaneChoice,
+}
+
+impl Default for RoutingParams {
+    fn default() -> Self {
+        RoutingParams { section: "routing".into(), selector: "algorithm".into(), lanes: LaneChoice::Deterministic }
+    }
+}
+
+impl RoutingParams {
+    /// The scenario key of parameter `name`.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}.{name}", self.section)
+    }
+
+    /// The key that chose the algorithm.
+    pub fn selector_key(&self) -> String {
+        self.key(&self.selector)
+    }
+}
+
+/// A named routing algorithm: what it does, which optional parameters it
+/// reads, and the function that computes its tables.
+pub struct Algorithm {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub params: &'static [&'static str],
+    pub tables: fn(&Topology, &RoutingParams) -> Result<ForwardingTables>,
+}
+
+/// Every routing algorithm, by name.
+pub static ALGORITHMS: &[Algorithm] = &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL];
+
+/// The algorithm called `name`; `key` is the scenario key that chose it.
+pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
+    ALGORITHMS.iter().find(|a| a.name == name).ok_or_else(|| {
+        let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        Error::invalid(key, format!("\"{name}\""), format!("one of: {}", names.join(", ")))
+    })
+}
+
+/// The forwarding tables of algorithm `name` over `topo` (a validated topology).
+pub fn routing_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    let alg = algorithm(name, &params.selector_key())?;
+    (alg.tables)(topo, params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    #[test]
+    fn unknown_algorithm_lists_the_registry() {
+        let topo = build_shape("star", &ShapeParams { radix: Some(16), ..ShapeParams::default() }).unwrap();
+        let e = routing_tables("minhop", &topo, &RoutingParams::default()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
+        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central"));
+    }
+}
