@@ -45,6 +45,7 @@ impl Topology {
             // The single switch has always put a node on every port, whatever `nodes` says.
             nodes: if spec.kind == TopologyKind::Switch { None } else { spec.nodes.clone() },
             trunks: spec.trunks.clone(),
+            ..ShapeParams::default()
         };
         build_shape(shape_name(spec.kind), &params)
     }

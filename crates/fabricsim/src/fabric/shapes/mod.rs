@@ -1,12 +1,13 @@
 //! Built-in topology shapes, one per file, picked by name from one table
 //! (as BookSim picks routing functions from `gRoutingFunctionMap`): the
 //! single switch and seed 000's star, house, envelope and complete fabrics,
-//! and any custom fabric.
+//! any custom fabric, and seed 003's irregular networks.
 
 mod complete;
 mod custom;
 mod envelope;
 mod house;
+mod irregular;
 mod star;
 mod switch;
 
@@ -23,7 +24,7 @@ pub struct ShapeParams {
     pub section: String,
     /// Scenario key of the radix, for error messages.
     pub radix_key: String,
-    /// Ports per switch.
+    /// Ports per switch; shapes with a natural radix (irregular) have a default.
     pub radix: Option<u32>,
     /// Kind of every endpoint the shape attaches.
     pub endpoint_kind: EndpointKind,
@@ -35,6 +36,10 @@ pub struct ShapeParams {
     pub nodes: Option<Vec<u32>>,
     /// Links as [switch a, switch b, multiplicity], switches 1-based.
     pub trunks: Option<Vec<[u32; 3]>>,
+    /// Number of switch-to-switch links (irregular).
+    pub links: Option<u32>,
+    /// Master seed of randomly generated shapes.
+    pub seed: u64,
 }
 
 impl Default for ShapeParams {
@@ -48,6 +53,8 @@ impl Default for ShapeParams {
             switches: None,
             nodes: None,
             trunks: None,
+            links: None,
+            seed: 0,
         }
     }
 }
@@ -73,12 +80,13 @@ impl ShapeParams {
     }
 
     /// Which optional parameters are given, in the order errors report them.
-    fn given(&self) -> [(&'static str, bool); 4] {
+    fn given(&self) -> [(&'static str, bool); 5] {
         [
             ("multiplicity", self.multiplicity.is_some()),
             ("switches", self.switches.is_some()),
             ("trunks", self.trunks.is_some()),
             ("nodes", self.nodes.is_some()),
+            ("links", self.links.is_some()),
         ]
     }
 }
@@ -94,7 +102,7 @@ pub struct Shape {
 
 /// Every built-in shape, by name.
 pub static SHAPES: &[Shape] =
-    &[switch::SHAPE, star::SHAPE, house::SHAPE, envelope::SHAPE, complete::SHAPE, custom::SHAPE];
+    &[switch::SHAPE, star::SHAPE, house::SHAPE, envelope::SHAPE, complete::SHAPE, custom::SHAPE, irregular::SHAPE];
 
 /// The shape called `name`; `key` is the scenario key that chose it.
 pub fn shape(name: &str, key: &str) -> Result<&'static Shape> {
@@ -156,7 +164,7 @@ mod tests {
     fn unknown_shape_lists_the_registry() {
         let e = build_shape("torus", &ShapeParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("topology.kind"));
-        assert_eq!(e.allowed.as_deref(), Some("one of: switch, star, house, envelope, complete, custom"));
+        assert_eq!(e.allowed.as_deref(), Some("one of: switch, star, house, envelope, complete, custom, irregular"));
     }
 
     #[test]
