@@ -157,4 +157,11 @@ mod tests {
             assert!(analyze(&topo, &t).unwrap().acyclic);
         }
     }
+
+    #[test]
+    fn large_fabrics_are_refused_by_name() {
+        let topo = build_shape("fat_tree", &ShapeParams::default()).unwrap();
+        let e = routing_tables("smart", &topo, &RoutingParams::default()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
+    }
 }

@@ -1,11 +1,12 @@
 //! Built-in topology shapes, one per file, picked by name from one table
 //! (as BookSim picks routing functions from `gRoutingFunctionMap`): the
 //! single switch and seed 000's star, house, envelope and complete fabrics,
-//! any custom fabric, and seed 003's irregular networks.
+//! any custom fabric, seed 003's irregular networks and k-ary n-trees.
 
 mod complete;
 mod custom;
 mod envelope;
+mod fat_tree;
 mod house;
 mod irregular;
 mod star;
@@ -24,7 +25,7 @@ pub struct ShapeParams {
     pub section: String,
     /// Scenario key of the radix, for error messages.
     pub radix_key: String,
-    /// Ports per switch; shapes with a natural radix (irregular) have a default.
+    /// Ports per switch; shapes with a natural radix (irregular, fat tree) have a default.
     pub radix: Option<u32>,
     /// Kind of every endpoint the shape attaches.
     pub endpoint_kind: EndpointKind,
@@ -38,6 +39,10 @@ pub struct ShapeParams {
     pub trunks: Option<Vec<[u32; 3]>>,
     /// Number of switch-to-switch links (irregular).
     pub links: Option<u32>,
+    /// Fat tree arity k: each switch has k down and k up ports.
+    pub arity: Option<u32>,
+    /// Fat tree levels n.
+    pub levels: Option<u32>,
     /// Master seed of randomly generated shapes.
     pub seed: u64,
 }
@@ -54,6 +59,8 @@ impl Default for ShapeParams {
             nodes: None,
             trunks: None,
             links: None,
+            arity: None,
+            levels: None,
             seed: 0,
         }
     }
@@ -80,13 +87,15 @@ impl ShapeParams {
     }
 
     /// Which optional parameters are given, in the order errors report them.
-    fn given(&self) -> [(&'static str, bool); 5] {
+    fn given(&self) -> [(&'static str, bool); 7] {
         [
             ("multiplicity", self.multiplicity.is_some()),
             ("switches", self.switches.is_some()),
             ("trunks", self.trunks.is_some()),
             ("nodes", self.nodes.is_some()),
             ("links", self.links.is_some()),
+            ("arity", self.arity.is_some()),
+            ("levels", self.levels.is_some()),
         ]
     }
 }
@@ -101,8 +110,16 @@ pub struct Shape {
 }
 
 /// Every built-in shape, by name.
-pub static SHAPES: &[Shape] =
-    &[switch::SHAPE, star::SHAPE, house::SHAPE, envelope::SHAPE, complete::SHAPE, custom::SHAPE, irregular::SHAPE];
+pub static SHAPES: &[Shape] = &[
+    switch::SHAPE,
+    star::SHAPE,
+    house::SHAPE,
+    envelope::SHAPE,
+    complete::SHAPE,
+    custom::SHAPE,
+    irregular::SHAPE,
+    fat_tree::SHAPE,
+];
 
 /// The shape called `name`; `key` is the scenario key that chose it.
 pub fn shape(name: &str, key: &str) -> Result<&'static Shape> {
@@ -164,7 +181,10 @@ mod tests {
     fn unknown_shape_lists_the_registry() {
         let e = build_shape("torus", &ShapeParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("topology.kind"));
-        assert_eq!(e.allowed.as_deref(), Some("one of: switch, star, house, envelope, complete, custom, irregular"));
+        assert_eq!(
+            e.allowed.as_deref(),
+            Some("one of: switch, star, house, envelope, complete, custom, irregular, fat_tree")
+        );
     }
 
     #[test]
