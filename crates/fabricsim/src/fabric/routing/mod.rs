@@ -6,10 +6,13 @@
 //! - `shortest`, `smart`, `clockwise`, `central`: seed 000's cascaded Fibre
 //!   Channel fabrics (destinations partitioned over equal next switches and
 //!   parallel trunks).
+//! - `spf`: seed 003 section 3.1's shortest path first for InfiniBand's
+//!   irregular networks.
 
 mod ring;
 pub mod shortest;
 mod smart;
+pub mod spf;
 
 pub use super::forwarding::ForwardingTables;
 use super::topology::Topology;
@@ -62,7 +65,8 @@ pub struct Algorithm {
 }
 
 /// Every routing algorithm, by name.
-pub static ALGORITHMS: &[Algorithm] = &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL];
+pub static ALGORITHMS: &[Algorithm] =
+    &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL, spf::ALGORITHM];
 
 /// The algorithm called `name`; `key` is the scenario key that chose it.
 pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
@@ -85,9 +89,23 @@ mod tests {
 
     #[test]
     fn unknown_algorithm_lists_the_registry() {
-        let topo = build_shape("star", &ShapeParams { radix: Some(16), ..ShapeParams::default() }).unwrap();
+        let topo = build_shape("irregular", &ShapeParams::default()).unwrap();
         let e = routing_tables("minhop", &topo, &RoutingParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
-        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central"));
+        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central, spf"));
+    }
+
+    #[test]
+    fn every_algorithm_routes_every_pair_of_an_irregular_network() {
+        let topo = build_shape("irregular", &ShapeParams { seed: 11, ..ShapeParams::default() }).unwrap();
+        let map = topo.port_map();
+        for alg in ALGORITHMS.iter().filter(|a| !matches!(a.name, "clockwise" | "central" | "smart")) {
+            let t = routing_tables(alg.name, &topo, &RoutingParams::default()).unwrap();
+            for s in 0..topo.switch_count() as u32 {
+                for e in 0..topo.endpoint_count() {
+                    assert!(t.path(&topo, &map, s, e).is_some(), "{}: switch {s} to endpoint {e}", alg.name);
+                }
+            }
+        }
     }
 }
