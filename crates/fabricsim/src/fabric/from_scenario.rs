@@ -70,6 +70,7 @@ impl ForwardingTables {
                 TrunkChoice::Deterministic => LaneChoice::Deterministic,
                 TrunkChoice::Randomized => LaneChoice::Randomized,
             },
+            root: None,
         };
         let mut tables = routing_tables(routing_name(routing.paths), topo, &params)?;
         tables.apply_overrides(topo, routing)?;

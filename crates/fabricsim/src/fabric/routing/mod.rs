@@ -6,13 +6,14 @@
 //! - `shortest`, `smart`, `clockwise`, `central`: seed 000's cascaded Fibre
 //!   Channel fabrics (destinations partitioned over equal next switches and
 //!   parallel trunks).
-//! - `spf`: seed 003 section 3.1's shortest path first for InfiniBand's
-//!   irregular networks.
+//! - `spf`, `updown`: seed 003 section 3.1's deterministic InfiniBand
+//!   routings for irregular networks.
 
 mod ring;
 pub mod shortest;
 mod smart;
 pub mod spf;
+pub mod updown;
 
 pub use super::forwarding::ForwardingTables;
 use super::topology::Topology;
@@ -30,16 +31,23 @@ pub enum LaneChoice {
 /// The parameters a routing algorithm may read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoutingParams {
-    /// Scenario section of the routing keys; errors name `section.selector`.
+    /// Scenario section of the routing keys; errors name `section.selector`, `section.root`.
     pub section: String,
     /// Key (within `section`) that names the algorithm.
     pub selector: String,
     pub lanes: LaneChoice,
+    /// Up*/Down*: root switch of the spanning tree (0-based; default 0).
+    pub root: Option<u32>,
 }
 
 impl Default for RoutingParams {
     fn default() -> Self {
-        RoutingParams { section: "routing".into(), selector: "algorithm".into(), lanes: LaneChoice::Deterministic }
+        RoutingParams {
+            section: "routing".into(),
+            selector: "algorithm".into(),
+            lanes: LaneChoice::Deterministic,
+            root: None,
+        }
     }
 }
 
@@ -66,7 +74,7 @@ pub struct Algorithm {
 
 /// Every routing algorithm, by name.
 pub static ALGORITHMS: &[Algorithm] =
-    &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL, spf::ALGORITHM];
+    &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL, spf::ALGORITHM, updown::ALGORITHM];
 
 /// The algorithm called `name`; `key` is the scenario key that chose it.
 pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
@@ -79,6 +87,13 @@ pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
 /// The forwarding tables of algorithm `name` over `topo` (a validated topology).
 pub fn routing_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
     let alg = algorithm(name, &params.selector_key())?;
+    if params.root.is_some() && !alg.params.contains(&"root") {
+        return Err(Error::invalid(
+            &params.key("root"),
+            "given",
+            format!("not used with {} = \"{name}\"", params.selector_key()),
+        ));
+    }
     (alg.tables)(topo, params)
 }
 
@@ -92,7 +107,11 @@ mod tests {
         let topo = build_shape("irregular", &ShapeParams::default()).unwrap();
         let e = routing_tables("minhop", &topo, &RoutingParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
-        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central, spf"));
+        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central, spf, updown"));
+        let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
+        let e = routing_tables("spf", &topo, &params).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("routing.root"));
+        assert!(routing_tables("updown", &topo, &params).is_ok());
     }
 
     #[test]
