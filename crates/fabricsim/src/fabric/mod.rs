@@ -4,8 +4,8 @@
 //!
 //! A model builds its fabric with `shapes::build_shape(name, &params)`,
 //! routes it with `routing::routing_tables(name, &topo, &params)` and checks
-//! it with `deadlock::analyze`. `from_scenario` maps the scenario's topology
-//! kinds and path policies onto those names.
+//! it with `deadlock::analyze_with_lanes`. `from_scenario` maps the
+//! scenario's topology kinds and path policies onto those names.
 
 pub mod deadlock;
 pub mod forwarding;
