@@ -213,6 +213,7 @@ impl Topology {
     /// Port budgets, wiring and connectivity. Errors name `section` keys
     /// (`section.nodes`, `section.trunks`) and the key of the radix.
     pub fn validate(&self, section: &str, radix_key: &str) -> Result<()> {
+        self.validate_ends(section)?;
         let per_switch = self.endpoints_per_switch();
         for s in 0..self.switch_count() as u32 {
             let used = self.link_ports(s) + per_switch[s as usize];
@@ -230,7 +231,7 @@ impl Topology {
                 ));
             }
         }
-        self.validate_wiring(section)?;
+        self.validate_ports(section)?;
         if self.endpoint_count() < 2 {
             return Err(Error::invalid(
                 &format!("{section}.nodes"),
@@ -249,38 +250,28 @@ impl Topology {
         Ok(())
     }
 
-    /// Every port within its switch's radix and used once; links between two
-    /// different existing switches with at least one lane; endpoints numbered
-    /// switch by switch.
-    fn validate_wiring(&self, section: &str) -> Result<()> {
+    /// Links join two different existing switches, each pair once (parallel
+    /// cables are lanes of one link), with at least one lane; endpoints sit
+    /// on existing switches and are numbered switch by switch.
+    fn validate_ends(&self, section: &str) -> Result<()> {
         let n = self.switch_count() as u32;
-        let mut used: Vec<Vec<bool>> = self.radix.iter().map(|&r| vec![false; r as usize]).collect();
-        let mut claim = |s: u32, p: u16, what: String| -> Result<()> {
-            let slot = used.get_mut(s as usize).and_then(|ports| ports.get_mut(p as usize));
-            match slot {
-                Some(taken) if !*taken => {
-                    *taken = true;
-                    Ok(())
-                }
-                Some(_) => Err(Error::invalid(section, what, "each switch port wired once")),
-                None => Err(Error::invalid(section, what, "ports of existing switches, below their radix")),
-            }
-        };
+        let mut pairs = std::collections::HashSet::new();
         for l in &self.links {
-            if l.a >= n || l.b >= n || l.a == l.b || l.lanes.is_empty() {
+            let ok = l.a < n && l.b < n && l.a != l.b && !l.lanes.is_empty();
+            if !ok || !pairs.insert((l.a.min(l.b), l.a.max(l.b))) {
                 return Err(Error::invalid(
                     section,
                     format!("link {}-{} with {} lanes", l.a + 1, l.b + 1, l.lanes.len()),
-                    "links between two different switches with at least one lane",
+                    "one link between each pair of different switches, with at least one lane",
                 ));
             }
-            for &(pa, pb) in &l.lanes {
-                claim(l.a, pa, format!("switch {} port {pa} (link to switch {})", l.a + 1, l.b + 1))?;
-                claim(l.b, pb, format!("switch {} port {pb} (link to switch {})", l.b + 1, l.a + 1))?;
-            }
         }
-        for (i, e) in self.endpoints.iter().enumerate() {
-            claim(e.switch, e.port, format!("switch {} port {} (endpoint {i})", e.switch + 1, e.port))?;
+        if let Some((i, e)) = self.endpoints.iter().enumerate().find(|(_, e)| e.switch >= n) {
+            return Err(Error::invalid(
+                section,
+                format!("endpoint {i} on switch {}", e.switch + 1),
+                "existing switches",
+            ));
         }
         if self.endpoints.windows(2).any(|w| w[0].switch > w[1].switch) {
             return Err(Error::invalid(
@@ -288,6 +279,31 @@ impl Topology {
                 "endpoints out of switch order",
                 "endpoints numbered switch by switch",
             ));
+        }
+        Ok(())
+    }
+
+    /// Every port within its switch's radix and wired once.
+    fn validate_ports(&self, section: &str) -> Result<()> {
+        let mut used: Vec<Vec<bool>> = self.radix.iter().map(|&r| vec![false; r as usize]).collect();
+        let mut claim = |s: u32, p: u16, what: String| -> Result<()> {
+            match used[s as usize].get_mut(p as usize) {
+                Some(taken) if !*taken => {
+                    *taken = true;
+                    Ok(())
+                }
+                Some(_) => Err(Error::invalid(section, what, "each switch port wired once")),
+                None => Err(Error::invalid(section, what, "ports below the switch's radix")),
+            }
+        };
+        for l in &self.links {
+            for &(pa, pb) in &l.lanes {
+                claim(l.a, pa, format!("switch {} port {pa} (link to switch {})", l.a + 1, l.b + 1))?;
+                claim(l.b, pb, format!("switch {} port {pb} (link to switch {})", l.b + 1, l.a + 1))?;
+            }
+        }
+        for (i, e) in self.endpoints.iter().enumerate() {
+            claim(e.switch, e.port, format!("switch {} port {} (endpoint {i})", e.switch + 1, e.port))?;
         }
         Ok(())
     }
@@ -322,7 +338,11 @@ mod tests {
         assert!(e.to_string().contains("wired once"), "{e}");
         t.endpoints[1].port = 4;
         let e = t.validate("topology", "topology.radix").unwrap_err();
-        assert!(e.to_string().contains("below their radix"), "{e}");
+        assert!(e.to_string().contains("below the switch's radix"), "{e}");
+        t.endpoints[1].port = 1;
+        t.links.push(Link { a: 1, b: 0, lanes: vec![(2, 2)] });
+        let e = t.validate("topology", "topology.radix").unwrap_err();
+        assert!(e.to_string().contains("each pair"), "{e}");
     }
 
     #[test]
