@@ -1,24 +1,27 @@
 //! Static deadlock analysis: the channel dependency graph of a routing.
 //!
-//! A channel is one trunk lane in one direction (switch, output port). A
-//! frame that enters a switch on channel A and may leave on channel B makes B's
-//! buffers something A's frames wait for: the dependency A -> B. Routing with
-//! buffer-to-buffer flow control is deadlock-free when this graph is acyclic
-//! (Dally and Seitz); a cycle names the trunks that can fill with frames
-//! waiting on one another, as the envelope's clockwise routing does.
+//! A channel is one link lane in one direction on one virtual lane (switch,
+//! output port, VL). A packet that enters a switch on channel A and may
+//! leave on channel B makes B's buffers something A's packets wait for: the
+//! dependency A -> B. Routing with credit-based flow control is
+//! deadlock-free when this graph is acyclic (Dally and Seitz); a cycle names
+//! the lanes that can fill with packets waiting on one another, as the
+//! envelope's clockwise routing does. Virtual lanes are separate channels,
+//! so a VL assignment can break a routing's cycles; with one VL (Fibre
+//! Channel) the graph is over (switch, port).
 
 use petgraph::algo::{is_cyclic_directed, tarjan_scc};
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
-use super::routing::ForwardingTables;
+use super::forwarding::ForwardingTables;
 use super::topology::{PortUse, Topology};
 use crate::error::{Error, Result};
 
 /// A directed switch-to-switch link (0-based switches).
 pub type SwitchLink = (u32, u32);
-/// A channel: (switch, output port) of a trunk lane.
-pub type Channel = (u32, u16);
+/// A channel: (switch, output port, virtual lane) of a link lane.
+pub type Channel = (u32, u16, u8);
 
 /// Whether the dependency graph over switch links has no cycle.
 pub fn link_graph_is_acyclic(deps: &[(SwitchLink, SwitchLink)]) -> bool {
@@ -26,50 +29,115 @@ pub fn link_graph_is_acyclic(deps: &[(SwitchLink, SwitchLink)]) -> bool {
     !is_cyclic_directed(&g)
 }
 
+/// One hop of a route through a switch, as a VL assignment sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// Source and destination endpoints of the packet.
+    pub source: u32,
+    pub destination: u32,
+    pub switch: u32,
+    pub in_port: u16,
+    /// VL the packet arrived on; None on the first switch (from its source).
+    pub in_lane: Option<u8>,
+    pub out_port: u16,
+}
+
+/// Which virtual lane a packet takes out of each switch: InfiniBand's
+/// SL-to-VL tables (service level chosen per source and destination), or
+/// any scheme that changes lane along the way.
+pub trait VirtualLanes {
+    /// Number of data VLs (channels per link lane).
+    fn count(&self) -> u8;
+    /// The VL of the channel a packet leaves `hop.switch` on.
+    fn lane(&self, hop: &Hop) -> u8;
+}
+
+/// Every packet on VL 0: Fibre Channel, or InfiniBand with one data VL.
+pub struct OneLane;
+
+impl VirtualLanes for OneLane {
+    fn count(&self) -> u8 {
+        1
+    }
+
+    fn lane(&self, _: &Hop) -> u8 {
+        0
+    }
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DependencyReport {
     pub acyclic: bool,
     pub channels: usize,
     pub dependencies: usize,
-    /// One cycle, as trunk lanes "switch a -> switch b (port p)", if any.
+    /// One cycle, as link lanes "switch a -> switch b (port p, lane l)", if any.
     pub cycle: Vec<String>,
 }
 
-/// Names a channel the way the study's figures number switches (1-based).
-pub fn channel_name(map: &[Vec<PortUse>], c: Channel) -> String {
+/// Names a channel the way the study's figures number switches (1-based);
+/// the VL only where there are several.
+pub fn channel_name(map: &[Vec<PortUse>], c: Channel, lanes: u8) -> String {
+    let vl = if lanes > 1 { format!(", VL {}", c.2) } else { String::new() };
     match map[c.0 as usize][c.1 as usize] {
-        PortUse::Trunk { to, lane } => {
-            format!("switch {} -> switch {} (port {}, lane {})", c.0 + 1, to + 1, c.1, lane + 1)
+        PortUse::Link { to, lane } => {
+            format!("switch {} -> switch {} (port {}, lane {}{vl})", c.0 + 1, to + 1, c.1, lane + 1)
         }
-        other => format!("switch {} port {} ({other:?})", c.0 + 1, c.1),
+        other => format!("switch {} port {} ({other:?}{vl})", c.0 + 1, c.1),
     }
 }
 
-/// Builds the channel dependency graph of `tables` over `topo` and looks for a cycle.
+/// Builds the channel dependency graph of `tables` over `topo` with one VL
+/// and looks for a cycle.
 pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyReport> {
+    analyze_with_lanes(topo, tables, &OneLane)
+}
+
+/// Builds the channel dependency graph of `tables` over `topo`, each hop on
+/// the VL `lanes` assigns, and looks for a cycle.
+pub fn analyze_with_lanes(
+    topo: &Topology,
+    tables: &ForwardingTables,
+    lanes: &dyn VirtualLanes,
+) -> Result<DependencyReport> {
     let map = topo.port_map();
-    let node_switch = topo.node_switch();
+    let g = dependency_graph(topo, &map, tables, lanes)?;
+    let cycle: Vec<String> = find_cycle(&g)
+        .map(|c| c.into_iter().map(|ch| channel_name(&map, ch, lanes.count())).collect())
+        .unwrap_or_default();
+    Ok(DependencyReport { acyclic: cycle.is_empty(), channels: g.node_count(), dependencies: g.edge_count(), cycle })
+}
+
+/// The channel dependency graph: every link lane on every VL a channel,
+/// and an edge for each pair of consecutive channels on some route.
+/// Follows every route choice from every endpoint to every endpoint on
+/// another switch.
+pub fn dependency_graph(
+    topo: &Topology,
+    map: &[Vec<PortUse>],
+    tables: &ForwardingTables,
+    lanes: &dyn VirtualLanes,
+) -> Result<DiGraphMap<Channel, ()>> {
+    let endpoint_switch = topo.endpoint_switch();
     let mut g: DiGraphMap<Channel, ()> = DiGraphMap::new();
     for (s, ports) in map.iter().enumerate() {
         for (p, u) in ports.iter().enumerate() {
-            if matches!(u, PortUse::Trunk { .. }) {
-                g.add_node((s as u32, p as u16));
+            if matches!(u, PortUse::Link { .. }) {
+                for vl in 0..lanes.count() {
+                    g.add_node((s as u32, p as u16, vl));
+                }
             }
         }
     }
     let max_hops = topo.switch_count() + 1;
-    // Follow every route choice from every switch with terminal nodes to every
-    // destination node, recording consecutive channel pairs.
-    for a in 0..topo.switch_count() {
-        if topo.nodes[a] == 0 {
-            continue;
-        }
-        for (n, &d) in node_switch.iter().enumerate() {
-            if d as usize == a {
+    for (src, source) in topo.endpoints.iter().enumerate() {
+        let a = source.switch;
+        for (n, &d) in endpoint_switch.iter().enumerate() {
+            if d == a {
                 continue;
             }
-            let mut stack: Vec<(u32, Option<Channel>, usize)> = vec![(a as u32, None, 0)];
-            while let Some((s, incoming, hops)) = stack.pop() {
+            // (switch, input port, incoming channel, hops so far)
+            let mut stack: Vec<(u32, u16, Option<Channel>, usize)> = vec![(a, source.port, None, 0)];
+            while let Some((s, in_port, incoming, hops)) = stack.pop() {
                 if hops > max_hops {
                     return Err(Error::invalid(
                         "routing",
@@ -79,13 +147,24 @@ pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyR
                 }
                 for &p in &tables.ports[s as usize][n] {
                     match map[s as usize][p as usize] {
-                        PortUse::Node(_) => {}
-                        PortUse::Trunk { to, .. } => {
-                            let c = (s, p);
+                        PortUse::Endpoint(_) => {}
+                        PortUse::Link { to, lane } => {
+                            let hop = Hop {
+                                source: src as u32,
+                                destination: n as u32,
+                                switch: s,
+                                in_port,
+                                in_lane: incoming.map(|c| c.2),
+                                out_port: p,
+                            };
+                            let c = (s, p, lanes.lane(&hop));
                             if let Some(i) = incoming {
                                 g.add_edge(i, c, ());
                             }
-                            stack.push((to, Some(c), hops + 1));
+                            let back = PortUse::Link { to: s, lane };
+                            let q =
+                                map[to as usize].iter().position(|&x| x == back).expect("links are wired both ways");
+                            stack.push((to, q as u16, Some(c), hops + 1));
                         }
                         PortUse::Free => {
                             return Err(Error::invalid(
@@ -99,9 +178,7 @@ pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyR
             }
         }
     }
-    let cycle: Vec<String> =
-        find_cycle(&g).map(|c| c.into_iter().map(|ch| channel_name(&map, ch)).collect()).unwrap_or_default();
-    Ok(DependencyReport { acyclic: cycle.is_empty(), channels: g.node_count(), dependencies: g.edge_count(), cycle })
+    Ok(g)
 }
 
 /// One cycle of a directed graph, if it has any: inside the first strongly
@@ -136,18 +213,18 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{PathPolicy, RoutingSpec, TopologyKind, TopologySpec};
+    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::shapes::{build_shape, ShapeParams};
 
-    fn report(kind: TopologyKind, m: u32, paths: PathPolicy) -> DependencyReport {
-        let spec = TopologySpec { kind, multiplicity: Some(m), switches: None, nodes: None, trunks: None };
-        let topo = Topology::from_spec(&spec, 16).unwrap();
-        let routing = RoutingSpec { paths, ..RoutingSpec::default() };
-        analyze(&topo, &ForwardingTables::build(&topo, kind, &routing).unwrap()).unwrap()
+    fn report(shape: &str, m: u32, algorithm: &str) -> DependencyReport {
+        let params = ShapeParams { radix: Some(16), multiplicity: Some(m), ..ShapeParams::default() };
+        let topo = build_shape(shape, &params).unwrap();
+        analyze(&topo, &routing_tables(algorithm, &topo, &RoutingParams::default()).unwrap()).unwrap()
     }
 
     #[test]
     fn clockwise_envelope_routing_has_the_ring_cycle() {
-        let r = report(TopologyKind::Envelope, 1, PathPolicy::Clockwise);
+        let r = report("envelope", 1, "clockwise");
         assert!(!r.acyclic);
         assert_eq!(r.cycle.len(), 4, "{:?}", r.cycle);
         for (a, b) in [(1, 2), (2, 3), (3, 4), (4, 1)] {
@@ -156,27 +233,58 @@ mod tests {
     }
 
     #[test]
-    fn central_and_smart_envelope_routings_are_deadlock_free() {
-        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Central).acyclic);
-        assert!(report(TopologyKind::Envelope, 1, PathPolicy::Smart).acyclic);
-        assert!(report(TopologyKind::Envelope, 2, PathPolicy::Smart).acyclic);
-    }
-
-    #[test]
-    fn star_and_complete_routings_are_deadlock_free() {
-        assert!(report(TopologyKind::Star, 2, PathPolicy::Shortest).acyclic);
-        let spec = TopologySpec {
-            kind: TopologyKind::Complete,
-            multiplicity: None,
-            switches: Some(7),
-            nodes: None,
-            trunks: None,
-        };
-        let topo = Topology::from_spec(&spec, 16).unwrap();
-        let t = ForwardingTables::build(&topo, TopologyKind::Complete, &RoutingSpec::default()).unwrap();
-        let r = analyze(&topo, &t).unwrap();
+    fn central_and_shortest_routings_are_deadlock_free() {
+        assert!(report("envelope", 1, "central").acyclic);
+        assert!(report("star", 2, "shortest").acyclic);
+        let params = ShapeParams { radix: Some(16), switches: Some(7), ..ShapeParams::default() };
+        let topo = build_shape("complete", &params).unwrap();
+        let r = analyze(&topo, &routing_tables("shortest", &topo, &RoutingParams::default()).unwrap()).unwrap();
         assert!(r.acyclic);
         assert_eq!(r.dependencies, 0); // one hop everywhere
+    }
+
+    /// A VL per hop count (VL = hops taken so far) turns the clockwise
+    /// ring's cycle into a chain: each VL is a separate channel.
+    #[test]
+    fn virtual_lanes_are_separate_channels() {
+        struct ByHop;
+        impl VirtualLanes for ByHop {
+            fn count(&self) -> u8 {
+                2
+            }
+            fn lane(&self, hop: &Hop) -> u8 {
+                hop.in_lane.map_or(0, |vl| vl + 1)
+            }
+        }
+        let params = ShapeParams { radix: Some(16), ..ShapeParams::default() };
+        let topo = build_shape("envelope", &params).unwrap();
+        let t = routing_tables("clockwise", &topo, &RoutingParams::default()).unwrap();
+        let one = analyze(&topo, &t).unwrap();
+        let two = analyze_with_lanes(&topo, &t, &ByHop).unwrap();
+        assert!(!one.acyclic && two.acyclic);
+        assert_eq!(two.channels, 2 * one.channels);
+        assert_eq!(two.dependencies, one.dependencies);
+    }
+
+    /// Over many irregular networks of seed 003's kind, Up*/Down* never has
+    /// a dependency cycle, whatever the root; SPF has one on some.
+    #[test]
+    fn updown_is_always_acyclic_and_spf_sometimes_cyclic() {
+        let (mut graphs, mut spf_cyclic) = (0, 0);
+        for seed in 0..120u64 {
+            let switches = if seed % 3 == 0 { 30 } else { 15 };
+            let shape = ShapeParams { switches: Some(switches), seed, ..ShapeParams::default() };
+            let topo = build_shape("irregular", &shape).unwrap();
+            let root = (seed * 7 % switches as u64) as u32;
+            let updown = RoutingParams { root: Some(root), ..RoutingParams::default() };
+            let r = analyze(&topo, &routing_tables("updown", &topo, &updown).unwrap()).unwrap();
+            assert!(r.acyclic, "seed {seed}, root {root}: {:?}", r.cycle);
+            let r = analyze(&topo, &routing_tables("spf", &topo, &RoutingParams::default()).unwrap()).unwrap();
+            spf_cyclic += !r.acyclic as u32;
+            graphs += 1;
+        }
+        assert!(graphs >= 100);
+        assert!(spf_cyclic > 0, "SPF acyclic on all {graphs} networks");
     }
 
     #[test]

@@ -1,10 +1,21 @@
-//! What Fibre Channel and InfiniBand fabrics share: topologies, forwarding
-//! tables and routing policies, and deadlock analysis.
+//! What Fibre Channel and InfiniBand fabrics share: the topology (switches,
+//! endpoints, links on ports), built-in shapes and routing algorithms picked
+//! by name from registries, forwarding tables, and deadlock analysis.
+//!
+//! A model builds its fabric with `shapes::build_shape(name, &params)`,
+//! routes it with `routing::routing_tables(name, &topo, &params)` and checks
+//! it with `deadlock::analyze_with_lanes`. `from_scenario` maps the
+//! scenario's topology kinds and path policies onto those names.
 
 pub mod deadlock;
+pub mod forwarding;
+pub mod from_scenario;
 pub mod report;
 pub mod routing;
+pub mod shapes;
 pub mod topology;
 
-pub use routing::ForwardingTables;
-pub use topology::{PortUse, Topology};
+pub use forwarding::ForwardingTables;
+pub use routing::{routing_tables, RoutingParams};
+pub use shapes::{build_shape, ShapeParams};
+pub use topology::{Endpoint, EndpointKind, Link, PortUse, Topology};

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::deadlock::analyze;
-use super::routing::ForwardingTables;
+use super::forwarding::ForwardingTables;
 use super::topology::{PortUse, Topology};
 use crate::error::Result;
 use crate::scenario::Scenario;
@@ -17,6 +17,7 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
     let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
     let deps = analyze(&topo, &tables)?;
     let map = topo.port_map();
+    let per_switch = topo.endpoints_per_switch();
     let switches: Vec<serde_json::Value> = map
         .iter()
         .enumerate()
@@ -24,14 +25,14 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
             let wiring: Vec<String> = ports
                 .iter()
                 .map(|u| match *u {
-                    PortUse::Trunk { to, lane } => format!("trunk to switch {} (lane {})", to + 1, lane + 1),
-                    PortUse::Node(n) => format!("node {n}"),
+                    PortUse::Link { to, lane } => format!("trunk to switch {} (lane {})", to + 1, lane + 1),
+                    PortUse::Endpoint(n) => format!("node {n}"),
                     PortUse::Free => "free".to_string(),
                 })
                 .collect();
             json!({
                 "switch": s + 1,
-                "nodes": topo.nodes[s],
+                "nodes": per_switch[s],
                 "ports": wiring,
                 "forwarding": tables.ports[s],
             })
@@ -39,8 +40,8 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
         .collect();
     Ok(json!({
         "kind": fc.topology.kind,
-        "terminal_nodes": topo.node_count(),
-        "trunks": topo.trunks.iter().map(|&(a, b, m)| json!([a + 1, b + 1, m])).collect::<Vec<_>>(),
+        "terminal_nodes": topo.endpoint_count(),
+        "trunks": topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
         "trunk_choice": fc.routing.trunk_choice,
         "paths": fc.routing.paths,
         "switches": switches,

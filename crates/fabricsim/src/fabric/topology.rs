@@ -1,178 +1,169 @@
-//! Fabric shapes: how many terminal nodes each switch has and which
-//! switches are joined by how many trunks, with the seed's built-in
-//! topologies and validation of user-defined ones.
+//! A fabric's wiring: switches with their own radix, endpoints by kind on
+//! switch ports, and switch-to-switch links on explicit ports, each link
+//! with its multiplicity (parallel lanes). Shapes (`shapes/`) build it;
+//! routing algorithms (`routing/`) and the deadlock analysis read it, so
+//! none of them needs to know which technology the fabric carries.
+
+use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::scenario::{TopologyKind, TopologySpec};
+
+/// What an endpoint port of a switch is wired to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndpointKind {
+    /// A terminal node with one port (Fibre Channel N_Port).
+    Terminal,
+    /// A host channel adapter port (InfiniBand HCA).
+    ChannelAdapter,
+}
+
+/// An endpoint: its kind and the switch port it is cabled to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub kind: EndpointKind,
+    pub switch: u32,
+    pub port: u16,
+}
+
+/// Parallel lanes between two switches (a trunk group, or one cable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub a: u32,
+    pub b: u32,
+    /// (port on `a`, port on `b`) of every lane, lane 0 first.
+    pub lanes: Vec<(u16, u16)>,
+}
+
+impl Link {
+    pub fn multiplicity(&self) -> u32 {
+        self.lanes.len() as u32
+    }
+}
 
 /// What a switch port is wired to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortUse {
-    /// Lane `lane` of the trunk to switch `to` (0-based).
-    Trunk { to: u32, lane: u32 },
-    /// Terminal node `n`.
-    Node(u32),
+    /// Lane `lane` of the link to switch `to` (0-based).
+    Link { to: u32, lane: u32 },
+    /// Endpoint `e`.
+    Endpoint(u32),
     /// Not connected.
     Free,
 }
 
+/// Switches, endpoints and links, all 0-based. Endpoints are numbered switch
+/// by switch (all of switch 0's first), so a switch's endpoints form one
+/// block, which routing partitions over next hops.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Topology {
-    /// Terminal nodes on each switch.
-    pub nodes: Vec<u32>,
-    /// Trunk groups (switch a, switch b, multiplicity), 0-based, a < b.
-    pub trunks: Vec<(u32, u32, u32)>,
-    /// Ports per switch.
-    pub ports: u32,
+    /// Port count of every switch.
+    pub radix: Vec<u32>,
+    pub endpoints: Vec<Endpoint>,
+    pub links: Vec<Link>,
 }
 
-/// The house of seed 000 Fig. 15 (1-based): the square 1-2-4-3 with both
-/// diagonals and the roof 1-5-2. Its port budget (12, 12, 13, 13, 14 nodes
-/// with single trunks) admits only this graph.
-const HOUSE: [(u32, u32); 8] = [(1, 2), (1, 3), (1, 4), (1, 5), (2, 3), (2, 4), (2, 5), (3, 4)];
-/// The envelope of seed 000 Fig. 19 (1-based): the ring 1-2-3-4 and switch 5 joined to each.
-const ENVELOPE: [(u32, u32); 8] = [(1, 2), (2, 3), (3, 4), (1, 4), (1, 5), (2, 5), (3, 5), (4, 5)];
-
 impl Topology {
-    /// The fabric a scenario describes; `ports` is the port count of every switch.
-    pub fn from_spec(spec: &TopologySpec, ports: u32) -> Result<Topology> {
-        let need = |key: &str, ok: bool, value: String, allowed: &str| -> Result<()> {
-            if ok {
-                Ok(())
-            } else {
-                Err(Error::invalid(key, value, allowed))
-            }
-        };
-        let forbid = |key: &str, present: bool| -> Result<()> {
-            need(
-                key,
-                !present,
-                "given".into(),
-                &format!("not used with topology.kind = \"{:?}\"", spec.kind).to_lowercase(),
-            )
-        };
-        let mult = |default: u32| spec.multiplicity.unwrap_or(default);
-        let pairs = |edges: &[(u32, u32)], m: u32| edges.iter().map(|&(a, b)| (a - 1, b - 1, m)).collect::<Vec<_>>();
-        let mut topo = match spec.kind {
-            TopologyKind::Switch => {
-                forbid("topology.multiplicity", spec.multiplicity.is_some())?;
-                forbid("topology.switches", spec.switches.is_some())?;
-                forbid("topology.trunks", spec.trunks.is_some())?;
-                Topology { nodes: vec![ports], trunks: vec![], ports }
-            }
-            TopologyKind::Star => {
-                forbid("topology.switches", spec.switches.is_some())?;
-                forbid("topology.trunks", spec.trunks.is_some())?;
-                let m = mult(2);
-                need(
-                    "topology.multiplicity",
-                    (1..=4).contains(&m),
-                    m.to_string(),
-                    "1 to 4 for a star of 16-port switches",
-                )?;
-                let trunks = (0..4).map(|s| (s, 4, m)).collect();
-                Topology { nodes: vec![0; 5], trunks, ports }
-            }
-            TopologyKind::House => {
-                forbid("topology.switches", spec.switches.is_some())?;
-                forbid("topology.trunks", spec.trunks.is_some())?;
-                Topology { nodes: vec![0; 5], trunks: pairs(&HOUSE, mult(1)), ports }
-            }
-            TopologyKind::Envelope => {
-                forbid("topology.switches", spec.switches.is_some())?;
-                forbid("topology.trunks", spec.trunks.is_some())?;
-                Topology { nodes: vec![0; 5], trunks: pairs(&ENVELOPE, mult(1)), ports }
-            }
-            TopologyKind::Complete => {
-                forbid("topology.trunks", spec.trunks.is_some())?;
-                let n = spec.switches.unwrap_or(5);
-                need("topology.switches", (2..=ports).contains(&n), n.to_string(), &format!("2 to {ports} switches"))?;
-                let m = mult(1);
-                let trunks = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, m))).collect();
-                Topology { nodes: vec![0; n as usize], trunks, ports }
-            }
-            TopologyKind::Custom => {
-                forbid("topology.multiplicity", spec.multiplicity.is_some())?;
-                forbid("topology.switches", spec.switches.is_some())?;
-                let nodes = spec.nodes.clone().ok_or_else(|| {
-                    Error::invalid("topology.nodes", "missing", "terminal nodes per switch, e.g. [12, 12, 12]")
-                })?;
-                need("topology.nodes", !nodes.is_empty(), "[]".into(), "at least one switch")?;
-                let n = nodes.len() as u32;
-                let mut trunks = Vec::new();
-                for (i, t) in spec.trunks.clone().unwrap_or_default().iter().enumerate() {
-                    let key = format!("topology.trunks[{i}]");
-                    let [a, b, m] = *t;
-                    need(
-                        &key,
-                        a >= 1 && a <= n && b >= 1 && b <= n,
-                        format!("{t:?}"),
-                        &format!("switch numbers from 1 to {n}"),
-                    )?;
-                    need(&key, a != b, format!("{t:?}"), "two different switches")?;
-                    need(&key, m >= 1, format!("{t:?}"), "a multiplicity of at least 1")?;
-                    let (a, b) = (a.min(b) - 1, a.max(b) - 1);
-                    need(
-                        &key,
-                        !trunks.iter().any(|&(x, y, _)| (x, y) == (a, b)),
-                        format!("{t:?}"),
-                        "each pair of switches once",
-                    )?;
-                    trunks.push((a, b, m));
-                }
-                Topology { nodes, trunks, ports }
-            }
-        };
-        if !matches!(spec.kind, TopologyKind::Switch | TopologyKind::Custom) {
-            // Built-in shapes fill every port left after the trunks, as the study does.
-            let default_nodes: Vec<u32> =
-                (0..topo.nodes.len() as u32).map(|s| ports.saturating_sub(topo.trunk_ports(s))).collect();
-            topo.nodes = match &spec.nodes {
-                Some(n) => {
-                    need(
-                        "topology.nodes",
-                        n.len() == default_nodes.len(),
-                        format!("{n:?}"),
-                        &format!("{} counts, one per switch", default_nodes.len()),
-                    )?;
-                    n.clone()
-                }
-                None => default_nodes,
-            };
+    /// Wires `endpoints[s]` endpoints of `kind` and the link groups
+    /// `(a, b, multiplicity)` onto switches the way Fibre Channel fabrics
+    /// have always been laid out here: links first (by neighbour, then lane),
+    /// then endpoints, then free ports. Port numbers may exceed a radix;
+    /// `validate` reports that.
+    pub fn canonical(radix: Vec<u32>, endpoints: &[u32], kind: EndpointKind, groups: &[(u32, u32, u32)]) -> Topology {
+        let n = radix.len();
+        let mut next_port = vec![0u16; n];
+        // Each switch's groups in neighbour order, as (group index, is side a).
+        let mut by_switch: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+        for (i, &(a, b, _)) in groups.iter().enumerate() {
+            by_switch[a as usize].push((b, i));
+            by_switch[b as usize].push((a, i));
         }
-        topo.validate()?;
-        Ok(topo)
+        let mut lanes: Vec<Vec<(u16, u16)>> = groups.iter().map(|&(_, _, m)| vec![(0, 0); m as usize]).collect();
+        for (s, list) in by_switch.iter_mut().enumerate() {
+            list.sort_by_key(|&(t, _)| t);
+            for &(_, i) in list.iter() {
+                let side_a = groups[i].0 as usize == s;
+                for lane in lanes[i].iter_mut() {
+                    let p = next_port[s];
+                    next_port[s] += 1;
+                    if side_a {
+                        lane.0 = p;
+                    } else {
+                        lane.1 = p;
+                    }
+                }
+            }
+        }
+        let links = groups.iter().zip(lanes).map(|(&(a, b, _), lanes)| Link { a, b, lanes }).collect();
+        let mut eps = Vec::with_capacity(endpoints.iter().sum::<u32>() as usize);
+        for (s, &count) in endpoints.iter().enumerate() {
+            for _ in 0..count {
+                eps.push(Endpoint { kind, switch: s as u32, port: next_port[s] });
+                next_port[s] += 1;
+            }
+        }
+        Topology { radix, endpoints: eps, links }
     }
 
     pub fn switch_count(&self) -> usize {
-        self.nodes.len()
+        self.radix.len()
     }
 
+    pub fn endpoint_count(&self) -> u32 {
+        self.endpoints.len() as u32
+    }
+
+    /// The scenario's name for `endpoint_count` (terminal nodes).
     pub fn node_count(&self) -> u32 {
-        self.nodes.iter().sum()
+        self.endpoint_count()
     }
 
-    /// Trunk ports used on switch `s`.
-    pub fn trunk_ports(&self, s: u32) -> u32 {
-        self.trunks.iter().filter(|&&(a, b, _)| a == s || b == s).map(|&(_, _, m)| m).sum()
+    /// Endpoints on each switch.
+    pub fn endpoints_per_switch(&self) -> Vec<u32> {
+        let mut count = vec![0; self.switch_count()];
+        for e in &self.endpoints {
+            count[e.switch as usize] += 1;
+        }
+        count
     }
 
-    /// Trunk multiplicity between switches `a` and `b` (0 if not joined).
+    /// Switch of every endpoint.
+    pub fn endpoint_switch(&self) -> Vec<u32> {
+        self.endpoints.iter().map(|e| e.switch).collect()
+    }
+
+    /// First endpoint number on each switch (endpoints are numbered switch by switch).
+    pub fn first_endpoint(&self) -> Vec<u32> {
+        let mut first = Vec::with_capacity(self.switch_count());
+        let mut acc = 0;
+        for n in self.endpoints_per_switch() {
+            first.push(acc);
+            acc += n;
+        }
+        first
+    }
+
+    /// Link ports used on switch `s`.
+    pub fn link_ports(&self, s: u32) -> u32 {
+        self.links.iter().filter(|l| l.a == s || l.b == s).map(Link::multiplicity).sum()
+    }
+
+    /// Lanes between switches `a` and `b` (0 if not joined).
     pub fn multiplicity(&self, a: u32, b: u32) -> u32 {
         let (x, y) = (a.min(b), a.max(b));
-        self.trunks.iter().find(|&&(p, q, _)| (p, q) == (x, y)).map(|&(_, _, m)| m).unwrap_or(0)
+        self.links.iter().find(|l| (l.a.min(l.b), l.a.max(l.b)) == (x, y)).map(Link::multiplicity).unwrap_or(0)
     }
 
     /// Switches joined to `s`, in increasing order.
     pub fn neighbours(&self, s: u32) -> Vec<u32> {
         let mut v: Vec<u32> = self
-            .trunks
+            .links
             .iter()
-            .filter_map(|&(a, b, _)| {
-                if a == s {
-                    Some(b)
-                } else if b == s {
-                    Some(a)
+            .filter_map(|l| {
+                if l.a == s {
+                    Some(l.b)
+                } else if l.b == s {
+                    Some(l.a)
                 } else {
                     None
                 }
@@ -182,46 +173,24 @@ impl Topology {
         v
     }
 
-    /// Switch of every terminal node (nodes numbered switch by switch).
-    pub fn node_switch(&self) -> Vec<u32> {
-        self.nodes.iter().enumerate().flat_map(|(s, &n)| std::iter::repeat_n(s as u32, n as usize)).collect()
-    }
-
-    /// First node number on each switch.
-    pub fn first_node(&self) -> Vec<u32> {
-        let mut first = Vec::with_capacity(self.nodes.len());
-        let mut acc = 0;
-        for &n in &self.nodes {
-            first.push(acc);
-            acc += n;
-        }
-        first
-    }
-
-    /// Port assignment of every switch: trunks first (by neighbour, then
-    /// lane), then terminal nodes, then free ports.
+    /// What every port of every switch is wired to.
     pub fn port_map(&self) -> Vec<Vec<PortUse>> {
-        let first = self.first_node();
-        (0..self.nodes.len() as u32)
-            .map(|s| {
-                let mut ports = Vec::with_capacity(self.ports as usize);
-                for t in self.neighbours(s) {
-                    for lane in 0..self.multiplicity(s, t) {
-                        ports.push(PortUse::Trunk { to: t, lane });
-                    }
-                }
-                for k in 0..self.nodes[s as usize] {
-                    ports.push(PortUse::Node(first[s as usize] + k));
-                }
-                ports.resize(self.ports as usize, PortUse::Free);
-                ports
-            })
-            .collect()
+        let mut map: Vec<Vec<PortUse>> = self.radix.iter().map(|&r| vec![PortUse::Free; r as usize]).collect();
+        for l in &self.links {
+            for (lane, &(pa, pb)) in l.lanes.iter().enumerate() {
+                map[l.a as usize][pa as usize] = PortUse::Link { to: l.b, lane: lane as u32 };
+                map[l.b as usize][pb as usize] = PortUse::Link { to: l.a, lane: lane as u32 };
+            }
+        }
+        for (i, e) in self.endpoints.iter().enumerate() {
+            map[e.switch as usize][e.port as usize] = PortUse::Endpoint(i as u32);
+        }
+        map
     }
 
     /// Hop counts between switches (breadth-first search).
     pub fn distances(&self) -> Vec<Vec<u32>> {
-        let n = self.nodes.len();
+        let n = self.switch_count();
         let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| self.neighbours(s)).collect();
         (0..n)
             .map(|src| {
@@ -241,33 +210,100 @@ impl Topology {
             .collect()
     }
 
-    /// Port budget per switch and connectivity.
-    pub fn validate(&self) -> Result<()> {
-        for s in 0..self.nodes.len() as u32 {
-            let used = self.trunk_ports(s) + self.nodes[s as usize];
-            if used > self.ports {
+    /// Port budgets, wiring and connectivity. Errors name `section` keys
+    /// (`section.nodes`, `section.trunks`) and the key of the radix.
+    pub fn validate(&self, section: &str, radix_key: &str) -> Result<()> {
+        self.validate_ends(section)?;
+        let per_switch = self.endpoints_per_switch();
+        for s in 0..self.switch_count() as u32 {
+            let used = self.link_ports(s) + per_switch[s as usize];
+            let radix = self.radix[s as usize];
+            if used > radix {
                 return Err(Error::invalid(
-                    "fabric",
+                    section,
                     format!(
                         "switch {} with {} trunk ports and {} nodes",
                         s + 1,
-                        self.trunk_ports(s),
-                        self.nodes[s as usize]
+                        self.link_ports(s),
+                        per_switch[s as usize]
                     ),
-                    format!("at most {} ports per switch (switch.ports)", self.ports),
+                    format!("at most {radix} ports per switch ({radix_key})"),
                 ));
             }
         }
-        if self.node_count() < 2 {
-            return Err(Error::invalid("topology.nodes", self.node_count(), "at least 2 terminal nodes in the fabric"));
+        self.validate_ports(section)?;
+        if self.endpoint_count() < 2 {
+            return Err(Error::invalid(
+                &format!("{section}.nodes"),
+                self.endpoint_count(),
+                "at least 2 terminal nodes in the fabric",
+            ));
         }
         let d = self.distances();
         if let Some(s) = d[0].iter().position(|&x| x == u32::MAX) {
             return Err(Error::invalid(
-                "topology.trunks",
+                &format!("{section}.trunks"),
                 format!("switch {} unreachable from switch 1", s + 1),
                 "a connected fabric",
             ));
+        }
+        Ok(())
+    }
+
+    /// Links join two different existing switches, each pair once (parallel
+    /// cables are lanes of one link), with at least one lane; endpoints sit
+    /// on existing switches and are numbered switch by switch.
+    fn validate_ends(&self, section: &str) -> Result<()> {
+        let n = self.switch_count() as u32;
+        let mut pairs = std::collections::HashSet::new();
+        for l in &self.links {
+            let ok = l.a < n && l.b < n && l.a != l.b && !l.lanes.is_empty();
+            if !ok || !pairs.insert((l.a.min(l.b), l.a.max(l.b))) {
+                return Err(Error::invalid(
+                    section,
+                    format!("link {}-{} with {} lanes", l.a + 1, l.b + 1, l.lanes.len()),
+                    "one link between each pair of different switches, with at least one lane",
+                ));
+            }
+        }
+        if let Some((i, e)) = self.endpoints.iter().enumerate().find(|(_, e)| e.switch >= n) {
+            return Err(Error::invalid(
+                section,
+                format!("endpoint {i} on switch {}", e.switch + 1),
+                "existing switches",
+            ));
+        }
+        if self.endpoints.windows(2).any(|w| w[0].switch > w[1].switch) {
+            return Err(Error::invalid(
+                section,
+                "endpoints out of switch order",
+                "endpoints numbered switch by switch",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every port within its switch's radix and wired once.
+    fn validate_ports(&self, section: &str) -> Result<()> {
+        let mut used: Vec<Vec<bool>> = self.radix.iter().map(|&r| vec![false; r as usize]).collect();
+        let mut claim = |s: u32, p: u16, what: String| -> Result<()> {
+            match used[s as usize].get_mut(p as usize) {
+                Some(taken) if !*taken => {
+                    *taken = true;
+                    Ok(())
+                }
+                Some(_) => Err(Error::invalid(section, what, "each switch port wired once")),
+                None => Err(Error::invalid(section, what, "ports below the switch's radix")),
+            }
+        };
+        for l in &self.links {
+            for &(pa, pb) in &l.lanes {
+                claim(l.a, pa, format!("switch {} port {pa} (link to switch {})", l.a + 1, l.b + 1))?;
+                claim(l.b, pb, format!("switch {} port {pb} (link to switch {})", l.b + 1, l.a + 1))?;
+            }
+        }
+        for (i, e) in self.endpoints.iter().enumerate() {
+            claim(e.switch, e.port, format!("switch {} port {} (endpoint {i})", e.switch + 1, e.port))?;
         }
         Ok(())
     }
@@ -277,56 +313,43 @@ impl Topology {
 mod tests {
     use super::*;
 
-    fn spec(kind: TopologyKind, multiplicity: Option<u32>, switches: Option<u32>) -> TopologySpec {
-        TopologySpec { kind, multiplicity, switches, nodes: None, trunks: None }
-    }
-
-    fn nodes(kind: TopologyKind, m: Option<u32>, n: Option<u32>) -> Vec<u32> {
-        Topology::from_spec(&spec(kind, m, n), 16).unwrap().nodes
-    }
-
     #[test]
-    fn node_counts_match_the_study() {
-        assert_eq!(nodes(TopologyKind::Star, Some(2), None), vec![14, 14, 14, 14, 8]); // 64
-        assert_eq!(nodes(TopologyKind::Star, Some(3), None), vec![13, 13, 13, 13, 4]); // 56
-        assert_eq!(nodes(TopologyKind::Star, Some(4), None), vec![12, 12, 12, 12, 0]); // 48
-        assert_eq!(nodes(TopologyKind::Star, Some(1), None), vec![15, 15, 15, 15, 12]);
-        assert_eq!(nodes(TopologyKind::House, Some(1), None), vec![12, 12, 13, 13, 14]); // 64
-        assert_eq!(nodes(TopologyKind::House, Some(2), None), vec![8, 8, 10, 10, 12]); // 48
-        assert_eq!(nodes(TopologyKind::Envelope, Some(1), None), vec![13, 13, 13, 13, 12]); // 64
-        assert_eq!(nodes(TopologyKind::Envelope, Some(2), None).iter().sum::<u32>(), 48);
-        let complete: Vec<u32> = (5..=11).map(|n| nodes(TopologyKind::Complete, None, Some(n)).iter().sum()).collect();
-        assert_eq!(complete, vec![60, 66, 70, 72, 72, 70, 66]);
-    }
-
-    #[test]
-    fn custom_fabric_is_checked() {
-        let mut s = spec(TopologyKind::Custom, None, None);
-        s.nodes = Some(vec![15, 15]);
-        s.trunks = Some(vec![[1, 2, 2]]);
-        let e = Topology::from_spec(&s, 16).unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("fabric"), "{e}");
-        s.trunks = Some(vec![[1, 3, 1]]);
-        let e = Topology::from_spec(&s, 16).unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("topology.trunks[0]"), "{e}");
-        s.nodes = Some(vec![10, 10, 10]);
-        s.trunks = Some(vec![[1, 2, 1]]);
-        let e = Topology::from_spec(&s, 16).unwrap_err();
-        assert!(e.to_string().contains("unreachable"), "{e}");
-        s.trunks = Some(vec![[1, 2, 1], [3, 2, 2]]);
-        let t = Topology::from_spec(&s, 16).unwrap();
-        assert_eq!(t.multiplicity(2, 1), 2);
-        assert_eq!(t.distances()[0][2], 2);
-    }
-
-    #[test]
-    fn ports_are_trunks_then_nodes() {
-        let t = Topology::from_spec(&spec(TopologyKind::Star, Some(2), None), 16).unwrap();
+    fn canonical_layout_is_links_by_neighbour_then_endpoints() {
+        // Switch 1 joins 0 by two lanes and 2 by one; group order must not matter.
+        let t = Topology::canonical(vec![6, 6, 6], &[2, 1, 3], EndpointKind::Terminal, &[(1, 2, 1), (0, 1, 2)]);
         let map = t.port_map();
-        assert_eq!(map[0][0], PortUse::Trunk { to: 4, lane: 0 });
-        assert_eq!(map[0][1], PortUse::Trunk { to: 4, lane: 1 });
-        assert_eq!(map[0][2], PortUse::Node(0));
-        assert_eq!(map[4][7], PortUse::Trunk { to: 3, lane: 1 });
-        assert_eq!(map[4][8], PortUse::Node(56));
+        assert_eq!(map[1][0], PortUse::Link { to: 0, lane: 0 });
+        assert_eq!(map[1][1], PortUse::Link { to: 0, lane: 1 });
+        assert_eq!(map[1][2], PortUse::Link { to: 2, lane: 0 });
+        assert_eq!(map[1][3], PortUse::Endpoint(2));
+        assert_eq!(map[1][4], PortUse::Free);
+        assert_eq!(map[0][2], PortUse::Endpoint(0));
+        assert_eq!(t.links[1].lanes, vec![(0, 0), (1, 1)]);
+        assert_eq!(t.first_endpoint(), vec![0, 2, 3]);
+        assert_eq!(t.multiplicity(1, 0), 2);
+        t.validate("topology", "switch.ports").unwrap();
+    }
+
+    #[test]
+    fn explicit_ports_are_checked() {
+        let mut t = Topology::canonical(vec![4, 4], &[1, 1], EndpointKind::ChannelAdapter, &[(0, 1, 1)]);
+        t.endpoints[1].port = 0; // the link's port on switch 1
+        let e = t.validate("topology", "topology.radix").unwrap_err();
+        assert!(e.to_string().contains("wired once"), "{e}");
+        t.endpoints[1].port = 4;
+        let e = t.validate("topology", "topology.radix").unwrap_err();
+        assert!(e.to_string().contains("below the switch's radix"), "{e}");
+        t.endpoints[1].port = 1;
+        t.links.push(Link { a: 1, b: 0, lanes: vec![(2, 2)] });
+        let e = t.validate("topology", "topology.radix").unwrap_err();
+        assert!(e.to_string().contains("each pair"), "{e}");
+    }
+
+    #[test]
+    fn port_budget_names_the_switch() {
+        let t = Topology::canonical(vec![2, 4], &[2, 1], EndpointKind::Terminal, &[(0, 1, 1)]);
+        let e = t.validate("topology", "switch.ports").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("topology"));
+        assert!(e.to_string().contains("switch 1 with 1 trunk ports and 2 nodes"), "{e}");
     }
 }

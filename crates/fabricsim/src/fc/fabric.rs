@@ -133,19 +133,19 @@ impl FcFabric {
         let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
         let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
         let map = topo.port_map();
-        let mut attachments = vec![(0u32, 0u16); topo.node_count() as usize];
+        let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
         for (s, ports) in map.iter().enumerate() {
             let peers: Vec<Option<Link>> = ports
                 .iter()
                 .enumerate()
                 .map(|(p, u)| match *u {
-                    PortUse::Node(n) => {
+                    PortUse::Endpoint(n) => {
                         attachments[n as usize] = (s as u32, p as u16);
                         Some(Link::new(PortRef::node(n), timing.propagation))
                     }
-                    PortUse::Trunk { to, lane } => {
-                        let back = PortUse::Trunk { to: s as u32, lane };
+                    PortUse::Link { to, lane } => {
+                        let back = PortUse::Link { to: s as u32, lane };
                         let q = map[to as usize].iter().position(|&x| x == back).expect("trunks are wired both ways");
                         Some(Link::new(PortRef::switch(to, q as u16), timing.propagation))
                     }
@@ -198,7 +198,7 @@ impl FcFabric {
             switches,
             nodes,
             sources,
-            node_switch: topo.node_switch(),
+            node_switch: topo.endpoint_switch(),
             events: 0,
             scenario: scenario.clone(),
         })
@@ -620,8 +620,8 @@ impl Model for FcFabric {
 
 /// Where each node's messages go under the scenario's traffic pattern.
 fn destinations(w: &WorkloadSpec, topo: &Topology) -> Result<Vec<Destinations>> {
-    let n = topo.node_count();
-    let node_switch = topo.node_switch();
+    let n = topo.endpoint_count();
+    let node_switch = topo.endpoint_switch();
     Ok(match w.pattern {
         Pattern::Uniform => vec![Destinations::AllOthers; n as usize],
         Pattern::Pair => {

@@ -1,0 +1,130 @@
+//! Routing algorithms, one per file, picked by name from one table (as
+//! BookSim picks routing functions from `gRoutingFunctionMap`). Each turns a
+//! topology into forwarding tables keyed by destination endpoint; nothing
+//! here runs per event, so plain function pointers do.
+//!
+//! - `shortest`, `smart`, `clockwise`, `central`: seed 000's cascaded Fibre
+//!   Channel fabrics (destinations partitioned over equal next switches and
+//!   parallel trunks).
+//! - `spf`, `updown`: seed 003 section 3.1's deterministic InfiniBand
+//!   routings for irregular networks.
+
+mod ring;
+pub mod shortest;
+mod smart;
+pub mod spf;
+pub mod updown;
+
+pub use super::forwarding::ForwardingTables;
+use super::topology::Topology;
+use crate::error::{Error, Result};
+
+/// How a route spreads over the parallel lanes of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneChoice {
+    /// Destination endpoints take the lanes in turn: one port per entry.
+    Deterministic,
+    /// Every lane in the entry, one drawn per frame.
+    Randomized,
+}
+
+/// The parameters a routing algorithm may read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoutingParams {
+    /// Scenario section of the routing keys; errors name `section.selector`, `section.root`.
+    pub section: String,
+    /// Key (within `section`) that names the algorithm.
+    pub selector: String,
+    pub lanes: LaneChoice,
+    /// Up*/Down*: root switch of the spanning tree (0-based; default 0).
+    pub root: Option<u32>,
+}
+
+impl Default for RoutingParams {
+    fn default() -> Self {
+        RoutingParams {
+            section: "routing".into(),
+            selector: "algorithm".into(),
+            lanes: LaneChoice::Deterministic,
+            root: None,
+        }
+    }
+}
+
+impl RoutingParams {
+    /// The scenario key of parameter `name`.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}.{name}", self.section)
+    }
+
+    /// The key that chose the algorithm.
+    pub fn selector_key(&self) -> String {
+        self.key(&self.selector)
+    }
+}
+
+/// A named routing algorithm: what it does, which optional parameters it
+/// reads, and the function that computes its tables.
+pub struct Algorithm {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub params: &'static [&'static str],
+    pub tables: fn(&Topology, &RoutingParams) -> Result<ForwardingTables>,
+}
+
+/// Every routing algorithm, by name.
+pub static ALGORITHMS: &[Algorithm] =
+    &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL, spf::ALGORITHM, updown::ALGORITHM];
+
+/// The algorithm called `name`; `key` is the scenario key that chose it.
+pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
+    ALGORITHMS.iter().find(|a| a.name == name).ok_or_else(|| {
+        let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        Error::invalid(key, format!("\"{name}\""), format!("one of: {}", names.join(", ")))
+    })
+}
+
+/// The forwarding tables of algorithm `name` over `topo` (a validated topology).
+pub fn routing_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    let alg = algorithm(name, &params.selector_key())?;
+    if params.root.is_some() && !alg.params.contains(&"root") {
+        return Err(Error::invalid(
+            &params.key("root"),
+            "given",
+            format!("not used with {} = \"{name}\"", params.selector_key()),
+        ));
+    }
+    (alg.tables)(topo, params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    #[test]
+    fn unknown_algorithm_lists_the_registry() {
+        let topo = build_shape("irregular", &ShapeParams::default()).unwrap();
+        let e = routing_tables("minhop", &topo, &RoutingParams::default()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
+        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central, spf, updown"));
+        let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
+        let e = routing_tables("spf", &topo, &params).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("routing.root"));
+        assert!(routing_tables("updown", &topo, &params).is_ok());
+    }
+
+    #[test]
+    fn every_algorithm_routes_every_pair_of_an_irregular_network() {
+        let topo = build_shape("irregular", &ShapeParams { seed: 11, ..ShapeParams::default() }).unwrap();
+        let map = topo.port_map();
+        for alg in ALGORITHMS.iter().filter(|a| !matches!(a.name, "clockwise" | "central" | "smart")) {
+            let t = routing_tables(alg.name, &topo, &RoutingParams::default()).unwrap();
+            for s in 0..topo.switch_count() as u32 {
+                for e in 0..topo.endpoint_count() {
+                    assert!(t.path(&topo, &map, s, e).is_some(), "{}: switch {s} to endpoint {e}", alg.name);
+                }
+            }
+        }
+    }
+}
