@@ -2,6 +2,7 @@
 //! determinism, fairness, flow control and the DiskSim source files.
 
 use fabricsim::fc::arbitrated_loop::timing::LoopTiming;
+use fabricsim::scenario::LoopSpec;
 use fabricsim::storage::disksim::load_drive;
 use fabricsim::storage::drive;
 use fabricsim::storage::drives::DISKSIM_DRIVES;
@@ -52,8 +53,8 @@ fn single_read_phases_match_hand_arithmetic() {
         assert_eq!(r.counter("frames"), Some(9));
     }
     // 84 more ports add 84 x 225.9 ns = 18.97 us to every trip.
-    let t12 = LoopTiming::new(1.0625e9, 13, 6.0, 50.0, 5.0, 6, 2048).trip();
-    let t96 = LoopTiming::new(1.0625e9, 97, 6.0, 50.0, 5.0, 6, 2048).trip();
+    let t12 = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 13).trip();
+    let t96 = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 97).trip();
     assert_eq!(t96 - t12, 84 * 225_882);
 }
 

@@ -100,6 +100,7 @@ impl Arbiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LoopSpec;
 
     fn ring(al_pas: &[u8]) -> Vec<LoopPort> {
         al_pas.iter().map(|&a| LoopPort::new(a, true, 1, 0)).collect()
@@ -107,7 +108,7 @@ mod tests {
 
     #[test]
     fn idle_race_higher_priority_replaces_front_only_before_it_passes() {
-        let t = LoopTiming::new(1.0625e9, 4, 6.0, 0.0, 5.0, 6, 2048);
+        let t = LoopTiming::new(&LoopSpec { length_m: 0.0, ..LoopSpec::default() }, 4);
         let mut ports = ring(&[0x01, 0xEF, 0xE8, 0xE4]);
         let mut a = Arbiter::default();
         ports[2].arbitrating = true;

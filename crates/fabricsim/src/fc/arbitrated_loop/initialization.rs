@@ -123,6 +123,7 @@ pub fn initialize(ports: &[InitPort], timing: &LoopTiming, store_and_forward: bo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::LoopSpec;
 
     fn ports(n: usize, hard: bool) -> Vec<InitPort> {
         (0..n)
@@ -138,7 +139,7 @@ mod tests {
 
     #[test]
     fn hard_soft_and_time_grows_with_size() {
-        let t = LoopTiming::new(1.0625e9, 13, 6.0, 50.0, 5.0, 6, 2048);
+        let t = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 13);
         let init = initialize(&ports(13, true), &t, true, true);
         assert_eq!(init.master, 0);
         assert_eq!(init.al_pas[0], Some(0x01));
@@ -146,13 +147,13 @@ mod tests {
         let soft = initialize(&ports(13, false), &t, true, true);
         assert_eq!(soft.al_pas[0], Some(0x01));
         assert_eq!(soft.al_pas[1], Some(0x02));
-        let t97 = LoopTiming::new(1.0625e9, 97, 6.0, 50.0, 5.0, 6, 2048);
+        let t97 = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 97);
         let big = initialize(&ports(97, true), &t97, true, true);
         assert!(big.duration > 5 * init.duration);
         // Two ports asking for the same hard address: the second goes soft.
         let mut p = ports(3, true);
         p[2].hard_al_pa = p[1].hard_al_pa;
-        let t3 = LoopTiming::new(1.0625e9, 3, 6.0, 50.0, 5.0, 6, 2048);
+        let t3 = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 3);
         let c = initialize(&p, &t3, true, false);
         assert_eq!(c.hard_conflicts, 1);
         assert_eq!(c.al_pas[2], Some(0x02));

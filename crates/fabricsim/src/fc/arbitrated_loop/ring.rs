@@ -117,15 +117,7 @@ impl Ring {
         ports: &[PortConfig],
         set: &mut MetricSet,
     ) -> Result<Self> {
-        let timing = LoopTiming::new(
-            spec.baud,
-            ports.len() as u32,
-            spec.node_delay_words,
-            spec.length_m,
-            spec.propagation_ns_per_m,
-            spec.fill_words,
-            spec.frame_payload_bytes,
-        );
+        let timing = LoopTiming::new(spec, ports.len() as u32);
         let init_ports: Vec<_> = ports.iter().map(|p| p.init.clone()).collect();
         let mut init = initialize(&init_ports, &timing, spec.init_store_and_forward, spec.position_map);
         if !spec.initialize {

@@ -11,6 +11,7 @@
 //! the sum matters for a round trip).
 
 use crate::kernel::{LineRate, Time};
+use crate::scenario::LoopSpec;
 
 /// FC-2 frame overhead: SOF (4) + header (24) + CRC (4) + EOF (4).
 pub const FRAME_OVERHEAD_BYTES: u32 = 36;
@@ -38,17 +39,10 @@ pub struct LoopTiming {
 }
 
 impl LoopTiming {
-    /// `node_delay_words` words of forwarding delay per node, `length_m` metres
-    /// of fibre at `ns_per_m`, `ports` ports in ring order.
-    pub fn new(
-        baud: f64,
-        ports: u32,
-        node_delay_words: f64,
-        length_m: f64,
-        ns_per_m: f64,
-        fill_words: u32,
-        max_payload: u32,
-    ) -> Self {
+    /// The timing of the loop `spec` describes, with `ports` ports in ring order.
+    pub fn new(spec: &LoopSpec, ports: u32) -> Self {
+        let LoopSpec { baud, node_delay_words, length_m, fill_words, .. } = *spec;
+        let (ns_per_m, max_payload) = (spec.propagation_ns_per_m, spec.frame_payload_bytes);
         let rate = LineRate::from_baud(baud, 10);
         let word = rate.time_for(4);
         let node_delay = (rate.ps_per_byte() * 4.0 * node_delay_words).round() as Time;
@@ -101,7 +95,7 @@ mod tests {
 
     #[test]
     fn six_words_are_226_ns_and_trips_add_up() {
-        let t = LoopTiming::new(1.0625e9, 97, 6.0, 50.0, 5.0, 6, 2048);
+        let t = LoopTiming::new(&LoopSpec { length_m: 50.0, ..LoopSpec::default() }, 97);
         assert_eq!(t.word, 37_647);
         assert_eq!(t.node_delay, 225_882);
         assert_eq!(t.trip(), 97 * 225_882 + 250_000);
