@@ -65,7 +65,7 @@ pub struct Ctx<'a> {
 
 /// Frames and credits reaching the far end of a link become this fabric's events.
 impl PortEvents for Ctx<'_> {
-    #[inline]
+    #[inline(always)]
     fn frame_head(&mut self, to: PortRef, frame: u32, at: Time) {
         match to.kind {
             ComponentKind::Switch => self.queue.push(at, Event::FrameStart { switch: to.index, port: to.port, frame }),

@@ -36,6 +36,10 @@ struct InputPort {
 
 struct OutputPort {
     peer: Option<Link>,
+    /// The far end buffers frames in flight (needs credit, hears of the head).
+    credited: bool,
+    /// The far end is another switch (a trunk), for link utilization.
+    trunk: bool,
     /// This output's queue of the scheduler table.
     queue: VecDeque<FrameId>,
     /// Frame crossing the crossbar to this output, or NO_FRAME.
@@ -98,6 +102,8 @@ impl FcSwitch {
             .iter()
             .map(|&peer| OutputPort {
                 peer,
+                credited: peer.is_some_and(|l| l.credited()),
+                trunk: peer.is_some_and(|l| l.to.kind == ComponentKind::Switch),
                 queue: VecDeque::with_capacity(queue_capacity),
                 sending: NO_FRAME,
                 sending_from: 0,
@@ -343,11 +349,12 @@ impl FcSwitch {
             // max keeps cut-through honest should rates ever differ.
             let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
             ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
-            let link = out.peer.expect("frames are routed only to connected ports");
-            ctx.metrics.output_busy(end - ctx.now, link.to.kind == ComponentKind::Switch);
-            if link.credited() {
+            ctx.metrics.output_busy(end - ctx.now, out.trunk);
+            if out.credited {
                 out.credit -= 1;
-                link.send_head(ctx, frame, ctx.now);
+                if let Some(link) = out.peer {
+                    link.send_head(ctx, frame, ctx.now);
+                }
             }
         }
     }

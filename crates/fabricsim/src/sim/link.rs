@@ -87,7 +87,7 @@ impl Link {
 
     /// A frame's first byte goes on the fibre at `now`: a buffering receiver
     /// learns of it one propagation delay later.
-    #[inline]
+    #[inline(always)]
     pub fn send_head(&self, events: &mut impl PortEvents, frame: u32, now: Time) {
         events.frame_head(self.to, frame, now + self.propagation);
     }

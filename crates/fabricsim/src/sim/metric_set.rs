@@ -6,7 +6,7 @@
 //! them; an id is an index, so recording is a bounds-checked array access.
 //! The driver refuses a report that leaves out a registered duration probe.
 
-use crate::kernel::stats::{ConfidenceInterval, DurationProbe, LevelHistogram, TimeBatchMeans, Welford};
+use crate::kernel::stats::{ConfidenceInterval, DurationProbe, LevelHistogram, TimeBatchMeans};
 use crate::kernel::Time;
 use crate::report::MetricSummary;
 
@@ -21,16 +21,53 @@ pub struct LevelsId(u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TallyId(u32);
 
+/// Statistics and their names are kept apart so that recording walks
+/// tightly packed statistics only.
+/// A mean of observations: a sum and a count. Only the mean is reported,
+/// and the hot loops record many (parts of every I/O), so no variance is
+/// kept (a Welford update would cost a division per observation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunningMean {
+    sum: f64,
+    count: u64,
+}
+
+impl RunningMean {
+    #[inline]
+    fn add(&mut self, x: f64) {
+        self.sum += x;
+        self.count += 1;
+    }
+
+    /// The mean (NaN when nothing was observed).
+    pub fn mean(&self) -> f64 {
+        if self.count > 0 {
+            self.sum / self.count as f64
+        } else {
+            f64::NAN
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
 pub struct MetricSet {
     batches: u32,
-    durations: Vec<(String, DurationProbe)>,
-    means: Vec<(String, Welford)>,
+    durations: Vec<DurationProbe>,
+    duration_names: Vec<String>,
+    means: Vec<RunningMean>,
+    mean_names: Vec<String>,
     /// Time series: impulses (throughput) or piecewise-constant levels.
-    series: Vec<(String, TimeBatchMeans)>,
-    levels: Vec<(String, LevelHistogram)>,
+    series: Vec<TimeBatchMeans>,
+    series_names: Vec<String>,
+    levels: Vec<LevelHistogram>,
+    level_names: Vec<String>,
     /// Counts and sums over the measurement window (unlike a model's
     /// counters, which cover the whole run for the conservation audit).
-    tallies: Vec<(String, u64)>,
+    tallies: Vec<u64>,
+    tally_names: Vec<String>,
     headline_durations: Vec<DurationId>,
     headline_series: Vec<SeriesId>,
     measure_start: Time,
@@ -42,10 +79,15 @@ impl MetricSet {
         MetricSet {
             batches,
             durations: Vec::new(),
+            duration_names: Vec::new(),
             means: Vec::new(),
+            mean_names: Vec::new(),
             series: Vec::new(),
+            series_names: Vec::new(),
             levels: Vec::new(),
+            level_names: Vec::new(),
             tallies: Vec::new(),
+            tally_names: Vec::new(),
             headline_durations: Vec::new(),
             headline_series: Vec::new(),
             measure_start: 0,
@@ -55,7 +97,8 @@ impl MetricSet {
     /// Registers a duration probe; a headline one is watched by the stop rule.
     pub fn duration(&mut self, name: impl Into<String>, headline: bool) -> DurationId {
         let id = DurationId(self.durations.len() as u32);
-        self.durations.push((name.into(), DurationProbe::new(self.batches)));
+        self.durations.push(DurationProbe::new(self.batches));
+        self.duration_names.push(name.into());
         if headline {
             self.headline_durations.push(id);
         }
@@ -64,14 +107,16 @@ impl MetricSet {
 
     /// Registers a plain running mean of observations.
     pub fn mean(&mut self, name: impl Into<String>) -> MeanId {
-        self.means.push((name.into(), Welford::new()));
+        self.means.push(RunningMean::default());
+        self.mean_names.push(name.into());
         MeanId(self.means.len() as u32 - 1)
     }
 
     /// Registers a time series with batches of initially `batch_ps`.
     pub fn series(&mut self, name: impl Into<String>, batch_ps: Time, headline: bool) -> SeriesId {
         let id = SeriesId(self.series.len() as u32);
-        self.series.push((name.into(), TimeBatchMeans::new(0, batch_ps, self.batches)));
+        self.series_names.push(name.into());
+        self.series.push(TimeBatchMeans::new(0, batch_ps, self.batches));
         if headline {
             self.headline_series.push(id);
         }
@@ -80,70 +125,72 @@ impl MetricSet {
 
     /// Registers a histogram of time spent at levels 0..=max_level.
     pub fn levels(&mut self, name: impl Into<String>, max_level: usize) -> LevelsId {
-        self.levels.push((name.into(), LevelHistogram::new(max_level, 0)));
+        self.level_names.push(name.into());
+        self.levels.push(LevelHistogram::new(max_level, 0));
         LevelsId(self.levels.len() as u32 - 1)
     }
 
     pub fn tally(&mut self, name: impl Into<String>) -> TallyId {
-        self.tallies.push((name.into(), 0));
+        self.tally_names.push(name.into());
+        self.tallies.push(0);
         TallyId(self.tallies.len() as u32 - 1)
     }
 
     #[inline]
     pub fn record(&mut self, id: DurationId, ps: Time) {
-        self.durations[id.0 as usize].1.record(ps);
+        self.durations[id.0 as usize].record(ps);
     }
 
     #[inline]
     pub fn observe(&mut self, id: MeanId, x: f64) {
-        self.means[id.0 as usize].1.add(x);
+        self.means[id.0 as usize].add(x);
     }
 
     #[inline]
     pub fn impulse(&mut self, id: SeriesId, now: Time, amount: f64) {
-        self.series[id.0 as usize].1.add_impulse(now, amount);
+        self.series[id.0 as usize].add_impulse(now, amount);
     }
 
     #[inline]
     pub fn set_level(&mut self, id: SeriesId, now: Time, level: f64) {
-        self.series[id.0 as usize].1.set_level(now, level);
+        self.series[id.0 as usize].set_level(now, level);
     }
 
     #[inline]
     pub fn set_levels(&mut self, id: LevelsId, now: Time, level: usize) {
-        self.levels[id.0 as usize].1.set(now, level);
+        self.levels[id.0 as usize].set(now, level);
     }
 
     #[inline]
     pub fn add(&mut self, id: TallyId, n: u64) {
-        self.tallies[id.0 as usize].1 += n;
+        self.tallies[id.0 as usize] += n;
     }
 
     /// Raises a tally to `v` (latest completion times and other maxima).
     #[inline]
     pub fn raise(&mut self, id: TallyId, v: u64) {
-        let t = &mut self.tallies[id.0 as usize].1;
+        let t = &mut self.tallies[id.0 as usize];
         *t = (*t).max(v);
     }
 
     pub fn probe(&self, id: DurationId) -> &DurationProbe {
-        &self.durations[id.0 as usize].1
+        &self.durations[id.0 as usize]
     }
 
-    pub fn running_mean(&self, id: MeanId) -> &Welford {
-        &self.means[id.0 as usize].1
+    pub fn running_mean(&self, id: MeanId) -> &RunningMean {
+        &self.means[id.0 as usize]
     }
 
     pub fn time_series(&self, id: SeriesId) -> &TimeBatchMeans {
-        &self.series[id.0 as usize].1
+        &self.series[id.0 as usize]
     }
 
     pub fn level_histogram(&self, id: LevelsId) -> &LevelHistogram {
-        &self.levels[id.0 as usize].1
+        &self.levels[id.0 as usize]
     }
 
     pub fn tally_value(&self, id: TallyId) -> u64 {
-        self.tallies[id.0 as usize].1
+        self.tallies[id.0 as usize]
     }
 
     /// Start of the measurement window (end of warm-up).
@@ -153,17 +200,17 @@ impl MetricSet {
 
     /// Warm-up deletion: forgets every observation of every registered statistic.
     pub fn reset(&mut self, now: Time) {
-        self.durations.iter_mut().for_each(|(_, p)| p.reset());
-        self.means.iter_mut().for_each(|(_, m)| m.reset());
-        self.series.iter_mut().for_each(|(_, s)| s.reset(now));
-        self.levels.iter_mut().for_each(|(_, h)| h.reset(now));
-        self.tallies.iter_mut().for_each(|(_, t)| *t = 0);
+        self.durations.iter_mut().for_each(DurationProbe::reset);
+        self.means.iter_mut().for_each(|m| *m = RunningMean::default());
+        self.series.iter_mut().for_each(|s| s.reset(now));
+        self.levels.iter_mut().for_each(|h| h.reset(now));
+        self.tallies.iter_mut().for_each(|t| *t = 0);
         self.measure_start = now;
     }
 
     /// Closes the time series at `now` before results are read.
     pub fn finish(&mut self, now: Time) {
-        self.series.iter_mut().for_each(|(_, s)| s.finish(now));
+        self.series.iter_mut().for_each(|s| s.finish(now));
     }
 
     /// The intervals the stop rule watches, written into `out` (kept to avoid allocating).
@@ -192,21 +239,29 @@ impl MetricSet {
     /// A running mean's summary (NaN when nothing was observed).
     pub fn mean_summary(&self, id: MeanId) -> MetricSummary {
         let m = self.running_mean(id);
-        MetricSummary::value(if m.count() > 0 { m.mean() } else { f64::NAN })
+        MetricSummary::value(m.mean())
     }
 
     pub fn duration_name(&self, id: DurationId) -> &str {
-        &self.durations[id.0 as usize].0
+        &self.duration_names[id.0 as usize]
+    }
+
+    /// Every registered statistic's name, for diagnostics.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        [&self.duration_names, &self.mean_names, &self.series_names, &self.level_names, &self.tally_names]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
     }
 
     pub fn mean_name(&self, id: MeanId) -> &str {
-        &self.means[id.0 as usize].0
+        &self.mean_names[id.0 as usize]
     }
 
     /// Names of the duration probes, each of which must appear in the report
     /// (means, series and tallies may be reported through derived figures).
     pub fn reportable_names(&self) -> impl Iterator<Item = &str> {
-        self.durations.iter().map(|(n, _)| n.as_str())
+        self.duration_names.iter().map(String::as_str)
     }
 }
 
