@@ -55,6 +55,12 @@ impl Error {
         self
     }
 
+    /// The same error with a message other than "value not allowed".
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
     fn render(&self) -> String {
         let mut s = String::new();
         if let Some(f) = &self.file {
