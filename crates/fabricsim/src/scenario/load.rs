@@ -163,7 +163,9 @@ fn plain_expected(expected: &str) -> String {
         _ if e.starts_with("an array of length ") => {
             format!("a list of {} values", e.trim_start_matches("an array of length "))
         }
-        _ if e.starts_with("enum ") || e.starts_with("variant identifier") => "one of the named choices".into(),
+        _ if e.starts_with("enum ") || e.starts_with("variant identifier") || e == "string or map" => {
+            "one of the named choices".into()
+        }
         _ => e.trim_start_matches("one of ").replace('`', "\"").to_string(),
     }
 }

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::check::{fmt_num, require, require_duration, Range};
+use super::check::{require, require_duration, Range};
 use super::topology::{MAX_NODES, MAX_SWITCHES};
 use crate::error::{Error, Result};
 
@@ -306,8 +306,8 @@ impl WorkloadSpec {
             "workload.offered_load",
             self.offered_load,
             &format!(
-                "raise the load above {} or shorten messages or frames",
-                fmt_num(self.sizes.mean_frames() * data_frame_ps / super::check::MAX_DELAY_PS)
+                "raise the load above {:.2e} or shorten messages or frames",
+                self.sizes.mean_frames() * data_frame_ps / super::check::MAX_DELAY_PS
             ),
         )
     }
