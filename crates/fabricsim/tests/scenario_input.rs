@@ -220,3 +220,10 @@ fn the_extremes_of_every_range_build() {
         fabricsim::run::check(&s).unwrap_or_else(|e| panic!("{e}\n{toml}"));
     }
 }
+
+#[test]
+fn an_error_is_one_line_whatever_the_value_holds() {
+    let e = refused("[workload]\npattern = \"0\\n0\"\n");
+    assert_eq!(e.key.as_deref(), Some("workload.pattern"));
+    assert!(!e.to_string().contains('\n') && e.to_string().contains("0\\n0"), "{e}");
+}
