@@ -19,7 +19,10 @@ def invoke(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args))
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
-    stderr = result.stderr if result.stderr_bytes is not None else ""
+    try:
+        stderr = result.stderr
+    except ValueError:  # an older click mixes stderr into the output
+        stderr = result.output
     return result.exit_code, result.stdout, stderr
 
 
