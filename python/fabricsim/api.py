@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from .errors import unwrap
+from .errors import ScenarioError, unwrap
 from .result import RunResult
 from .scenario import Scenario
 
@@ -36,7 +36,10 @@ def run_scenario(sc: Scenario, progress: Callable[..., Any] | None = None) -> Ru
     # The engine runs inside this call; parallelism comes from running
     # independent scenarios in separate processes (see sweep).
     reply = _core.run(sc.to_json(), sc.source, progress)
-    return RunResult(unwrap(reply, sc.source), sc.source)
+    try:
+        return RunResult(unwrap(reply, sc.source), sc.source)
+    except ScenarioError as exc:
+        raise sc.attribute(exc) from None
 
 
 def routing(
@@ -48,7 +51,10 @@ def routing(
     forwarding tables, and ``channel_dependencies`` (the static deadlock check:
     ``acyclic`` and, if not, one ``cycle`` of trunk channels). Arguments as for :func:`run`."""
     sc = Scenario.coerce(scenario).with_overrides(overrides, **kw)
-    return unwrap(_core.routing(sc.to_json(), sc.source), sc.source)
+    try:
+        return unwrap(_core.routing(sc.to_json(), sc.source), sc.source)
+    except ScenarioError as exc:
+        raise sc.attribute(exc) from None
 
 
 def sweep(

@@ -38,10 +38,15 @@ def _fails_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except FabricsimError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {one_line(str(exc))}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (a newline in a --set value...) escaped: one line on the terminal."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def _version_callback(value: bool) -> None:
@@ -60,10 +65,10 @@ def _root(
 
 
 def _load(scenario: Optional[Path], sets: List[str]):
-    from .scenario import Scenario
+    from .scenario import COMMAND_LINE, Scenario
 
     sc = Scenario.load(scenario) if scenario is not None else Scenario.default()
-    return sc.with_overrides(sets)
+    return sc.with_overrides(sets, origin=COMMAND_LINE)
 
 
 @app.command()
@@ -105,7 +110,7 @@ def parse_grid_values(text: str) -> list[Any]:
 
     try:
         return tomllib.loads(f"v = [{text}]")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return [parse_value(part) for part in _split_top_level(text)]
 
 
@@ -132,15 +137,18 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def parse_grid(items: List[str]) -> dict[str, list[Any]]:
+    """``--grid`` axes; a value no key takes (NaN, a date) is an error naming the axis's key."""
+    from .scenario import COMMAND_LINE, clean_value
+
     grid: dict[str, list[Any]] = {}
     for item in items:
         key, sep, values = item.partition("=")
         key = key.strip()
         if not sep or not key or not values.strip():
             raise ScenarioError(
-                "not a grid axis", file="<command line>", key=item, allowed="key=v1,v2,... e.g. workload.offered_load=0.1,0.2"
+                "not a grid axis", file=COMMAND_LINE, key=item, allowed="key=v1,v2,... e.g. workload.offered_load=0.1,0.2"
             )
-        grid[key] = parse_grid_values(values)
+        grid[key] = [clean_value(v, key, COMMAND_LINE) for v in parse_grid_values(values)]
     return grid
 
 
@@ -157,16 +165,20 @@ def sweep(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
 ) -> None:
     """Run a grid of scenarios x replications in parallel and write a tidy table."""
+    from .scenario import COMMAND_LINE, attribute_to
     from .sweep import failure_advice, run_sweep
 
+    axes = parse_grid(grid)
     try:
         result = run_sweep(
-            _load(scenario, set_), parse_grid(grid), reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
+            _load(scenario, set_), axes, reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
         )
+    except ScenarioError as exc:  # a grid value the engine refuses is the command line's
+        raise attribute_to(exc, axes, COMMAND_LINE) from None
     except SweepError as exc:
         if not exc.failed:
             raise
-        typer.echo(f"error: {exc}", err=True)  # every run failed
+        typer.echo(f"error: {one_line(str(exc))}", err=True)  # every run failed
         raise typer.Exit(1) from None
     typer.echo(f"sweep: {result.report()}")
     if result.failed:
@@ -343,13 +355,10 @@ def scenario_upgrade(
     """Rewrite scenarios of the old shape ([fabric], run.max_frames, initiator.max_ios, ...) into the current one."""
     from . import _core
     from .errors import unwrap
-    from .scenario import Scenario
+    from .scenario import Scenario, read_text
 
     for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ScenarioError(f"cannot read scenario file: {exc.strerror or exc}", file=str(path)) from None
+        text = read_text(path)
         out = unwrap(_core.upgrade(text, str(path)), str(path))
         Scenario.from_toml(out["text"], source=str(path)).validate()  # the result must load
         if dry_run:

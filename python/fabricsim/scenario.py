@@ -7,8 +7,11 @@ schema and one set of error messages.
 from __future__ import annotations
 
 import copy
+import datetime
+import functools
 import json
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -20,39 +23,129 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from . import _core
-from .errors import ScenarioError, unwrap
+from .errors import FabricsimError, ScenarioError, unwrap
 
-__all__ = ["Scenario", "parse_assignment", "parse_value", "to_toml"]
+__all__ = ["Scenario", "clean_value", "parse_assignment", "parse_value", "read_text", "to_toml"]
 
 _MISSING = object()
 _LINE_RE = re.compile(r"line (\d+)")
+_INDEX_RE = re.compile(r"\[\d+\]")
+# Deeper than any scenario; keeps a pathological value from exhausting the stack.
+_MAX_DEPTH = 32
+COMMAND_LINE = "<command line>"
+
+
+@functools.lru_cache(maxsize=1)
+def _key_reference() -> dict[str, str]:
+    """Every scenario key (``disks.count``, no indices) and what it allows, from the engine's schema."""
+    reply = json.loads(_core.keys())
+    return {k["key"]: k["allowed"] for k in reply["ok"]["keys"]}
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return _literal(value)
+
+
+def _refuse(key: str, value: Any, problem: str, source: str) -> ScenarioError:
+    """An error for a value no key takes (NaN, a date...), or for the key if it does not exist."""
+    ref = _key_reference()
+    plain = _INDEX_RE.sub("", key)
+    parts = plain.split(".")
+    for i in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        if not any(k == prefix or k.startswith(prefix + ".") for k in ref):
+            parent = ".".join(parts[: i - 1])
+            names = sorted({k[len(parent) + 1 :].split(".")[0] if parent else k.split(".")[0]
+                            for k in ref if not parent or k.startswith(parent + ".")})
+            return ScenarioError("unknown key", file=source, key=prefix, allowed=", ".join(f"`{n}`" for n in names))
+    allowed = ref.get(plain, "a table (see `fabricsim scenario keys`)")
+    return ScenarioError(problem, file=source, key=key, value=_value_text(value), allowed=allowed)
+
+
+def clean_value(value: Any, key: str, source: str, depth: int = 0) -> Any:
+    """``value`` as plain JSON data (dict, list, str, int, finite float, bool, None), or ScenarioError
+    naming ``key``: NaN, infinities, dates and times and other objects have no place in a scenario."""
+    if depth > _MAX_DEPTH:
+        raise ScenarioError("nested too deeply", file=source, key=key, allowed=f"at most {_MAX_DEPTH} levels")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise _refuse(key, f, "not a finite number", source)
+        return f
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ScenarioError("key names are text", file=source, key=f"{key}.{k!r}" if key else repr(k))
+            out[k] = clean_value(v, f"{key}.{k}" if key else k, source, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [clean_value(v, f"{key}[{i}]", source, depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, (datetime.date, datetime.time)):
+        raise _refuse(key, value, "a date or time is not a value of this key", source)
+    raise _refuse(key, value, f"a {type(value).__name__} is not a scenario value", source)
+
+
+def attribute_to(exc: FabricsimError, keys: Iterable[str], origin: str) -> FabricsimError:
+    """``exc`` with ``origin`` as its file if it is about one of ``keys`` (or a key inside or around one)."""
+    if not isinstance(exc, ScenarioError) or not exc.key or exc.file == origin:
+        return exc
+    k = exc.key
+    for key in keys:
+        if k == key or k.startswith((key + ".", key + "[")) or key.startswith((k + ".", k + "[")):
+            return ScenarioError(exc.message, file=origin, key=k, value=exc.value, allowed=exc.allowed, line=exc.line)
+    return exc
+
+
+def read_text(path: str | Path) -> str:
+    """A scenario file's text: UTF-8, a byte order mark dropped; anything else is a ScenarioError."""
+    try:
+        data = Path(path).read_bytes()
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ScenarioError(f"cannot read scenario file: {reason}", file=str(path)) from None
+    if b"\x00" in data:
+        raise ScenarioError("a binary file, not TOML text", file=str(path), allowed="a UTF-8 TOML text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            file=str(path),
+            allowed="a UTF-8 TOML text file",
+        ) from None
 
 
 class Scenario:
     """An immutable-by-convention scenario: nested dict + source name for messages."""
 
-    __slots__ = ("_data", "source")
+    __slots__ = ("_data", "source", "_origins")
 
     def __init__(self, data: Mapping[str, Any], source: str = "<dict>") -> None:
         if not isinstance(data, Mapping):
             raise ScenarioError("a scenario must be a table (dict)", file=source, value=type(data).__name__)
-        self._data: dict[str, Any] = copy.deepcopy(dict(data))
+        self._data: dict[str, Any] = clean_value(data, "", source)
         self.source = source
+        # Keys set by overrides from elsewhere (``--set``: the command line), and where from.
+        self._origins: dict[str, str] = {}
 
     # ---- construction -------------------------------------------------------
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ScenarioError(f"cannot read scenario file: {exc.strerror or exc}", file=str(path)) from None
-        return cls.from_toml(text, source=str(path))
+        return cls.from_toml(read_text(path), source=str(path))
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<toml>") -> Scenario:
         try:
-            data = tomllib.loads(text)
+            data = tomllib.loads(text.removeprefix("\ufeff"))
+        except RecursionError:
+            raise ScenarioError("invalid TOML: nested too deeply", file=source) from None
         except tomllib.TOMLDecodeError as exc:
             msg = str(exc)
             m = _LINE_RE.search(msg)
@@ -107,22 +200,47 @@ class Scenario:
 
     # ---- derivation ---------------------------------------------------------
     def with_overrides(
-        self, overrides: Mapping[str, Any] | Iterable[str] | None = None, **kw: Any
+        self,
+        overrides: Mapping[str, Any] | Iterable[str] | None = None,
+        *,
+        origin: str | None = None,
+        **kw: Any,
     ) -> Scenario:
         """Return a copy with dotted keys set, e.g. ``{"workload.offered_load": 0.5}``.
 
         ``overrides`` may also be ``"key=value"`` strings (values parsed as TOML
         literals), and ``**kw`` keys use ``__`` for the dot. A path into a missing
         table creates it; the engine then rejects keys it does not know.
+        ``origin`` names where the overrides come from in errors about them
+        (the CLI's ``--set``: ``<command line>``); by default the scenario's source.
         """
+        where = origin or self.source
         data = copy.deepcopy(self._data)
-        for key, value in _iter_overrides(overrides, kw):
-            _set_dotted(data, key, value, self.source)
-        return Scenario(data, self.source)
+        origins = dict(self._origins)
+        for key, value in _iter_overrides(overrides, kw, where):
+            if not isinstance(key, str):
+                raise ScenarioError("not a valid dotted key", file=where, key=repr(key), allowed="names like workload.offered_load")
+            _set_dotted(data, key, clean_value(value, key, where), where)
+            if where != self.source:
+                origins[key] = where
+            else:
+                origins.pop(key, None)
+        out = Scenario(data, self.source)
+        out._origins = origins
+        return out
+
+    def attribute(self, exc: FabricsimError) -> FabricsimError:
+        """``exc`` naming where its key was set: the origin of an override of that key, else unchanged."""
+        for key, origin in self._origins.items():
+            exc = attribute_to(exc, [key], origin)
+        return exc
 
     def validate(self) -> dict[str, Any]:
         """The normalized scenario (every default filled in), or ScenarioError."""
-        return unwrap(_core.validate(self.to_json(), self.source), self.source)
+        try:
+            return unwrap(_core.validate(self.to_json(), self.source), self.source)
+        except ScenarioError as exc:
+            raise self.attribute(exc) from None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and self._data == other._data
@@ -131,15 +249,22 @@ class Scenario:
         return f"Scenario(name={self.name!r}, source={self.source!r})"
 
 
-def _iter_overrides(overrides: Any, kw: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+def _iter_overrides(overrides: Any, kw: Mapping[str, Any], source: str) -> Iterable[tuple[str, Any]]:
     if overrides is not None:
         if isinstance(overrides, Mapping):
             yield from overrides.items()
         elif isinstance(overrides, str):
-            yield parse_assignment(overrides)
+            yield parse_assignment(overrides, source)
         else:
             for item in overrides:
-                yield parse_assignment(item) if isinstance(item, str) else tuple(item)
+                if isinstance(item, str):
+                    yield parse_assignment(item, source)
+                elif isinstance(item, (tuple, list)) and len(item) == 2:
+                    yield item[0], item[1]
+                else:
+                    raise ScenarioError(
+                        "not an override", file=source, value=repr(item)[:80], allowed="key=value strings or (key, value) pairs"
+                    )
     for key, value in kw.items():
         yield key.replace("__", "."), value
 
@@ -166,20 +291,22 @@ def _set_dotted(data: dict[str, Any], key: str, value: Any, source: str) -> None
 
 
 def parse_value(text: str) -> Any:
-    """Parse a TOML literal (``0.5``, ``true``, ``"x"``, ``[1, 2]``); else keep the bare string."""
+    """Parse a TOML literal (``0.5``, ``true``, ``"x"``, ``[1, 2]``); else keep the bare string.
+
+    NaN, infinities and dates parse as such; a scenario refuses them by key."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text.strip()
 
 
-def parse_assignment(text: str) -> tuple[str, Any]:
+def parse_assignment(text: str, source: str = COMMAND_LINE) -> tuple[str, Any]:
     """``"workload.offered_load=0.5"`` -> ``("workload.offered_load", 0.5)``."""
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key:
         raise ScenarioError(
-            "not an assignment", key=text, allowed="key=value, e.g. workload.offered_load=0.5", file="<command line>"
+            "not an assignment", key=text, allowed="key=value, e.g. workload.offered_load=0.5", file=source
         )
     return key, parse_value(value.strip())
 

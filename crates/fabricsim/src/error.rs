@@ -55,6 +55,12 @@ impl Error {
         self
     }
 
+    /// The same error with a message other than "value not allowed".
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
     fn render(&self) -> String {
         let mut s = String::new();
         if let Some(f) = &self.file {
@@ -69,7 +75,9 @@ impl Error {
         if let Some(a) = &self.allowed {
             s.push_str(&format!("; allowed: {a}"));
         }
-        s
+        // A key or value as written may hold a newline or other control
+        // character: escape it, so that an error is always one line.
+        s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
     }
 }
 

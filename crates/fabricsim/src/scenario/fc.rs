@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::check::{require, require_finite_nonneg, require_finite_positive};
+use super::check::{require_duration, Range};
 use crate::error::Result;
 
 /// The Fibre Channel switch of the HP study (seed 000, section 2).
@@ -76,51 +76,77 @@ impl Default for ProtocolSpec {
     }
 }
 
+pub const PORTS: Range = Range::int("switch.ports", 2, 256);
+pub const BUFFERS_PER_PORT: Range = Range::int("switch.buffers_per_port", 1, 1024);
+pub const ROUTING_TIME_NS: Range = Range::num("switch.routing_time_ns", 0.0, 1e9).unit("ns").note("up to 1 s");
+pub const BANDWIDTH_MB_S: Range =
+    Range::num("link.bandwidth_mb_s", 0.1, 1e5).unit("MB/s").note("100 kB/s to 100 GB/s, 800 Gb/s");
+pub const PROPAGATION_NS: Range =
+    Range::num("link.propagation_ns", 0.0, 1e9).unit("ns").note("up to 1 s, 200000 km of fibre");
+pub const CLASS: Range = Range::int("protocol.class", 1, 3).text("1, 2 or 3");
+pub const END_TO_END_CREDIT: Range = Range::int("protocol.end_to_end_credit", 1, 65535);
+pub const FRAME_HEADER_BYTES: Range =
+    Range::int("protocol.frame_header_bytes", 1, 1024).unit("bytes").note("Fibre Channel: 36 with SOF, CRC and EOF");
+pub const FRAME_PAYLOAD_BYTES: Range =
+    Range::int("protocol.frame_payload_bytes", 1, 65536).unit("bytes").note("Fibre Channel: at most 2112");
+pub const CLASS1_RETRY_US: Range = Range::num("protocol.class1_retry_us", 0.0, 1e6).unit("us").note("up to 1 s");
+
+pub const RANGES: &[Range] = &[
+    PORTS,
+    BUFFERS_PER_PORT,
+    ROUTING_TIME_NS,
+    BANDWIDTH_MB_S,
+    PROPAGATION_NS,
+    CLASS,
+    END_TO_END_CREDIT,
+    FRAME_HEADER_BYTES,
+    FRAME_PAYLOAD_BYTES,
+    CLASS1_RETRY_US,
+];
+
 impl SwitchSpec {
     pub fn validate(&self) -> Result<()> {
-        require((2..=256).contains(&self.ports), "switch.ports", self.ports, "an integer from 2 to 256")?;
-        require(
-            (1..=1024).contains(&self.buffers_per_port),
-            "switch.buffers_per_port",
-            self.buffers_per_port,
-            "an integer from 1 to 1024",
-        )?;
-        require_finite_nonneg(self.routing_time_ns, "switch.routing_time_ns", "a non-negative number of nanoseconds")
+        PORTS.check_int(self.ports)?;
+        BUFFERS_PER_PORT.check_int(self.buffers_per_port)?;
+        ROUTING_TIME_NS.check(self.routing_time_ns)
     }
 }
 
 impl LinkSpec {
     pub fn validate(&self) -> Result<()> {
-        require_finite_positive(self.bandwidth_mb_s, "link.bandwidth_mb_s", "a positive rate in MB/s")?;
-        require_finite_nonneg(self.propagation_ns, "link.propagation_ns", "a non-negative number of nanoseconds")
+        BANDWIDTH_MB_S.check(self.bandwidth_mb_s)?;
+        PROPAGATION_NS.check(self.propagation_ns)
+    }
+
+    /// Picoseconds to serialize one byte.
+    pub fn ps_per_byte(&self) -> f64 {
+        1e6 / self.bandwidth_mb_s
     }
 }
 
 impl ProtocolSpec {
     pub fn validate(&self) -> Result<()> {
-        require((1..=3).contains(&self.class), "protocol.class", self.class, "1, 2 or 3")?;
-        require_finite_nonneg(
-            self.class1_retry_us,
-            "protocol.class1_retry_us",
-            "a non-negative number of microseconds",
-        )?;
-        require(
-            (1..=65535).contains(&self.end_to_end_credit),
-            "protocol.end_to_end_credit",
-            self.end_to_end_credit,
-            "an integer from 1 to 65535",
-        )?;
-        require(
-            self.frame_header_bytes >= 1,
-            "protocol.frame_header_bytes",
-            self.frame_header_bytes,
-            "an integer >= 1",
-        )?;
-        require(
-            self.frame_payload_bytes >= 1,
-            "protocol.frame_payload_bytes",
-            self.frame_payload_bytes,
-            "an integer >= 1",
-        )
+        CLASS.check_int(self.class)?;
+        CLASS1_RETRY_US.check(self.class1_retry_us)?;
+        END_TO_END_CREDIT.check_int(self.end_to_end_credit)?;
+        FRAME_HEADER_BYTES.check_int(self.frame_header_bytes)?;
+        FRAME_PAYLOAD_BYTES.check_int(self.frame_payload_bytes)
     }
+
+    /// Bytes of a full data frame, header included.
+    pub fn data_frame_bytes(&self) -> u64 {
+        self.frame_header_bytes as u64 + self.frame_payload_bytes as u64
+    }
+}
+
+/// The times the switched fabric derives from several keys: every frame's
+/// serialization at the link rate (an ACK is a header alone) lies between
+/// 1 ps and 10^4 s. Called once each section is valid.
+pub fn check_frame_times(link: &LinkSpec, protocol: &ProtocolSpec) -> Result<()> {
+    let bw = link.bandwidth_mb_s;
+    let fix = "change link.bandwidth_mb_s or the frame sizes";
+    let data = protocol.data_frame_bytes() as f64 * link.ps_per_byte();
+    require_duration(data, "a full data frame takes", "link.bandwidth_mb_s", bw, fix)?;
+    let ack = protocol.frame_header_bytes as f64 * link.ps_per_byte();
+    require_duration(ack, "a frame header takes", "link.bandwidth_mb_s", bw, fix)
 }

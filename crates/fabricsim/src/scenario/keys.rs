@@ -58,7 +58,7 @@ pub fn key_reference_markdown() -> String {
     s
 }
 
-fn resolve<'a>(v: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
+pub(super) fn resolve<'a>(v: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     if let Some(r) = v.get("$ref").and_then(Value::as_str) {
         let name = r.rsplit('/').next().unwrap_or(r);
         return defs.get(name).map(|d| resolve(d, defs)).unwrap_or(v);
@@ -111,7 +111,7 @@ fn walk(
             Some(v) => v.to_string(),
         },
         unit: unit_of(key).to_string(),
-        allowed: allowed(target, prop),
+        allowed: allowed(key, target, prop),
         meaning: meaning(description, target),
     });
 }
@@ -140,7 +140,10 @@ fn meaning(description: &str, target: &Value) -> String {
     text
 }
 
-fn allowed(target: &Value, prop: &Value) -> String {
+fn allowed(key: &str, target: &Value, prop: &Value) -> String {
+    if let Some(range) = super::check::range_of(key) {
+        return range.allowed();
+    }
     if let Some(values) = target.get("enum").and_then(Value::as_array) {
         return values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
     }
@@ -209,6 +212,21 @@ mod tests {
         assert!(undocumented.is_empty(), "keys without a doc comment: {undocumented:?}");
         assert!(find("run.precision").meaning.contains("confidence"));
         assert!(keys.iter().all(|k| !k.key.starts_with("fabric")));
+        assert_eq!(find("switch.ports").allowed, "an integer from 2 to 256");
+        assert!(find("link.propagation_ns").allowed.contains("1e9"), "{}", find("link.propagation_ns").allowed);
+    }
+
+    /// Every numeric key has its physical range, and every range names a key.
+    #[test]
+    fn every_number_has_a_range() {
+        let keys = key_reference();
+        let numeric =
+            |a: &str| a == "integer" || a == "number" || a.starts_with("integer ") || a.starts_with("list of");
+        let missing: Vec<_> = keys.iter().filter(|k| numeric(&k.allowed)).map(|k| k.key.as_str()).collect();
+        assert!(missing.is_empty(), "numeric keys without a range: {missing:?}");
+        for r in super::super::check::ranges() {
+            assert!(keys.iter().any(|k| k.key == r.key), "range for no key: {}", r.key);
+        }
     }
 
     /// `docs/scenario-keys.md` is this table; `FABRICSIM_BLESS=1` rewrites it.

@@ -1,4 +1,17 @@
-//! Reading scenarios from TOML or JSON text, with errors that name the key.
+//! Reading scenarios from TOML or JSON text, with errors that name the key
+//! in the user's words.
+//!
+//! The text is parsed into a value tree first (a UTF-8 byte order mark
+//! dropped), which is then normalized against the scenario schema before
+//! it is turned into a [`ScenarioFile`]: a whole number written as a float
+//! (`1e6`, `2.0`) is taken where the schema wants an integer, and a TOML
+//! date or time, which no key takes, is refused by name. What serde then
+//! refuses is reworded ("expected u64" becomes "expected a whole number")
+//! and the key's documented range becomes `allowed`.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
 
 use super::{Scenario, ScenarioFile};
 use crate::error::{Error, ErrorKind, Result};
@@ -6,9 +19,171 @@ use crate::error::{Error, ErrorKind, Result};
 /// The built-in default scenario (what `fabricsim run` runs with no file).
 pub const DEFAULT_SCENARIO_TOML: &str = include_str!("default.toml");
 
-/// Turns a serde path and message into an error naming the key and what is allowed.
+/// Largest magnitude at which every integer is an exact f64 (2^53).
+const EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
+
+/// The scenario schema as JSON (computed once).
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| schemars::schema_for!(ScenarioFile).as_value().clone())
+}
+
+fn defs() -> &'static Map<String, Value> {
+    static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
+    schema().get("$defs").and_then(Value::as_object).unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+/// Where the schema expects a key's value: the sub-schema of field `name`.
+fn field<'a>(node: Option<&'a Value>, name: &str) -> Option<&'a Value> {
+    let node = super::keys::resolve(node?, defs());
+    node.get("properties")?.get(name).map(|v| super::keys::resolve(v, defs()))
+}
+
+/// The sub-schema of a list's elements.
+fn element(node: Option<&Value>) -> Option<&Value> {
+    let node = super::keys::resolve(node?, defs());
+    node.get("items").map(|v| super::keys::resolve(v, defs()))
+}
+
+fn wants_integer(node: Option<&Value>) -> bool {
+    let Some(node) = node else { return false };
+    match super::keys::resolve(node, defs()).get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+        _ => false,
+    }
+}
+
+fn child_key(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// A whole number written as a float, as the integer it is.
+fn integral(f: f64) -> Option<i64> {
+    (f.is_finite() && f.fract() == 0.0 && f.abs() < EXACT_F64_INT).then_some(f as i64)
+}
+
+/// Takes integral floats where the schema wants integers and refuses TOML
+/// dates and times under every key the schema knows (an unknown key is
+/// left for the deserializer to name).
+fn normalize_toml(value: &mut toml::Value, node: Option<&Value>, path: &str) -> Result<()> {
+    match value {
+        toml::Value::Float(f) if wants_integer(node) => {
+            if let Some(i) = integral(*f) {
+                *value = toml::Value::Integer(i);
+            }
+        }
+        toml::Value::Datetime(d) if node.is_some() => {
+            return Err(Error::invalid(path, d.to_string(), allowed_for(path, "a value of this key"))
+                .with_message("a date or time is not a value of this key"));
+        }
+        toml::Value::Table(t) => {
+            for (k, v) in t.iter_mut() {
+                normalize_toml(v, field(node, k), &child_key(path, k))?;
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, v) in a.iter_mut().enumerate() {
+                normalize_toml(v, element(node), &format!("{path}[{i}]"))?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Takes integral floats where the schema wants integers.
+fn normalize_json(value: &mut Value, node: Option<&Value>) {
+    match value {
+        Value::Number(n) if n.is_f64() && wants_integer(node) => {
+            if let Some(i) = n.as_f64().and_then(integral) {
+                *value = Value::from(i);
+            }
+        }
+        Value::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                normalize_json(v, field(node, k));
+            }
+        }
+        Value::Array(a) => {
+            for v in a.iter_mut() {
+                normalize_json(v, element(node));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the key reference allows for `key` (indices ignored), else `fallback`.
+fn allowed_for(key: &str, fallback: &str) -> String {
+    let plain = super::check::strip_indices(key);
+    super::keys::key_reference()
+        .into_iter()
+        .find(|k| k.key == plain)
+        .map(|k| k.allowed)
+        .unwrap_or_else(|| fallback.to_string())
+}
+
+/// serde's words for what it got ("integer `5`", "map") in the user's words.
+fn plain_value(unexpected: &str) -> String {
+    let unquote = |s: &str| s.trim_matches('`').to_string();
+    for prefix in ["integer ", "floating point ", "boolean ", "character "] {
+        if let Some(v) = unexpected.strip_prefix(prefix) {
+            return unquote(v);
+        }
+    }
+    if let Some(v) = unexpected.strip_prefix("string ") {
+        return v.to_string();
+    }
+    match unexpected {
+        "map" => "a table".into(),
+        "sequence" => "a list".into(),
+        "unit value" | "Option value" => "nothing (null)".into(),
+        other => other.to_string(),
+    }
+}
+
+/// serde's words for what it expected ("u64", "struct RunPlan") in the user's words.
+fn plain_expected(expected: &str) -> String {
+    let e = expected.trim();
+    match e {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => {
+            "a whole number".into()
+        }
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "a string" | "a borrowed string" => "text in quotes".into(),
+        "a sequence" | "fewer elements in array" => "a list".into(),
+        "a map" => "a table".into(),
+        _ if e.starts_with("struct ") || e.starts_with("a map") => "a table".into(),
+        _ if e.starts_with("an array of length ") => {
+            format!("a list of {} values", e.trim_start_matches("an array of length "))
+        }
+        _ if e.starts_with("enum ") || e.starts_with("variant identifier") || e == "string or map" => {
+            "one of the named choices".into()
+        }
+        _ => e.trim_start_matches("one of ").replace('`', "\"").to_string(),
+    }
+}
+
+/// `text (line N)` without its line, as serde's spans leave it.
+fn strip_line(text: &str) -> &str {
+    match text.rfind(" (line ") {
+        Some(i) if text.ends_with(')') && text[i + 7..text.len() - 1].bytes().all(|b| b.is_ascii_digit()) => &text[..i],
+        _ => text,
+    }
+}
+
+/// Turns a serde path and message into an error naming the key, the value
+/// and what is allowed, in plain words.
 fn from_serde(path: String, message: String, source: &str) -> Error {
     let mut key = if path == "." { String::new() } else { path };
+    let message = strip_line(&message).to_string();
+    let mut value = None;
     // serde reports an unknown field as "unknown field `x`, expected one of `a`, `b`":
     // name the full key and list the allowed ones.
     let (message, allowed) = if let Some(rest) = message.strip_prefix("unknown field `") {
@@ -16,7 +191,7 @@ fn from_serde(path: String, message: String, source: &str) -> Error {
         // Some deserializers already put the unknown field at the end of the path.
         let already = key == field || key.ends_with(&format!(".{field}"));
         if !already {
-            key = if key.is_empty() { field.to_string() } else { format!("{key}.{field}") };
+            key = child_key(&key, field);
         }
         let allowed = tail
             .trim_start_matches(", ")
@@ -28,6 +203,34 @@ fn from_serde(path: String, message: String, source: &str) -> Error {
         let (variant, tail) = rest.split_once('`').unwrap_or((rest, ""));
         let allowed = tail.trim_start_matches(", ").trim_start_matches("expected one of ").to_string();
         (format!("unknown choice `{variant}`"), Some(allowed))
+    } else if let Some(rest) = message.strip_prefix("missing field `") {
+        let field = rest.split('`').next().unwrap_or(rest);
+        key = child_key(&key, field);
+        value = Some("missing".to_string());
+        ("required".to_string(), Some(allowed_for(&key, "a value")))
+    } else if let Some(rest) = message.strip_prefix("duplicate field `") {
+        let field = rest.split('`').next().unwrap_or(rest);
+        key = child_key(&key, field);
+        ("given twice".to_string(), Some("one value per key".to_string()))
+    } else if let Some((what, expected)) = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))
+        .and_then(|rest| rest.split_once(", expected "))
+    {
+        let expected = plain_expected(expected);
+        let got = plain_value(what);
+        let msg = if message.starts_with("invalid type") {
+            format!("expected {expected}")
+        } else {
+            "out of range".to_string()
+        };
+        value = Some(got);
+        (msg, Some(allowed_for(&key, &expected)))
+    } else if let Some((n, expected)) =
+        message.strip_prefix("invalid length ").and_then(|rest| rest.split_once(", expected "))
+    {
+        value = Some(format!("a list of {n}"));
+        ("wrong number of values".to_string(), Some(allowed_for(&key, &plain_expected(expected))))
     } else {
         (message, None)
     };
@@ -40,45 +243,46 @@ fn from_serde(path: String, message: String, source: &str) -> Error {
         message,
         file: Some(source.to_string()),
         key: if key.is_empty() { None } else { Some(key) },
-        value: None,
-        allowed,
+        value,
+        allowed: allowed.map(|a| strip_line(&a).to_string()),
     }
 }
 
 impl Scenario {
     /// Parses and validates a scenario written in TOML; `source` names it in errors.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Scenario> {
-        let de = toml::Deserializer::new(text);
-        let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            // A syntax error carries a line/column span; keep toml's own rendering.
-            let msg = inner.message().to_string();
-            let located = match inner.span() {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let table = text.parse::<toml::Table>().map_err(|e| {
+            // A syntax error carries a span: name its line.
+            let msg = e.message().trim().lines().map(str::trim).collect::<Vec<_>>().join("; ");
+            let located = match e.span() {
                 Some(span) => {
                     let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                    format!("{msg} (line {line})")
+                    format!("invalid TOML: {msg} (line {line})")
                 }
-                None => msg,
+                None => format!("invalid TOML: {msg}"),
             };
-            from_serde(path, located, source)
+            Error::scenario(located).in_file(source)
         })?;
+        let mut value = toml::Value::Table(table);
+        normalize_toml(&mut value, Some(schema()), "").map_err(|e| e.in_file(source))?;
+        let file: ScenarioFile = serde_path_to_error::deserialize(value)
+            .map_err(|e| from_serde(e.path().to_string(), e.into_inner().message().to_string(), source))?;
         Scenario::from_file(file).map_err(|e| e.in_file(source))
     }
 
     /// Parses and validates a scenario given as JSON (what the Python package sends).
     pub fn from_json_str(text: &str, source: &str) -> Result<Scenario> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let file: ScenarioFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut value: Value = serde_json::from_str(text).map_err(|e| {
             // serde_json appends " at line L column C" of the JSON text, which the user never wrote.
-            let msg = match msg.rfind(" at line ") {
-                Some(i) => msg[..i].to_string(),
-                None => msg,
-            };
-            from_serde(path, msg, source)
+            let msg = e.to_string();
+            let msg = msg.rfind(" at line ").map_or(msg.as_str(), |i| &msg[..i]).to_string();
+            Error::scenario(format!("invalid scenario data: {msg}")).in_file(source)
         })?;
+        normalize_json(&mut value, Some(schema()));
+        let file: ScenarioFile = serde_path_to_error::deserialize(value)
+            .map_err(|e| from_serde(e.path().to_string(), e.into_inner().to_string(), source))?;
         Scenario::from_file(file).map_err(|e| e.in_file(source))
     }
 
@@ -145,7 +349,9 @@ mod tests {
     fn wrong_type_names_key() {
         let e = Scenario::from_json_str(r#"{"switch": {"ports": "many"}}"#, "<dict>").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("switch.ports"));
-        assert!(e.message.contains("invalid type"), "{e}");
+        assert_eq!(e.message, "expected a whole number");
+        assert_eq!(e.value.as_deref(), Some("\"many\""));
+        assert_eq!(e.allowed.as_deref(), Some("an integer from 2 to 256"));
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::check::{require, require_finite_nonneg, require_finite_positive};
+use super::check::{require, require_duration, Range};
 use crate::error::Result;
 
 /// Largest data field of a Fibre Channel frame (FC-PH).
@@ -213,69 +213,41 @@ impl ArbitratedLoopSpec {
     /// built-in drives when the model is built.
     pub fn validate(&self) -> Result<()> {
         let l = &self.ring;
-        require_finite_positive(l.baud, "loop.baud", "a positive line rate in baud")?;
-        require(
-            l.length_m.is_finite() && (0.0..=200_000.0).contains(&l.length_m),
-            "loop.length_m",
-            l.length_m,
-            "0 to 200000 metres",
-        )?;
-        require_finite_nonneg(l.propagation_ns_per_m, "loop.propagation_ns_per_m", "a non-negative number")?;
-        require(
-            l.node_delay_words.is_finite() && (0.0..=1000.0).contains(&l.node_delay_words),
-            "loop.node_delay_words",
-            l.node_delay_words,
-            "0 to 1000 words",
-        )?;
-        require(
-            (2..=1000).contains(&l.fill_words),
-            "loop.fill_words",
-            l.fill_words,
-            "an integer from 2 to 1000 (FC-PH asks for at least 6)",
-        )?;
-        require(
-            (1..=MAX_FRAME_PAYLOAD).contains(&l.frame_payload_bytes),
-            "loop.frame_payload_bytes",
-            l.frame_payload_bytes,
-            "an integer from 1 to 2112",
-        )?;
+        BAUD.check(l.baud)?;
+        LENGTH_M.check(l.length_m)?;
+        PROPAGATION_NS_PER_M.check(l.propagation_ns_per_m)?;
+        NODE_DELAY_WORDS.check(l.node_delay_words)?;
+        FILL_WORDS.check_int(l.fill_words)?;
+        FRAME_PAYLOAD_BYTES.check_int(l.frame_payload_bytes)?;
         let groups = &self.disks;
         require(!groups.is_empty(), "disks", "[]", "at least one [[disks]] group")?;
         for (i, g) in groups.iter().enumerate() {
             let k = |f: &str| format!("disks[{i}].{f}");
-            require(g.count >= 1, &k("count"), g.count, "an integer >= 1")?;
-            require(
-                (1..=1024).contains(&g.receive_buffers),
-                &k("receive_buffers"),
-                g.receive_buffers,
-                "an integer from 1 to 1024",
-            )?;
+            DISK_COUNT.check_int_at(&k("count"), g.count)?;
+            DISK_RECEIVE_BUFFERS.check_int_at(&k("receive_buffers"), g.receive_buffers)?;
+            DISK_LOGIN_BB_CREDIT.check_int_at(&k("login_bb_credit"), g.login_bb_credit)?;
             require(
                 g.login_bb_credit <= g.receive_buffers,
                 &k("login_bb_credit"),
                 g.login_bb_credit,
                 "0 (alternate credit model) up to receive_buffers",
             )?;
-            require((1..=256).contains(&g.queue_depth), &k("queue_depth"), g.queue_depth, "an integer from 1 to 256")?;
-            require(g.burst_bytes >= 512, &k("burst_bytes"), g.burst_bytes, "an integer >= 512")?;
+            DISK_QUEUE_DEPTH.check_int_at(&k("queue_depth"), g.queue_depth)?;
+            DISK_BURST_BYTES.check_int_at(&k("burst_bytes"), g.burst_bytes)?;
         }
         let n = self.disk_count();
         require(n <= 125, "disks", format!("{n} disks in total"), "1 to 125 disks (126 NL_Ports with the initiator)")?;
         let n = n as u32;
         let h = &self.initiator;
-        require(
-            (1..=1024).contains(&h.receive_buffers),
-            "initiator.receive_buffers",
-            h.receive_buffers,
-            "an integer from 1 to 1024",
-        )?;
+        RECEIVE_BUFFERS.check_int(h.receive_buffers)?;
+        LOGIN_BB_CREDIT.check_int(h.login_bb_credit)?;
         require(
             h.login_bb_credit <= h.receive_buffers,
             "initiator.login_bb_credit",
             h.login_bb_credit,
             "0 (alternate credit model) up to initiator.receive_buffers",
         )?;
-        require(h.loop_id <= 125, "initiator.loop_id", h.loop_id, "a loop ID from 0 to 125")?;
+        LOOP_ID.check_int(h.loop_id)?;
         if l.addressing == Addressing::Hard {
             require(
                 h.loop_id as u32 >= n,
@@ -284,23 +256,16 @@ impl ArbitratedLoopSpec {
                 &format!("with hard addressing, a loop ID the disks (loop IDs 0..{n}) do not use"),
             )?;
         }
-        require_finite_nonneg(h.command_overhead_us, "initiator.command_overhead_us", "a non-negative number")?;
-        require_finite_nonneg(h.completion_overhead_us, "initiator.completion_overhead_us", "a non-negative number")?;
+        COMMAND_OVERHEAD_US.check(h.command_overhead_us)?;
+        COMPLETION_OVERHEAD_US.check(h.completion_overhead_us)?;
         if let Some(a) = h.active_disks {
+            ACTIVE_DISKS.check_int(a)?;
             require((1..=n).contains(&a), "initiator.active_disks", a, &format!("1 to {n} (the disks on the loop)"))?;
         }
-        require(
-            (1..=64 << 20).contains(&h.request_bytes),
-            "initiator.request_bytes",
-            h.request_bytes,
-            "1 byte to 64 MiB",
-        )?;
-        require(
-            (0.0..=1.0).contains(&h.read_fraction),
-            "initiator.read_fraction",
-            h.read_fraction,
-            "a fraction from 0 to 1",
-        )?;
+        REQUEST_BYTES.check_int(h.request_bytes)?;
+        READ_FRACTION.check(h.read_fraction)?;
+        OUTSTANDING.check_int(h.outstanding)?;
+        IOS_PER_DISK.check_int(h.ios_per_disk)?;
         let min_depth = groups.iter().map(|g| g.queue_depth).min().unwrap_or(1);
         if h.mode == IoMode::Closed {
             require(
@@ -310,6 +275,77 @@ impl ArbitratedLoopSpec {
                 &format!("1 to the smallest disk queue depth ({min_depth})"),
             )?;
         }
-        Ok(())
+        self.check_times()
+    }
+
+    /// The times the loop derives from several keys: a word, a full frame
+    /// with its fill words, and a trip round the loop of every port's
+    /// elasticity buffer and the fibre lie between 1 ps and 10^4 s.
+    fn check_times(&self) -> Result<()> {
+        let l = &self.ring;
+        let fix = "change loop.baud, loop.length_m, loop.propagation_ns_per_m or loop.node_delay_words";
+        let ps_per_byte = 1e12 / (l.baud / 10.0);
+        let word = 4.0 * ps_per_byte;
+        require_duration(word, "a transmission word takes", "loop.baud", l.baud, fix)?;
+        let frame = (36.0 + l.frame_payload_bytes as f64 + 4.0 * l.fill_words as f64) * ps_per_byte;
+        require_duration(frame, "a full frame takes", "loop.baud", l.baud, fix)?;
+        let ports = self.disk_count() as f64 + 1.0;
+        let trip = ports * word * l.node_delay_words + l.length_m * l.propagation_ns_per_m * 1e3;
+        require_duration(trip.max(1.0), "a loop trip takes", "loop.length_m", l.length_m, fix)
     }
 }
+
+/// Line rates from 1 MBaud to 100 GBaud.
+pub const BAUD: Range = Range::num("loop.baud", 1e6, 1e11).unit("baud").note("1.0625e9 is 1 Gb/s Fibre Channel");
+pub const LENGTH_M: Range = Range::num("loop.length_m", 0.0, 200_000.0).unit("metres");
+pub const PROPAGATION_NS_PER_M: Range =
+    Range::num("loop.propagation_ns_per_m", 0.0, 1000.0).unit("ns/m").note("fibre: about 5");
+pub const NODE_DELAY_WORDS: Range = Range::num("loop.node_delay_words", 0.0, 1000.0).unit("words");
+pub const FILL_WORDS: Range = Range::int("loop.fill_words", 2, 1000).unit("words").note("FC-PH asks for at least 6");
+pub const FRAME_PAYLOAD_BYTES: Range =
+    Range::int("loop.frame_payload_bytes", 1, MAX_FRAME_PAYLOAD as u64).unit("bytes").note("FC-PH data field");
+pub const DISK_COUNT: Range = Range::int("disks.count", 1, 125).note("at most 125 disks on the loop in all");
+pub const DISK_RECEIVE_BUFFERS: Range = Range::int("disks.receive_buffers", 1, 1024);
+pub const DISK_LOGIN_BB_CREDIT: Range =
+    Range::int("disks.login_bb_credit", 0, 1024).note("0: alternate credit model; at most receive_buffers");
+pub const DISK_QUEUE_DEPTH: Range = Range::int("disks.queue_depth", 1, 256);
+pub const DISK_BURST_BYTES: Range = Range::int("disks.burst_bytes", 512, 64 << 20).unit("bytes").note("up to 64 MiB");
+pub const RECEIVE_BUFFERS: Range = Range::int("initiator.receive_buffers", 1, 1024);
+pub const LOGIN_BB_CREDIT: Range =
+    Range::int("initiator.login_bb_credit", 0, 1024).note("0: alternate credit model; at most receive_buffers");
+pub const LOOP_ID: Range = Range::int("initiator.loop_id", 0, 125).note("with hard addressing, not a disk's");
+pub const COMMAND_OVERHEAD_US: Range =
+    Range::num("initiator.command_overhead_us", 0.0, 1e6).unit("us").note("up to 1 s");
+pub const COMPLETION_OVERHEAD_US: Range =
+    Range::num("initiator.completion_overhead_us", 0.0, 1e6).unit("us").note("up to 1 s");
+pub const OUTSTANDING: Range =
+    Range::int("initiator.outstanding", 1, 256).note("closed mode: at most the smallest disk queue depth");
+pub const ACTIVE_DISKS: Range = Range::int("initiator.active_disks", 1, 125).note("at most the disks on the loop");
+pub const REQUEST_BYTES: Range = Range::int("initiator.request_bytes", 1, 64 << 20).unit("bytes").note("up to 64 MiB");
+pub const READ_FRACTION: Range = Range::num("initiator.read_fraction", 0.0, 1.0);
+pub const IOS_PER_DISK: Range =
+    Range::int("initiator.ios_per_disk", 0, 1_000_000_000).note("0: steady state with the stop rule");
+
+pub const RANGES: &[Range] = &[
+    BAUD,
+    LENGTH_M,
+    PROPAGATION_NS_PER_M,
+    NODE_DELAY_WORDS,
+    FILL_WORDS,
+    FRAME_PAYLOAD_BYTES,
+    DISK_COUNT,
+    DISK_RECEIVE_BUFFERS,
+    DISK_LOGIN_BB_CREDIT,
+    DISK_QUEUE_DEPTH,
+    DISK_BURST_BYTES,
+    RECEIVE_BUFFERS,
+    LOGIN_BB_CREDIT,
+    LOOP_ID,
+    COMMAND_OVERHEAD_US,
+    COMPLETION_OVERHEAD_US,
+    OUTSTANDING,
+    ACTIVE_DISKS,
+    REQUEST_BYTES,
+    READ_FRACTION,
+    IOS_PER_DISK,
+];

@@ -229,10 +229,15 @@ impl Scenario {
                     workload: file.workload.unwrap_or_default(),
                 };
                 spec.switch.validate()?;
+                spec.topology.validate(spec.switch.ports)?;
+                spec.routing.validate()?;
                 spec.link.validate()?;
                 spec.protocol.validate()?;
                 spec.workload.validate()?;
                 spec.workload.sizes.fill_defaults();
+                fc::check_frame_times(&spec.link, &spec.protocol)?;
+                let data_frame_ps = spec.protocol.data_frame_bytes() as f64 * spec.link.ps_per_byte();
+                spec.workload.check_arrivals(data_frame_ps)?;
                 ModelSpec::FcFabric(spec)
             }
             ModelKind::ArbitratedLoop => {

@@ -4,6 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::check::Range;
+use super::topology::{MAX_NODES, MAX_SWITCHES};
+use crate::error::Result;
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TrunkChoice {
@@ -57,5 +61,34 @@ pub struct RoutingSpec {
 impl Default for RoutingSpec {
     fn default() -> Self {
         RoutingSpec { trunk_choice: TrunkChoice::Deterministic, paths: PathPolicy::Shortest, overrides: Vec::new() }
+    }
+}
+
+pub const OVERRIDE_SWITCH: Range =
+    Range::int("routing.override.switch", 1, MAX_SWITCHES).note("a switch of the fabric");
+pub const OVERRIDE_NODE: Range =
+    Range::int("routing.override.node", 0, MAX_NODES - 1).note("a terminal node of the fabric");
+pub const OVERRIDE_PORTS: Range =
+    Range::int_list("routing.override.ports", 0, 255).note("ports of the switch, at least one");
+
+pub const RANGES: &[Range] = &[OVERRIDE_SWITCH, OVERRIDE_NODE, OVERRIDE_PORTS];
+
+impl RoutingSpec {
+    /// Bounds the numbers of every override; whether the switch, node and
+    /// ports exist is checked against the fabric when it is built.
+    pub fn validate(&self) -> Result<()> {
+        for (i, o) in self.overrides.iter().enumerate() {
+            let key = |f: &str| format!("routing.override[{i}].{f}");
+            OVERRIDE_SWITCH.check_int_at(&key("switch"), o.switch)?;
+            OVERRIDE_NODE.check_int_at(&key("node"), o.node)?;
+            if o.ports.len() > 256 || o.ports.iter().any(|&p| p > 255) {
+                return Err(crate::error::Error::invalid(
+                    &key("ports"),
+                    format!("{:?}", o.ports),
+                    OVERRIDE_PORTS.allowed(),
+                ));
+            }
+        }
+        Ok(())
     }
 }

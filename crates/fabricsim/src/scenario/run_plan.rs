@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::check::{require, require_finite_positive};
+use super::check::{require, Range};
 use crate::error::Result;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
@@ -68,6 +68,22 @@ pub struct ObservationDefaults {
     pub min: u64,
 }
 
+pub const SEED: Range = Range::int("run.seed", 0, u64::MAX);
+/// Observation counts: a million frames a second for eleven days.
+pub const WARMUP: Range = Range::int("run.warmup_observations", 0, 1_000_000_000_000);
+pub const MAX_OBSERVATIONS: Range = Range::int("run.max_observations", 1, 1_000_000_000_000);
+pub const MIN_OBSERVATIONS: Range =
+    Range::int("run.min_observations", 0, 1_000_000_000_000).note("at most run.max_observations");
+pub const PRECISION: Range = Range::num("run.precision", 0.0, 0.5).note("0: run to run.max_observations");
+pub const BATCHES: Range = Range::int("run.batches", 2, 1024);
+/// 10^9 ms = 10^18 ps, a tenth of what u64 picoseconds hold.
+pub const MAX_TIME_MS: Range = Range::num("run.max_time_ms", 0.0, 1e9).above().unit("ms").note("up to 11.6 days");
+
+pub const MEMORY_BUDGET_MB: Range = Range::num("run.memory_budget_mb", 16.0, 1_048_576.0).unit("MiB");
+
+pub const RANGES: &[Range] =
+    &[SEED, WARMUP, MAX_OBSERVATIONS, MIN_OBSERVATIONS, PRECISION, BATCHES, MAX_TIME_MS, MEMORY_BUDGET_MB];
+
 impl RunPlan {
     /// Fills the counts the user left out with `defaults`.
     pub fn fill_defaults(&mut self, defaults: ObservationDefaults) {
@@ -82,22 +98,14 @@ impl RunPlan {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let (_, max, min) = self.counts();
-        require(max >= 1, "run.max_observations", max, "an integer >= 1")?;
+        let (warmup, max, min) = self.counts();
+        WARMUP.check_int(warmup)?;
+        MAX_OBSERVATIONS.check_int(max)?;
+        MIN_OBSERVATIONS.check_int(min)?;
         require(min <= max, "run.min_observations", min, "an integer <= run.max_observations")?;
-        require(
-            self.precision >= 0.0 && self.precision < 1.0,
-            "run.precision",
-            self.precision,
-            "0 (run to max_observations) or a relative half-width in (0, 1)",
-        )?;
-        require((2..=1024).contains(&self.batches), "run.batches", self.batches, "an integer from 2 to 1024")?;
-        require_finite_positive(self.max_time_ms, "run.max_time_ms", "a positive number of milliseconds")?;
-        require(
-            (16.0..=1_048_576.0).contains(&self.memory_budget_mb),
-            "run.memory_budget_mb",
-            self.memory_budget_mb,
-            "16 to 1048576 MiB",
-        )
+        PRECISION.check(self.precision)?;
+        BATCHES.check_int(self.batches)?;
+        MAX_TIME_MS.check(self.max_time_ms)?;
+        MEMORY_BUDGET_MB.check(self.memory_budget_mb)
     }
 }

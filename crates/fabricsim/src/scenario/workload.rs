@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::check::require;
+use super::check::{require, require_duration, Range};
+use super::topology::{MAX_NODES, MAX_SWITCHES};
 use crate::error::{Error, Result};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
@@ -190,52 +191,66 @@ impl MessageSizes {
             ));
         }
         match self.distribution() {
-            SizeDistribution::Fixed { frames } => require(
-                (1..=1_000_000).contains(&frames),
-                "workload.sizes.frames",
-                frames,
-                "an integer from 1 to 1000000",
-            ),
+            SizeDistribution::Fixed { frames } => FRAMES.check_int(frames),
             SizeDistribution::Bimodal { long_fraction, short_min_frames, short_max_frames, long_frames } => {
+                LONG_FRACTION.check(long_fraction)?;
+                SHORT_MIN_FRAMES.check_int(short_min_frames)?;
+                SHORT_MAX_FRAMES.check_int(short_max_frames)?;
                 require(
-                    (0.0..=1.0).contains(&long_fraction),
-                    "workload.sizes.long_fraction",
-                    long_fraction,
-                    "a fraction from 0 to 1",
-                )?;
-                require(
-                    (1..=1_000_000).contains(&short_min_frames),
-                    "workload.sizes.short_min_frames",
-                    short_min_frames,
-                    "an integer from 1 to 1000000",
-                )?;
-                require(
-                    (short_min_frames..=1_000_000).contains(&short_max_frames),
+                    short_max_frames >= short_min_frames,
                     "workload.sizes.short_max_frames",
                     short_max_frames,
                     "an integer from workload.sizes.short_min_frames to 1000000",
                 )?;
-                require(
-                    (1..=1_000_000).contains(&long_frames),
-                    "workload.sizes.long_frames",
-                    long_frames,
-                    "an integer from 1 to 1000000",
-                )
+                LONG_FRAMES.check_int(long_frames)
             }
         }
     }
 }
 
+pub const OFFERED_LOAD: Range =
+    Range::num("workload.offered_load", 0.0, 2.0).above().note("fraction of port bandwidth");
+pub const PAIR: Range =
+    Range::int_list("workload.pair", 0, MAX_NODES - 1).note("[source, destination]: two different nodes");
+pub const DESTINATION_SWITCH: Range =
+    Range::int("workload.destination_switch", 1, MAX_SWITCHES).note("a switch of the fabric");
+pub const SOURCE_SWITCHES: Range =
+    Range::int_list("workload.source_switches", 1, MAX_SWITCHES).note("switches of the fabric");
+pub const FRAMES: Range = Range::int("workload.sizes.frames", 1, 1_000_000).unit("frames");
+pub const LONG_FRACTION: Range = Range::num("workload.sizes.long_fraction", 0.0, 1.0);
+pub const SHORT_MIN_FRAMES: Range = Range::int("workload.sizes.short_min_frames", 1, 1_000_000).unit("frames");
+pub const SHORT_MAX_FRAMES: Range = Range::int("workload.sizes.short_max_frames", 1, 1_000_000)
+    .unit("frames")
+    .note("at least workload.sizes.short_min_frames");
+pub const LONG_FRAMES: Range = Range::int("workload.sizes.long_frames", 1, 1_000_000).unit("frames");
+
+pub const RANGES: &[Range] = &[
+    OFFERED_LOAD,
+    PAIR,
+    DESTINATION_SWITCH,
+    SOURCE_SWITCHES,
+    FRAMES,
+    LONG_FRACTION,
+    SHORT_MIN_FRAMES,
+    SHORT_MAX_FRAMES,
+    LONG_FRAMES,
+];
+
 impl WorkloadSpec {
     /// Checks what the section alone can tell; node and switch numbers are
     /// checked against the topology when the model is built.
     pub fn validate(&self) -> Result<()> {
-        require(
-            self.offered_load > 0.0 && self.offered_load <= 2.0,
-            "workload.offered_load",
-            self.offered_load,
-            "0 < value <= 2 (fraction of port bandwidth)",
-        )?;
+        OFFERED_LOAD.check(self.offered_load)?;
+        if let Some(pair) = &self.pair {
+            PAIR.check_list(pair)?;
+        }
+        if let Some(d) = self.destination_switch {
+            DESTINATION_SWITCH.check_int(d)?;
+        }
+        if let Some(s) = &self.source_switches {
+            require(s.len() as u64 <= MAX_SWITCHES, "workload.source_switches", s.len(), &SOURCE_SWITCHES.allowed())?;
+            SOURCE_SWITCHES.check_list(s)?;
+        }
         let only = |key: &str, value: String, pattern: &str| {
             Err(Error::invalid(key, value, format!("only with workload.pattern = \"{pattern}\"")))
         };
@@ -273,5 +288,27 @@ impl WorkloadSpec {
             _ => {}
         }
         self.sizes.validate()
+    }
+}
+
+impl WorkloadSpec {
+    /// With Poisson arrivals, the mean time between a source's messages
+    /// (message length times `data_frame_ps`, over the load) must be a delay
+    /// the models can schedule. Called once the sections are valid.
+    pub fn check_arrivals(&self, data_frame_ps: f64) -> Result<()> {
+        if self.arrivals != Arrivals::Poisson {
+            return Ok(());
+        }
+        let mean = self.sizes.mean_frames() * data_frame_ps / self.offered_load;
+        require_duration(
+            mean,
+            "the mean time between a source's messages is",
+            "workload.offered_load",
+            self.offered_load,
+            &format!(
+                "raise the load above {:.2e} or shorten messages or frames",
+                self.sizes.mean_frames() * data_frame_ps / super::check::MAX_DELAY_PS
+            ),
+        )
     }
 }
