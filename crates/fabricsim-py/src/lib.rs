@@ -61,26 +61,52 @@ fn run(py: Python<'_>, scenario_json: &str, source: &str, progress: Option<Py<Py
     let mut observer = PythonObserver { progress, interrupted: false };
     // The simulation never touches Python objects: let other threads run.
     py.allow_threads(move || {
-        let result = Scenario::from_json_str(&scenario_json, &source)
-            .and_then(|s| fabricsim::run::run_observed(&s, &mut observer));
-        match result {
-            Ok(_) if observer.interrupted => json!({ "interrupted": true }).to_string(),
-            Ok(report) => json!({ "ok": report.to_json() }).to_string(),
-            Err(e) => error_json(&e.in_file(&source)),
-        }
+        guarded(&source, || {
+            let result = Scenario::from_json_str(&scenario_json, &source)
+                .and_then(|s| fabricsim::run::run_observed(&s, &mut observer));
+            match result {
+                Ok(_) if observer.interrupted => json!({ "interrupted": true }).to_string(),
+                Ok(report) => json!({ "ok": report.to_json() }).to_string(),
+                Err(e) => error_json(&e.in_file(&source)),
+            }
+        })
     })
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, for the error it becomes.
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Runs `f`; a panic (an engine bug) becomes an `internal` error reply, so a
+/// user sees one `error:` line naming the scenario, never a Rust backtrace.
+fn guarded(source: &str, f: impl FnOnce() -> String) -> String {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(reply) => reply,
+        Err(_) => {
+            let place = LAST_PANIC.with(|p| p.borrow().clone());
+            json!({ "error": {
+                "kind": "internal",
+                "message": format!("the engine stopped on a bug ({place}); please report it with this scenario"),
+                "file": source,
+            }})
+            .to_string()
+        }
+    }
 }
 
 /// Validates a scenario as `run` does (the model is built, not run);
 /// returns `{"ok": normalized scenario}` or `{"error": {...}}`.
 #[pyfunction]
 fn validate(scenario_json: &str, source: &str) -> String {
-    let checked = Scenario::from_json_str(scenario_json, source)
-        .and_then(|s| fabricsim::run::check(&s).map(|()| s).map_err(|e| e.in_file(source)));
-    match checked {
-        Ok(s) => json!({ "ok": s.to_json() }).to_string(),
-        Err(e) => error_json(&e),
-    }
+    guarded(source, || {
+        let checked = Scenario::from_json_str(scenario_json, source)
+            .and_then(|s| fabricsim::run::check(&s).map(|()| s).map_err(|e| e.in_file(source)));
+        match checked {
+            Ok(s) => json!({ "ok": s.to_json() }).to_string(),
+            Err(e) => error_json(&e),
+        }
+    })
 }
 
 /// The key reference generated from the schema: `{"ok": {"keys": [...], "markdown": "..."}}`.
@@ -103,10 +129,13 @@ fn upgrade(text: &str, source: &str) -> String {
 /// switched-fabric scenario: `{"ok": report}` or `{"error": {...}}`.
 #[pyfunction]
 fn routing(scenario_json: &str, source: &str) -> String {
-    match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::fabric::report::routing_report(&s)) {
-        Ok(r) => json!({ "ok": r }).to_string(),
-        Err(e) => error_json(&e.in_file(source)),
-    }
+    guarded(source, || {
+        match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::fabric::report::routing_report(&s))
+        {
+            Ok(r) => json!({ "ok": r }).to_string(),
+            Err(e) => error_json(&e.in_file(source)),
+        }
+    })
 }
 
 /// The TOML text of the built-in default scenario.
@@ -136,6 +165,12 @@ fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic is reported as an error reply by `guarded`; keep its text and
+    // place for that reply instead of printing a backtrace on stderr.
+    std::panic::set_hook(Box::new(|info| {
+        let text = info.to_string().replace('\n', " ");
+        LAST_PANIC.with(|p| *p.borrow_mut() = text);
+    }));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

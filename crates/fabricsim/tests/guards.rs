@@ -31,6 +31,15 @@ fn an_unbounded_backlog_stops_at_the_memory_budget_and_names_the_saturated_resou
     assert!(flags(&r).contains(&"overload"));
 }
 
+/// Fibres of 200,000 km (1 s): credits come back far too slowly, messages
+/// pile up at the sources, and the budget ends the run.
+#[test]
+fn a_fabric_whose_credits_never_return_stops_at_the_memory_budget() {
+    let r = run("[run]\nmemory_budget_mb = 16\n[link]\npropagation_ns = 1e9\n");
+    assert_eq!(r.run.stop_reason, StopReason::Overload);
+    assert!(flags(&r).contains(&"overload"));
+}
+
 #[test]
 fn results_that_are_not_what_was_asked_are_flagged() {
     // The time cap ends the run before warm-up does.
