@@ -19,7 +19,7 @@ use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::{MetricSummary, RunReport};
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{run_model, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
+use crate::sim::{run_model, Clock, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
 use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
@@ -92,8 +92,7 @@ impl PortEvents for Ctx<'_> {
 }
 
 pub struct FcFabric {
-    now: Time,
-    queue: EventQueue<Event>,
+    clock: Clock<Event>,
     frames: Arena<Frame>,
     messages: Arena<Message>,
     connections: Arena<Connection>,
@@ -106,15 +105,14 @@ pub struct FcFabric {
     nodes: Vec<NPort>,
     sources: Vec<MessageSource>,
     node_switch: Vec<u32>,
-    events: u64,
     scenario: Scenario,
 }
 
 macro_rules! ctx {
     ($s:ident) => {
         Ctx {
-            now: $s.now,
-            queue: &mut $s.queue,
+            now: $s.clock.now,
+            queue: &mut $s.clock.queue,
             frames: &mut $s.frames,
             messages: &mut $s.messages,
             connections: &mut $s.connections,
@@ -186,8 +184,7 @@ impl FcFabric {
             },
         );
         Ok(FcFabric {
-            now: 0,
-            queue: EventQueue::with_capacity(4096),
+            clock: Clock::with_capacity(4096),
             frames: Arena::with_capacity(4096),
             messages: Arena::with_capacity(4096),
             connections: Arena::with_capacity(256),
@@ -199,7 +196,6 @@ impl FcFabric {
             nodes,
             sources,
             node_switch: topo.endpoint_switch(),
-            events: 0,
             scenario: scenario.clone(),
         })
     }
@@ -209,11 +205,11 @@ impl FcFabric {
     }
 
     pub fn now(&self) -> Time {
-        self.now
+        self.clock.now
     }
 
     pub fn events(&self) -> u64 {
-        self.events
+        self.clock.events
     }
 
     pub fn switch(&self, i: usize) -> &FcSwitch {
@@ -237,23 +233,13 @@ impl FcFabric {
                 self.nodes[i].enqueue_message(&mut ctx, &mut self.sources[i], m);
             } else {
                 let t = self.sources[i].next_interarrival();
-                self.queue.push(t, Event::MessageArrival { node: i as u32 });
+                self.clock.queue.push(t, Event::MessageArrival { node: i as u32 });
             }
         }
     }
 
-    /// Runs one event; returns false when none is left or the next is past `limit`.
     #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        let Some((t, ev)) = self.queue.pop_until(limit) else { return false };
-        self.now = t;
-        self.events += 1;
-        self.dispatch(ev);
-        true
-    }
-
-    #[inline]
-    fn dispatch(&mut self, ev: Event) {
+    fn handle(&mut self, ev: Event) {
         let mut ctx = ctx!(self);
         match ev {
             Event::MessageArrival { node } => {
@@ -353,7 +339,7 @@ impl FcFabric {
             })
             .collect();
         Some(serde_json::json!({
-            "time_us": time::to_us(self.now),
+            "time_us": time::to_us(self.clock.now),
             "cycle": trunks,
             "frames_stuck_in_cycle": stuck,
             "frames_in_fabric": self.frames.live(),
@@ -472,7 +458,7 @@ impl FcFabric {
             ("switch_traversals".into(), c.switch_traversals as i64),
             ("max_buffers_used".into(), self.metrics.max_buffers_used as i64),
             ("min_end_to_end_credit".into(), min_credit as i64),
-            ("events".into(), self.events as i64),
+            ("events".into(), self.clock.events as i64),
         ])
     }
 }
@@ -487,21 +473,19 @@ impl Model for FcFabric {
         0
     }
 
+    type Event = Event;
+
+    fn clock(&self) -> &Clock<Event> {
+        &self.clock
+    }
+
+    fn clock_mut(&mut self) -> &mut Clock<Event> {
+        &mut self.clock
+    }
+
     #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        FcFabric::step(self, limit)
-    }
-
-    fn now(&self) -> Time {
-        self.now
-    }
-
-    fn events(&self) -> u64 {
-        self.events
-    }
-
-    fn idle(&self) -> bool {
-        self.queue.is_empty()
+    fn dispatch(&mut self, event: Event) {
+        self.handle(event);
     }
 
     fn observations(&self) -> u64 {
@@ -556,7 +540,7 @@ impl Model for FcFabric {
         self.frames.memory_bytes()
             + self.messages.memory_bytes()
             + self.connections.memory_bytes()
-            + self.queue.memory_bytes()
+            + self.clock.queue.memory_bytes()
             + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>()
     }
 

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::clock::Clock;
 use super::metric_set::MetricSet;
 use crate::error::{Error, Result};
 use crate::kernel::stats::{StopDecision, StopRule};
@@ -98,13 +99,34 @@ pub trait Model {
     fn unit(&self) -> &'static str;
     /// Schedules the first events; returns the time the workload starts at.
     fn start(&mut self) -> Time;
+    /// The model's composite event, dispatched with one `match`.
+    type Event: Copy;
+    fn clock(&self) -> &Clock<Self::Event>;
+    fn clock_mut(&mut self) -> &mut Clock<Self::Event>;
+    /// Handles one event.
+    fn dispatch(&mut self, event: Self::Event);
     /// Runs the next event if it is due no later than `limit`; false when
     /// none is left or the next one is later.
-    fn step(&mut self, limit: Time) -> bool;
-    fn now(&self) -> Time;
-    fn events(&self) -> u64;
+    #[inline]
+    fn step(&mut self, limit: Time) -> bool {
+        match self.clock_mut().next(limit) {
+            Some(event) => {
+                self.dispatch(event);
+                true
+            }
+            None => false,
+        }
+    }
+    fn now(&self) -> Time {
+        self.clock().now
+    }
+    fn events(&self) -> u64 {
+        self.clock().events
+    }
     /// No event is left to run.
-    fn idle(&self) -> bool;
+    fn idle(&self) -> bool {
+        self.clock().queue.is_empty()
+    }
     /// Observations completed since the start (warm-up included).
     fn observations(&self) -> u64;
     /// Frames, packets or I/Os generated and not yet finished.

@@ -16,12 +16,12 @@ use super::port::{Job, PortConfig};
 use super::ring::{Closed, Ring, RingEvent, RingReport};
 use super::timing::LoopTiming;
 use crate::error::{Error, Result};
-use crate::kernel::{time, EventQueue, Time};
+use crate::kernel::{time, Time};
 use crate::report::{MetricSummary, RunReport};
 use crate::scenario::loops::{Addressing, DiskScheduler};
 use crate::scenario::Scenario;
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{run_model, Carries, ComponentPath, MeasurementPlan, MetricSet, Model};
+use crate::sim::{run_model, Carries, Clock, ComponentPath, MeasurementPlan, MetricSet, Model};
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::io_stats::device_digits;
 use crate::storage::scsi::Phase;
@@ -41,7 +41,7 @@ fn disk_port(disk: u32) -> u32 {
 /// ring's made the run execute about 1% more instructions. An assembly of
 /// several rings carries it (see [`Carries`]).
 #[derive(Clone, Copy, Debug)]
-enum Event {
+pub enum Event {
     Ring(RingEvent),
     Initiator(InitiatorEvent),
     Disk(u32, DiskEvent),
@@ -71,13 +71,11 @@ impl Carries<DiskEvent> for Event {
 }
 
 pub struct LoopModel {
-    now: Time,
-    queue: EventQueue<Event>,
+    clock: Clock<Event>,
     set: MetricSet,
     ring: Ring,
     initiator: ScsiInitiator,
     disks: Vec<DiskTarget>,
-    events: u64,
     scenario: Scenario,
 }
 
@@ -135,16 +133,7 @@ impl LoopModel {
         let batch_ps = 100 * ring.timing().frame_time(spec.frame_payload_bytes);
         let capacity = disks.iter().map(DiskTarget::capacity_blocks).collect();
         let initiator = ScsiInitiator::new(&root, 0, host, capacity, scenario.run.seed, &mut set, batch_ps);
-        Ok(LoopModel {
-            now: 0,
-            queue: EventQueue::with_capacity(4096),
-            set,
-            ring,
-            initiator,
-            disks,
-            events: 0,
-            scenario: scenario.clone(),
-        })
+        Ok(LoopModel { clock: Clock::with_capacity(4096), set, ring, initiator, disks, scenario: scenario.clone() })
     }
 
     pub fn timing(&self) -> &LoopTiming {
@@ -165,8 +154,8 @@ impl LoopModel {
     /// Queues phase `phase` of exchange `xid` at `port`, for `target`.
     #[inline]
     fn send(&mut self, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
-        let job = Job { xid, phase, bytes, target, queued_at: self.now };
-        self.ring.enqueue(port, job, self.now, &mut self.queue);
+        let job = Job { xid, phase, bytes, target, queued_at: self.clock.now };
+        self.ring.enqueue(port, job, self.clock.now, &mut self.clock.queue);
     }
 
     /// Hands the next burst of exchange `xid` to the disk's port: a transfer
@@ -180,7 +169,7 @@ impl LoopModel {
 
     /// A phase's frames are in the target's buffer: the target acts on it.
     fn on_delivered(&mut self, xid: u32, phase: Phase, bytes: u32) {
-        let now = self.now;
+        let now = self.clock.now;
         let (disk, read) = {
             let ex = self.initiator.exchange(xid);
             (ex.disk, ex.read)
@@ -189,8 +178,8 @@ impl LoopModel {
         let target = &mut self.disks[disk as usize];
         let exchanges = self.initiator.exchanges_mut();
         match phase {
-            Phase::Command if read => target.read_command(xid, now, exchanges, &mut self.queue),
-            Phase::Command => target.write_command(xid, now, &mut exchanges[xid], &mut self.queue),
+            Phase::Command if read => target.read_command(xid, now, exchanges, &mut self.clock.queue),
+            Phase::Command => target.write_command(xid, now, &mut exchanges[xid], &mut self.clock.queue),
             Phase::TransferReady => self.send(HOST, xid, Phase::Data, bytes, port),
             Phase::Data if read => self.initiator.data_received(xid, bytes),
             Phase::Data => match target.write_data(xid, bytes, now, &mut exchanges[xid]) {
@@ -200,27 +189,27 @@ impl LoopModel {
                         self.send(port, xid, Phase::Status, 0, HOST);
                     }
                     let exchanges = self.initiator.exchanges_mut();
-                    self.disks[disk as usize].start_mechanism(now, exchanges, &mut self.queue);
+                    self.disks[disk as usize].start_mechanism(now, exchanges, &mut self.clock.queue);
                 }
             },
-            Phase::Status => self.initiator.status_received(xid, now, &mut self.queue),
+            Phase::Status => self.initiator.status_received(xid, now, &mut self.clock.queue),
         }
     }
 
     /// A tenancy closed: the exchange's accounting, a disk's next read burst
     /// or its status, then the loop passes on.
     fn on_closed(&mut self, c: Closed) {
-        let now = self.now;
+        let now = self.clock.now;
         self.initiator.tenancy_closed(c.job.xid, c.job.phase, c.held, now, &mut self.set);
         if c.opener != HOST && c.job.phase == Phase::Data {
             let xid = c.job.xid;
             let ex = self.initiator.exchange(xid);
             let disk = ex.disk;
-            if self.disks[disk as usize].read_burst_sent(xid, now, ex, &mut self.queue) {
+            if self.disks[disk as usize].read_burst_sent(xid, now, ex, &mut self.clock.queue) {
                 self.send(disk_port(disk), xid, Phase::Status, 0, HOST);
             }
         }
-        self.ring.pass_on(c.opener, now, &mut self.queue);
+        self.ring.pass_on(c.opener, now, &mut self.clock.queue);
     }
 
     fn on_mech_done(&mut self, disk: u32, xid: u32) {
@@ -228,16 +217,16 @@ impl LoopModel {
             self.send(disk_port(disk), xid, Phase::Status, 0, HOST);
         }
         let exchanges = self.initiator.exchanges_mut();
-        self.disks[disk as usize].start_mechanism(self.now, exchanges, &mut self.queue);
+        self.disks[disk as usize].start_mechanism(self.clock.now, exchanges, &mut self.clock.queue);
     }
 
     // ---- event loop --------------------------------------------------------
 
     #[inline]
-    fn dispatch(&mut self, ev: Event) {
-        let now = self.now;
+    fn handle(&mut self, ev: Event) {
+        let now = self.clock.now;
         match ev {
-            Event::Ring(ev) => match self.ring.handle(ev, now, &mut self.queue, &mut self.set) {
+            Event::Ring(ev) => match self.ring.handle(ev, now, &mut self.clock.queue, &mut self.set) {
                 RingReport::Nothing => {}
                 RingReport::Won(w) => {
                     let j = w.job;
@@ -246,27 +235,18 @@ impl LoopModel {
                 RingReport::Delivered { xid, phase, bytes } => self.on_delivered(xid, phase, bytes),
                 RingReport::Closed(c) => self.on_closed(c),
             },
-            Event::Initiator(InitiatorEvent::Issue { slot }) => self.initiator.issue(slot, now, &mut self.queue),
+            Event::Initiator(InitiatorEvent::Issue { slot }) => self.initiator.issue(slot, now, &mut self.clock.queue),
             Event::Initiator(InitiatorEvent::Send { xid }) => {
                 let target = disk_port(self.initiator.exchange(xid).disk);
                 self.send(HOST, xid, Phase::Command, 0, target);
             }
             Event::Initiator(InitiatorEvent::Complete { xid }) => {
-                self.initiator.complete(xid, now, &mut self.queue, &mut self.set)
+                self.initiator.complete(xid, now, &mut self.clock.queue, &mut self.set)
             }
             Event::Disk(_, DiskEvent::BurstReady { xid }) => self.send_next_burst(xid, Phase::Data),
             Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(xid, Phase::TransferReady),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(disk, xid),
         }
-    }
-
-    #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        let Some((t, ev)) = self.queue.pop_until(limit) else { return false };
-        self.now = t;
-        self.events += 1;
-        self.dispatch(ev);
-        true
     }
 
     /// Runs the workload under the driver: fixed work to completion, or
@@ -372,7 +352,7 @@ impl LoopModel {
         for d in 0..self.disks.len() {
             out.push((format!("disk_{d:0width$}.al_pa"), self.ring.al_pa(disk_port(d as u32) as usize) as i64));
         }
-        out.push(("events".into(), self.events as i64));
+        out.push(("events".into(), self.clock.events as i64));
         Ok(out)
     }
 }
@@ -385,26 +365,24 @@ impl Model for LoopModel {
     /// I/O starts once loop initialization has finished.
     fn start(&mut self) -> Time {
         let start = self.ring.init().duration;
-        self.now = start;
-        self.initiator.start(start, &mut self.queue);
+        self.clock.now = start;
+        self.initiator.start(start, &mut self.clock.queue);
         start
     }
 
+    type Event = Event;
+
+    fn clock(&self) -> &Clock<Event> {
+        &self.clock
+    }
+
+    fn clock_mut(&mut self) -> &mut Clock<Event> {
+        &mut self.clock
+    }
+
     #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        LoopModel::step(self, limit)
-    }
-
-    fn now(&self) -> Time {
-        self.now
-    }
-
-    fn events(&self) -> u64 {
-        self.events
-    }
-
-    fn idle(&self) -> bool {
-        self.queue.is_empty()
+    fn dispatch(&mut self, event: Event) {
+        self.handle(event);
     }
 
     fn observations(&self) -> u64 {
