@@ -98,3 +98,20 @@ def spawn_cli(*args: str, cwd: Path | None = None, **popen: Any) -> subprocess.P
 @pytest.fixture
 def cli():
     return run_cli
+
+
+# Sweep tables: a small grid, and what two sweeps of it must agree on.
+GRID = {"workload.offered_load": [0.1, 0.2]}
+WALL_METRICS = {"run.wall_time_s", "run.events_per_s", "run.frames_per_s"}
+
+
+def run_keys(table: Any) -> set[str]:
+    return set(table["run_key"])
+
+
+def stable(table: Any) -> Any:
+    """The table without wall-clock rows, for comparing runs done at different times."""
+    table = table[~table["metric"].isin(WALL_METRICS)].reset_index(drop=True)
+    if "flags" in table.columns:  # CSV reads a clean run's "" back as NaN
+        table = table.assign(flags=table["flags"].astype(object).fillna("").astype(str))
+    return table

@@ -7,25 +7,11 @@ import fabricsim
 import pandas as pd
 import pytest
 from fabricsim import ScenarioError, SweepError
+from conftest import GRID, run_keys, stable
 from fabricsim.result import METRIC_COLUMNS
 
 # The package attribute `fabricsim.sweep` is the function; this is the module.
 sweep_mod = importlib.import_module("fabricsim.sweep")
-
-GRID = {"workload.offered_load": [0.1, 0.2]}
-WALL_METRICS = {"run.wall_time_s", "run.events_per_s", "run.frames_per_s"}
-
-
-def _runs(table: pd.DataFrame) -> set[str]:
-    return set(table["run_key"])
-
-
-def _stable(table: pd.DataFrame) -> pd.DataFrame:
-    """The table without wall-clock rows, for comparing runs done at different times."""
-    table = table[~table["metric"].isin(WALL_METRICS)].reset_index(drop=True)
-    if "flags" in table.columns:  # CSV reads a clean run's "" back as NaN
-        table = table.assign(flags=table["flags"].astype(object).fillna("").astype(str))
-    return table
 
 
 def test_sweep_table_layout_and_seeds(small, tmp_path):
@@ -35,7 +21,7 @@ def test_sweep_table_layout_and_seeds(small, tmp_path):
     t = res.table
     assert list(t.columns[:3]) == ["workload.offered_load", "rep", "seed"]
     assert list(t.columns[3 : 3 + len(METRIC_COLUMNS)]) == METRIC_COLUMNS
-    assert len(_runs(t)) == 4
+    assert len(run_keys(t)) == 4
     # Seed rule: replication r runs with the scenario's run.seed + r, at every grid point.
     base = small.validate()["run"]["seed"]
     seeds = t.drop_duplicates("run_key")[["workload.offered_load", "rep", "seed"]]
@@ -60,22 +46,22 @@ def test_explicit_base_seed(small):
 def test_process_pool_gives_the_same_numbers(small, tmp_path):
     inline = fabricsim.sweep(small, GRID, reps=2, jobs=1, progress=False)
     pooled = fabricsim.sweep(small, GRID, reps=2, jobs=2, out=tmp_path / "s.parquet", progress=False)
-    pd.testing.assert_frame_equal(_stable(inline.table), _stable(pooled.table))
+    pd.testing.assert_frame_equal(stable(inline.table), stable(pooled.table))
     on_disk = pd.read_parquet(tmp_path / "s.parquet")
-    pd.testing.assert_frame_equal(_stable(on_disk), _stable(pooled.table), check_dtype=False)
+    pd.testing.assert_frame_equal(stable(on_disk), stable(pooled.table), check_dtype=False)
 
 
 def test_resume_runs_only_what_is_missing(small, tmp_path):
     out = tmp_path / "s.csv"
     first = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     table = pd.read_csv(out)
-    dropped = sorted(_runs(table))[:2]
+    dropped = sorted(run_keys(table))[:2]
     table[~table["run_key"].isin(dropped)].to_csv(out, index=False)
 
     again = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert (again.ran, again.skipped) == (2, 2)
     # Same rows in the same order, and the rerun runs reproduce their numbers exactly.
-    pd.testing.assert_frame_equal(_stable(pd.read_csv(out)), _stable(first.table), check_dtype=False)
+    pd.testing.assert_frame_equal(stable(pd.read_csv(out)), stable(first.table), check_dtype=False)
 
     nothing = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert (nothing.ran, nothing.skipped) == (0, 4)
@@ -100,11 +86,11 @@ def test_journal_keeps_runs_when_the_table_cannot_be_written(small, tmp_path, mo
 
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert (res.ran, res.skipped) == (0, 4)
-    assert len(_runs(pd.read_parquet(out))) == 4
+    assert len(run_keys(pd.read_parquet(out))) == 4
     assert not journal.exists()
 
 
-def test_interrupt_keeps_finished_runs(small, tmp_path, monkeypatch):
+def test_interrupt_keeps_finishedrun_keys(small, tmp_path, monkeypatch):
     out = tmp_path / "s.csv"
     real = sweep_mod._worker_run
     calls = []
@@ -118,7 +104,7 @@ def test_interrupt_keeps_finished_runs(small, tmp_path, monkeypatch):
     monkeypatch.setattr(sweep_mod, "_worker_run", interrupted_on_third_run)
     with pytest.raises(KeyboardInterrupt):
         fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
-    assert len(_runs(pd.read_csv(out))) == 2
+    assert len(run_keys(pd.read_csv(out))) == 2
     monkeypatch.undo()
 
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)

@@ -17,21 +17,10 @@ from pathlib import Path
 import fabricsim
 import pandas as pd
 import pytest
-from conftest import FRAMES, SMALL, longer, run_cli, set_args, spawn_cli
+from conftest import FRAMES, GRID, SMALL, longer, run_cli, run_keys, set_args, spawn_cli, stable
 from fabricsim import SweepError
 
 sweep_mod = importlib.import_module("fabricsim.sweep")
-
-GRID = {"workload.offered_load": [0.1, 0.2]}
-WALL_METRICS = {"run.wall_time_s", "run.events_per_s", "run.frames_per_s"}
-
-
-def _runs(table: pd.DataFrame) -> set[str]:
-    return set(table["run_key"])
-
-
-def _stable(table: pd.DataFrame) -> pd.DataFrame:
-    return table[~table["metric"].isin(WALL_METRICS)].reset_index(drop=True)
 
 
 def _wait_for(condition, timeout: float = 60, what: str = "condition") -> None:
@@ -102,7 +91,7 @@ def test_second_sweep_on_the_same_out_is_refused_and_the_first_loses_nothing(sma
         stdout, stderr = first.communicate(timeout=60)
     assert first.returncode == 0, stderr
     assert "ran 4, skipped 0" in stdout
-    assert len(_runs(pd.read_csv(out))) == 4
+    assert len(run_keys(pd.read_csv(out))) == 4
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("s.csv")) == ["s.csv"]
 
 
@@ -195,8 +184,8 @@ def test_resume_after_a_torn_journal_line_reruns_exactly_what_is_missing(full_jo
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert res.ok and (res.ran, res.skipped) == (reruns, 4 - reruns)
     on_disk = pd.read_parquet(out)
-    assert len(_runs(on_disk)) == 4
-    pd.testing.assert_frame_equal(_stable(on_disk), _stable(reference), check_dtype=False)
+    assert len(run_keys(on_disk)) == 4
+    pd.testing.assert_frame_equal(stable(on_disk), stable(reference), check_dtype=False)
     assert not journal.exists()
 
 
@@ -209,7 +198,7 @@ def test_records_glued_to_a_torn_line_are_recovered(full_journal, small):
 
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert res.ok and (res.ran, res.skipped) == (0, 4)
-    pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
+    pd.testing.assert_frame_equal(stable(pd.read_parquet(out)), stable(reference), check_dtype=False)
 
 
 def test_a_damaged_line_inside_the_journal_reruns_only_its_run(full_journal, small, capsys):
@@ -220,7 +209,7 @@ def test_a_damaged_line_inside_the_journal_reruns_only_its_run(full_journal, sma
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert res.ok and (res.ran, res.skipped) == (1, 3)
     assert "unreadable" in capsys.readouterr().err
-    pd.testing.assert_frame_equal(_stable(pd.read_parquet(out)), _stable(reference), check_dtype=False)
+    pd.testing.assert_frame_equal(stable(pd.read_parquet(out)), stable(reference), check_dtype=False)
 
 
 # ---- failures ----------------------------------------------------------------------------
@@ -249,7 +238,7 @@ def test_some_runs_failing_is_reported_not_raised(small, monkeypatch):
 
     monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, progress=False)
-    assert len(res.failed) == 2 and len(_runs(res.table)) == 2
+    assert len(res.failed) == 2 and len(run_keys(res.table)) == 2
 
 
 # A worker that runs everything but dies on the runs at load 0.2: what the
@@ -273,7 +262,7 @@ def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_p
     assert len(res.failed) == 3 and all(f.retryable for f in res.failed)
     assert all(isinstance(f.error, fabricsim.WorkerError) and "exit" in str(f.error) for f in res.failed)
     assert set(pd.read_csv(out)["workload.offered_load"]) == {0.1}
-    assert len(_runs(pd.read_csv(out))) == 3
+    assert len(run_keys(pd.read_csv(out))) == 3
     monkeypatch.undo()
 
     retry = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
@@ -344,7 +333,7 @@ def test_workers_exit_when_the_sweep_is_killed_and_the_rerun_finishes_it(small_t
     assert again.returncode == 0, again.stderr
     ran, skipped = map(int, re.search(r"ran (\d+), skipped (\d+)", again.stdout).groups())
     assert ran + skipped == 4 and skipped >= 2
-    assert len(_runs(pd.read_csv(out))) == 4
+    assert len(run_keys(pd.read_csv(out))) == 4
 
 
 # ---- scripts without a __main__ guard ------------------------------------------------------------
@@ -364,7 +353,7 @@ def test_the_readme_example_works_as_a_plain_script(small, tmp_path):
     assert proc.returncode == 0, proc.stderr
     sweep_call = re.search(r"fabricsim\.sweep\((.*)\)", example).group(1)
     out = tmp_path / re.search(r'out="([^"]+)"', sweep_call).group(1)
-    assert len(_runs(pd.read_csv(out))) > 1
+    assert len(run_keys(pd.read_csv(out))) > 1
     assert re.search(r"runs (\d+) failed 0", proc.stdout), proc.stdout
 
 
@@ -388,7 +377,7 @@ def test_an_unguarded_script_runs_its_sweep_once_on_the_pool(small_toml, tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("script body ran") == 1  # the workers never ran the script
     assert "ran 6, skipped 0 already finished, failed 0" in proc.stdout
-    assert len(_runs(pd.read_csv(out))) == 6
+    assert len(run_keys(pd.read_csv(out))) == 6
 
 
 def test_an_unguarded_script_whose_runs_all_fail_exits_non_zero(small_toml, tmp_path):
