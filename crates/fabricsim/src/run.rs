@@ -20,7 +20,7 @@ pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Re
             run_model_observed(&mut FcFabric::build(scenario)?, &plan, observer)
         }
         ModelSpec::ArbitratedLoop(spec) => {
-            let plan = MeasurementPlan::from_run(&scenario.run, spec.initiator.ios_per_disk > 0);
+            let plan = MeasurementPlan::from_run(&scenario.run, spec.initiator.fixed_work());
             run_model_observed(&mut LoopModel::build(scenario)?, &plan, observer)
         }
     }

@@ -16,10 +16,10 @@ use crate::error::{Error, Result};
 use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
-use crate::report::{MetricSummary, RunReport};
+use crate::report::MetricSummary;
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{run_model, Clock, ComponentKind, Link, MeasurementPlan, MetricSet, Model, PortEvents, PortRef};
+use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortEvents, PortRef};
 use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
@@ -204,14 +204,6 @@ impl FcFabric {
         self.scenario.fc_fabric().expect("built from a Fibre Channel fabric scenario")
     }
 
-    pub fn now(&self) -> Time {
-        self.clock.now
-    }
-
-    pub fn events(&self) -> u64 {
-        self.clock.events
-    }
-
     pub fn switch(&self, i: usize) -> &FcSwitch {
         &self.switches[i]
     }
@@ -302,12 +294,6 @@ impl FcFabric {
                 ctx.connections.remove(connection);
             }
         }
-    }
-
-    /// Runs the scenario's measurement plan under the driver.
-    pub fn run(&mut self) -> Result<RunReport> {
-        let plan = MeasurementPlan::from_run(&self.scenario.run, false);
-        run_model(self, &plan)
     }
 
     /// Looks for a cycle in the wait-for graph of trunk input buffers; on one,

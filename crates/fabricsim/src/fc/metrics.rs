@@ -191,8 +191,7 @@ impl FcMetrics {
     /// Per source node: data frames delivered, and the message latency (us) with its count.
     pub fn source(&self, node: usize) -> (u64, f64, u64) {
         let m = self.set.running_mean(self.source_latency[node]);
-        let latency = if m.count() > 0 { m.mean() } else { f64::NAN };
-        (self.set.tally_value(self.source_frames[node]), latency, m.count())
+        (self.set.tally_value(self.source_frames[node]), m.mean(), m.count())
     }
 
     pub fn trunk_busy_ps(&self) -> u64 {

@@ -195,6 +195,14 @@ impl Default for InitiatorSpec {
     }
 }
 
+impl InitiatorSpec {
+    /// Each active disk gets a fixed number of I/Os and the run ends when
+    /// they are done (no warm-up, no stop rule).
+    pub fn fixed_work(&self) -> bool {
+        self.ios_per_disk > 0
+    }
+}
+
 /// The arbitrated loop model's sections, defaults filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArbitratedLoopSpec {

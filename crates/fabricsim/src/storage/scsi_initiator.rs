@@ -89,7 +89,7 @@ impl ScsiInitiator {
 
     /// Fixed work: a set number of I/Os per disk, run to completion.
     pub fn fixed_work(&self) -> bool {
-        self.spec.ios_per_disk > 0
+        self.spec.fixed_work()
     }
 
     #[inline]
@@ -147,7 +147,7 @@ impl ScsiInitiator {
             IoMode::Closed => slot / self.spec.outstanding,
             IoMode::Light => self.target_rng.below(self.active_disks),
         } as usize;
-        if self.spec.ios_per_disk > 0 && self.issued_per_disk[d] >= self.spec.ios_per_disk {
+        if self.spec.fixed_work() && self.issued_per_disk[d] >= self.spec.ios_per_disk {
             return;
         }
         self.issued_per_disk[d] += 1;

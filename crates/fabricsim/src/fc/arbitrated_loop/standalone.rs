@@ -17,11 +17,11 @@ use super::ring::{Closed, Ring, RingEvent, RingReport};
 use super::timing::LoopTiming;
 use crate::error::{Error, Result};
 use crate::kernel::{time, Time};
-use crate::report::{MetricSummary, RunReport};
+use crate::report::MetricSummary;
 use crate::scenario::loops::{Addressing, DiskScheduler};
 use crate::scenario::Scenario;
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{run_model, Carries, Clock, ComponentPath, MeasurementPlan, MetricSet, Model};
+use crate::sim::{Carries, Clock, ComponentPath, MetricSet, Model};
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::io_stats::device_digits;
 use crate::storage::scsi::Phase;
@@ -247,13 +247,6 @@ impl LoopModel {
             Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(xid, Phase::TransferReady),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(disk, xid),
         }
-    }
-
-    /// Runs the workload under the driver: fixed work to completion, or
-    /// warm-up then the stop rule, counted in I/Os completed.
-    pub fn run(&mut self) -> Result<RunReport> {
-        let plan = MeasurementPlan::from_run(&self.scenario.run, self.initiator.fixed_work());
-        run_model(self, &plan)
     }
 
     fn metric_summaries(&self, stop: Time, fixed: bool) -> Vec<(String, MetricSummary)> {
