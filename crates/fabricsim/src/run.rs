@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::fc::arbitrated_loop::LoopModel;
 use crate::fc::FcFabric;
+use crate::ib::IbFabric;
 use crate::report::RunReport;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::{run_model_observed, MeasurementPlan, RunObserver, Unobserved};
@@ -23,6 +24,10 @@ pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Re
             let plan = MeasurementPlan::from_run(&scenario.run, spec.initiator.fixed_work());
             run_model_observed(&mut LoopModel::build(scenario)?, &plan, observer)
         }
+        ModelSpec::InfiniBand(_) => {
+            let plan = MeasurementPlan::from_run(&scenario.run, false);
+            run_model_observed(&mut IbFabric::build(scenario)?, &plan, observer)
+        }
     }
 }
 
@@ -32,5 +37,6 @@ pub fn check(scenario: &Scenario) -> Result<()> {
     match scenario.model {
         ModelSpec::FcFabric(_) => FcFabric::build(scenario).map(|_| ()),
         ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario).map(|_| ()),
+        ModelSpec::InfiniBand(_) => IbFabric::build(scenario).map(|_| ()),
     }
 }

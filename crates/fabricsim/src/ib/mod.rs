@@ -1,11 +1,28 @@
-//! InfiniBand: the components of the IBA model of seed 003 ("Exploring IBA
-//! Design Space for Improved Performance").
+//! InfiniBand: the IBA model of seed 003 ("Exploring IBA Design Space for
+//! Improved Performance").
 //!
-//! One concept per file: `link` (width, speed, serialization), `packet`
-//! (headers, MTUs, segmentation, the arena record), `vl` (SL-to-VL mapping,
-//! per-VL credits) and `vl_arbiter` (the IBA high/low-priority tables).
+//! One concept per file, in the order a packet meets them: `sources` (the
+//! video, best-effort and control workload), `message` (a work request at
+//! the source), `hca` (send queues per SL, VL arbitration, credits, sink),
+//! `packet` (headers, MTUs, segmentation), `link` and `timing`
+//! (serialization, propagation, pipeline stages), `vl` (SL-to-VL mapping,
+//! per-VL credits), `vl_arbiter` (the IBA high/low-priority tables),
+//! `switch` (the five-stage pipeline), `metrics`, `wiring` (topology and
+//! forwarding tables from `fabric/`) and `fabric` (the assembly and its
+//! event loop).
 
+pub mod fabric;
+pub mod hca;
 pub mod link;
+pub mod message;
+pub mod metrics;
 pub mod packet;
+pub mod sources;
+pub mod switch;
+pub mod timing;
 pub mod vl;
 pub mod vl_arbiter;
+pub mod wiring;
+
+pub use fabric::IbFabric;
+pub use link::IbLink;

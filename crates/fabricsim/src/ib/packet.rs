@@ -132,7 +132,7 @@ impl ServiceLevel {
 /// How a message of `message_bytes` splits into packets of at most `mtu`
 /// payload bytes each: all packets full but the last. A zero-byte message is
 /// one header-only packet, as an IBA zero-length send is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Segmentation {
     pub packets: u32,
     pub mtu: u32,

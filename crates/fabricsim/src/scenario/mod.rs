@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod fc;
+pub mod ib;
 pub mod keys;
 pub mod load;
 pub mod loops;
@@ -22,6 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, CALIBRATED_ROUTING_TIME_NS};
+pub use self::ib::IbSpec;
 pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
 pub use self::routing::{ForwardingOverride, PathPolicy, RoutingSpec, TrunkChoice};
@@ -62,6 +64,9 @@ pub struct ScenarioFile {
     pub disks: Option<Vec<DiskGroupSpec>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initiator: Option<InitiatorSpec>,
+    /// An InfiniBand fabric of switches and HCAs (seed 003).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib: Option<IbSpec>,
 }
 
 /// The models a scenario can run.
@@ -72,6 +77,8 @@ pub enum ModelKind {
     FcFabric,
     /// A Fibre Channel arbitrated loop of an initiator and SCSI disks (seed 004).
     ArbitratedLoop,
+    /// InfiniBand switches and host channel adapters (seed 003).
+    InfiniBand,
 }
 
 /// One row of the table of models: the sections that select it, those it
@@ -88,7 +95,15 @@ pub struct ModelEntry {
 /// The one table of section combinations. The first entry one of whose
 /// selecting sections is present wins; the entry that no section selects
 /// is the default.
-pub const MODELS: [ModelEntry; 2] = [
+pub const MODELS: [ModelEntry; 3] = [
+    ModelEntry {
+        kind: ModelKind::InfiniBand,
+        name: "InfiniBand",
+        selected_by: &["ib"],
+        required: &[],
+        sections: &["ib"],
+        defaults: ObservationDefaults { warmup: 100_000, max: 4_000_000, min: 200_000 },
+    },
     ModelEntry {
         kind: ModelKind::ArbitratedLoop,
         name: "arbitrated loop",
@@ -123,6 +138,7 @@ pub struct FcFabricSpec {
 pub enum ModelSpec {
     FcFabric(FcFabricSpec),
     ArbitratedLoop(ArbitratedLoopSpec),
+    InfiniBand(IbSpec),
 }
 
 /// A validated scenario: the common sections and the model's, every default filled in.
@@ -154,6 +170,7 @@ impl ScenarioFile {
             ("loop", self.ring.is_some()),
             ("disks", self.disks.is_some()),
             ("initiator", self.initiator.is_some()),
+            ("ib", self.ib.is_some()),
         ];
         present.into_iter().filter(|(_, p)| *p).map(|(n, _)| n).collect()
     }
@@ -249,6 +266,11 @@ impl Scenario {
                 spec.validate()?;
                 ModelSpec::ArbitratedLoop(spec)
             }
+            ModelKind::InfiniBand => {
+                let spec = file.ib.unwrap_or_default();
+                spec.validate()?;
+                ModelSpec::InfiniBand(spec)
+            }
         };
         Ok(Scenario { name: file.name, description: file.description, run, model })
     }
@@ -275,6 +297,7 @@ impl Scenario {
                 file.disks = Some(l.disks.clone());
                 file.initiator = Some(l.initiator.clone());
             }
+            ModelSpec::InfiniBand(ib) => file.ib = Some(ib.clone()),
         }
         file
     }
@@ -283,6 +306,7 @@ impl Scenario {
         match self.model {
             ModelSpec::FcFabric(_) => ModelKind::FcFabric,
             ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
+            ModelSpec::InfiniBand(_) => ModelKind::InfiniBand,
         }
     }
 
@@ -303,6 +327,19 @@ impl Scenario {
             ModelSpec::ArbitratedLoop(spec) => Ok(spec),
             _ => Err(Error::scenario(format!(
                 "this scenario runs the {:?} model, not the arbitrated loop",
+                self.model_kind()
+            ))),
+        }
+    }
+}
+
+impl Scenario {
+    /// The InfiniBand sections, or an error naming the model this scenario runs.
+    pub fn infiniband(&self) -> Result<&IbSpec> {
+        match &self.model {
+            ModelSpec::InfiniBand(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not the InfiniBand fabric",
                 self.model_kind()
             ))),
         }

@@ -1,0 +1,201 @@
+//! A host channel adapter (seed 003 Fig. 2). Send side: work requests
+//! arrive as messages in one FCFS queue per SL; the port's VL arbiter picks
+//! a VL among those whose next packet has credit for all of it at the
+//! switch's input VL; on that VL the highest SL with a waiting message
+//! goes first (the seed's prioritized QP scheduling), and its next MTU
+//! packet is cut (DMA is taken to outrun the link, so a packet is ready as
+//! soon as the link can take it). Control packets wait in their own queue
+//! and go on VL15, which has no credits. Messages are held in the HCA's
+//! buffer until sent; one that does not fit is refused.
+//!
+//! Receive side: the sink takes packets at link rate and frees their VL
+//! space at once, returning credits to the switch.
+
+use std::collections::VecDeque;
+
+use super::fabric::{Ctx, Event};
+use super::message::Message;
+use super::packet::{Packet, TrafficClass};
+use super::vl::{PortCredits, SlToVl, VL15};
+use super::vl_arbiter::VlArbiter;
+use crate::sim::Link;
+
+/// Messages waiting to be sent, per SL, and the control queue.
+struct SendQueues {
+    /// Messages waiting, per SL (FCFS).
+    sl: [VecDeque<u32>; 16],
+    control: VecDeque<u32>,
+    /// Per data VL: the SLs that map onto it, as a bit mask.
+    vl_sls: [u16; 16],
+}
+
+impl SendQueues {
+    /// The message whose next packet goes on `vl`: the highest SL of the VL with one waiting.
+    #[inline]
+    fn head(&self, vl: u8) -> Option<u32> {
+        if vl == VL15 {
+            return self.control.front().copied();
+        }
+        let mut mask = self.vl_sls[vl as usize];
+        while mask != 0 {
+            let sl = 15 - mask.leading_zeros() as usize;
+            if let Some(&m) = self.sl[sl].front() {
+                return Some(m);
+            }
+            mask &= !(1 << sl);
+        }
+        None
+    }
+
+    fn len(&self) -> usize {
+        self.sl.iter().map(VecDeque::len).sum::<usize>() + self.control.len()
+    }
+}
+
+pub struct Hca {
+    index: u32,
+    /// The cable to this HCA's switch port.
+    link: Link,
+    queues: SendQueues,
+    credits: PortCredits,
+    arbiter: VlArbiter,
+    sending: bool,
+    /// Payload bytes of messages waiting to be sent, against the buffer.
+    queued_bytes: u64,
+    buffer_bytes: u64,
+    /// Messages refused for want of buffer space, per class.
+    pub refused: [u64; 3],
+}
+
+impl Hca {
+    pub fn new(
+        index: u32,
+        link: Link,
+        sl_to_vl: &SlToVl,
+        credits: PortCredits,
+        arbiter: VlArbiter,
+        buffer_bytes: u64,
+    ) -> Self {
+        let mut vl_sls = [0u16; 16];
+        for sl in 0..16u8 {
+            if let Some(vl) = sl_to_vl.vl(super::packet::ServiceLevel::new(sl as u32, "").expect("SL below 16")) {
+                vl_sls[vl as usize] |= 1 << sl;
+            }
+        }
+        Hca {
+            index,
+            link,
+            queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls },
+            credits,
+            arbiter,
+            sending: false,
+            queued_bytes: 0,
+            buffer_bytes,
+            refused: [0; 3],
+        }
+    }
+
+    pub fn link(&self) -> Link {
+        self.link
+    }
+
+    /// Messages waiting at this HCA.
+    pub fn queued_messages(&self) -> usize {
+        self.queues.len()
+    }
+
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        let q = &self.queues;
+        (q.sl.iter().map(VecDeque::capacity).sum::<usize>() + q.control.capacity()) as u64 * 4
+    }
+
+    /// A new message `m` from this HCA's sources: queued, or refused if the
+    /// buffer is full. Returns whether it was accepted.
+    pub fn enqueue(&mut self, ctx: &mut Ctx, m: u32) -> bool {
+        let msg = ctx.messages[m];
+        let bytes = msg.seg.payload_bytes();
+        if self.queued_bytes + bytes > self.buffer_bytes {
+            self.refused[msg.class as usize] += 1;
+            return false;
+        }
+        self.queued_bytes += bytes;
+        if msg.class == TrafficClass::Control {
+            self.queues.control.push_back(m);
+        } else {
+            self.queues.sl[msg.sl.get() as usize].push_back(m);
+        }
+        self.try_send(ctx);
+        true
+    }
+
+    /// Starts the next packet if the link is idle and some VL can send.
+    pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if self.sending {
+            return;
+        }
+        let (queues, credits, messages) = (&self.queues, &self.credits, &*ctx.messages);
+        let Some(vl) = self.arbiter.select(|vl| match queues.head(vl) {
+            Some(m) => credits.can_send(vl, messages[m].next_packet_bytes()),
+            None => false,
+        }) else {
+            return;
+        };
+        let m = self.queues.head(vl).expect("the arbiter chose a VL with a message");
+        let msg = &mut ctx.messages[m];
+        let i = msg.sent;
+        let bytes = msg.seg.wire_bytes(i);
+        let packet = Packet {
+            t_created: msg.t_created,
+            t_arrived: ctx.now,
+            message: m,
+            slid: msg.src as u16,
+            dlid: msg.dst as u16,
+            bytes: bytes as u16,
+            sl: msg.sl,
+            vl,
+            class: msg.class,
+            flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected),
+            in_port: 0,
+            hops: 0,
+        };
+        msg.sent += 1;
+        if msg.sent == msg.seg.packets {
+            if vl == VL15 {
+                self.queues.control.pop_front();
+            } else {
+                self.queues.sl[msg.sl.get() as usize].pop_front();
+            }
+        }
+        self.queued_bytes -= msg.seg.payload(i) as u64;
+        self.credits.consume(vl, bytes);
+        self.arbiter.on_sent(vl, bytes);
+        self.sending = true;
+        let id = ctx.packets.insert(packet);
+        let wire = ctx.timing.wire(bytes);
+        ctx.metrics.injected(&packet, wire);
+        ctx.queue.push(ctx.now + wire, Event::HcaSent { hca: self.index });
+        ctx.transmit(self.link, id, bytes);
+    }
+
+    /// The link has sent a packet's last byte.
+    pub fn on_sent(&mut self, ctx: &mut Ctx) {
+        self.sending = false;
+        self.try_send(ctx);
+    }
+
+    /// Credits for `vl` come back from the switch.
+    pub fn on_credit(&mut self, ctx: &mut Ctx, vl: u8, blocks: u32) {
+        self.credits.restore(vl, blocks);
+        self.try_send(ctx);
+    }
+
+    /// Whether the message `m` has all its packets delivered (the caller frees it).
+    pub fn received(msg: &mut Message) -> bool {
+        msg.done += 1;
+        msg.done == msg.seg.packets
+    }
+}

@@ -1,0 +1,37 @@
+//! A message at an HCA: a video frame, a best-effort message or a control
+//! packet, from its arrival at the source's send queue until its last
+//! packet is delivered. Packets refer to it by arena index; what is the same
+//! for all of a message's packets (sizes, class, stream) lives here once.
+
+use super::packet::{Segmentation, ServiceLevel, TrafficClass};
+use crate::kernel::Time;
+
+/// `Message::stream` of a message that belongs to no video stream.
+pub const NO_STREAM: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Message {
+    /// When it entered the source HCA's send queue: the origin of its packets' latency.
+    pub t_created: Time,
+    pub seg: Segmentation,
+    pub src: u32,
+    pub dst: u32,
+    /// Packets cut and sent so far.
+    pub sent: u32,
+    /// Packets delivered (or dropped) so far.
+    pub done: u32,
+    /// The video stream of a frame, else [`NO_STREAM`].
+    pub stream: u32,
+    pub class: TrafficClass,
+    pub sl: ServiceLevel,
+    /// An I frame: its packets are never dropped (seed 003 section 3.5).
+    pub protected: bool,
+}
+
+impl Message {
+    /// Wire bytes of the next packet to cut.
+    #[inline]
+    pub fn next_packet_bytes(&self) -> u32 {
+        self.seg.wire_bytes(self.sent)
+    }
+}

@@ -1,0 +1,177 @@
+//! Probes of the InfiniBand model, as seed 003 section 4 defines them:
+//! - packet latency per class, from the message's arrival at the source
+//!   HCA's send queue to the packet's tail at the destination HCA;
+//! - Deadline Missing Probability (missed / delivered video frames, with a
+//!   batch-means interval) and Deadline Missing Time (mean lateness of the
+//!   frames that missed);
+//! - accepted and offered load, link utilization, and the occupancy of the
+//!   switches' input VL buffers.
+//!
+//! Counters are totals over the whole run (the conservation audit needs
+//! them); everything else restarts at the end of warm-up.
+
+use super::packet::{Packet, TrafficClass};
+use crate::kernel::stats::BatchMeans;
+use crate::kernel::Time;
+use crate::sim::metric_set::{DurationId, SeriesId, TallyId};
+use crate::sim::MetricSet;
+
+/// Totals over the whole run, per class (real-time, best-effort, control).
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub messages_generated: [u64; 3],
+    pub messages_refused: [u64; 3],
+    pub packets_injected: [u64; 3],
+    pub packets_delivered: [u64; 3],
+    /// Packets discarded because their SL has no VL.
+    pub packets_discarded: u64,
+    pub frames_delivered: u64,
+    pub frames_missed: u64,
+}
+
+pub struct IbMetrics {
+    pub counters: Counters,
+    pub set: MetricSet,
+    pub latency: [DurationId; 3],
+    pub deadline_missing_time: DurationId,
+    pub frame_delay: DurationId,
+    /// 1 per missed frame, 0 per frame on time: its mean is the DMP.
+    missing: BatchMeans,
+    /// Wire bytes delivered and wire bytes offered (real-time and best-effort).
+    delivered_bytes: SeriesId,
+    offered_bytes: TallyId,
+    /// Bytes held in switch input VL buffers.
+    buffered: SeriesId,
+    buffered_bytes: i64,
+    /// Busy time of switch-to-switch links and of links to and from HCAs.
+    switch_link_busy: TallyId,
+    hca_link_busy: TallyId,
+    /// Wire bytes sent on each VL over every link.
+    vl_bytes: [TallyId; 16],
+}
+
+impl IbMetrics {
+    pub fn new(batches: u32, batch_ps: Time) -> Self {
+        let mut set = MetricSet::new(batches);
+        let latency = [
+            set.duration("real_time_latency_us", true),
+            set.duration("best_effort_latency_us", true),
+            set.duration("control_latency_us", false),
+        ];
+        let deadline_missing_time = set.duration("deadline_missing_time_us", false);
+        let frame_delay = set.duration("frame_delay_us", false);
+        let delivered_bytes = set.series("delivered_bytes", batch_ps, false);
+        let offered_bytes = set.tally("offered_bytes");
+        let buffered = set.series("input_vl_buffered_bytes", batch_ps, false);
+        let switch_link_busy = set.tally("switch_link_busy_ps");
+        let hca_link_busy = set.tally("hca_link_busy_ps");
+        let vl_bytes = std::array::from_fn(|v| set.tally(format!("vl{v}.bytes_sent")));
+        IbMetrics {
+            counters: Counters::default(),
+            set,
+            latency,
+            deadline_missing_time,
+            frame_delay,
+            missing: BatchMeans::new(batches),
+            delivered_bytes,
+            offered_bytes,
+            buffered,
+            buffered_bytes: 0,
+            switch_link_busy,
+            hca_link_busy,
+            vl_bytes,
+        }
+    }
+
+    pub fn reset(&mut self, now: Time) {
+        self.set.reset(now);
+        self.missing.reset();
+        self.set.set_level(self.buffered, now, self.buffered_bytes as f64);
+    }
+
+    #[inline]
+    pub fn message_generated(&mut self, class: TrafficClass, wire_bytes: u64, accepted: bool) {
+        let c = class as usize;
+        self.counters.messages_generated[c] += 1;
+        if !accepted {
+            self.counters.messages_refused[c] += 1;
+        }
+        if class != TrafficClass::Control {
+            self.set.add(self.offered_bytes, wire_bytes);
+        }
+    }
+
+    /// A packet leaves its source HCA.
+    #[inline]
+    pub fn injected(&mut self, p: &Packet, wire: Time) {
+        self.counters.packets_injected[p.class as usize] += 1;
+        self.set.add(self.hca_link_busy, wire);
+        self.set.add(self.vl_bytes[p.vl as usize], p.bytes as u64);
+    }
+
+    /// A switch output starts sending a packet.
+    #[inline]
+    pub fn forwarded(&mut self, p: &Packet, wire: Time, to_switch: bool) {
+        self.set.add(if to_switch { self.switch_link_busy } else { self.hca_link_busy }, wire);
+        self.set.add(self.vl_bytes[p.vl as usize], p.bytes as u64);
+    }
+
+    #[inline]
+    pub fn delivered(&mut self, now: Time, p: &Packet) {
+        self.counters.packets_delivered[p.class as usize] += 1;
+        self.set.record(self.latency[p.class as usize], now - p.t_created);
+        if p.class != TrafficClass::Control {
+            self.set.impulse(self.delivered_bytes, now, p.bytes as f64);
+        }
+    }
+
+    #[inline]
+    pub fn discarded(&mut self) {
+        self.counters.packets_discarded += 1;
+    }
+
+    /// A video frame's last packet arrived `delay` after its release; `late`
+    /// is how far past its deadline, if it missed.
+    pub fn frame(&mut self, delay: Time, late: Option<Time>) {
+        self.counters.frames_delivered += 1;
+        self.set.record(self.frame_delay, delay);
+        match late {
+            Some(t) => {
+                self.counters.frames_missed += 1;
+                self.missing.add(1.0);
+                self.set.record(self.deadline_missing_time, t);
+            }
+            None => self.missing.add(0.0),
+        }
+    }
+
+    #[inline]
+    pub fn input_buffered(&mut self, now: Time, delta: i64) {
+        self.buffered_bytes += delta;
+        self.set.set_level(self.buffered, now, self.buffered_bytes as f64);
+    }
+
+    pub fn missing(&self) -> &BatchMeans {
+        &self.missing
+    }
+
+    pub fn delivered_bytes(&self) -> SeriesId {
+        self.delivered_bytes
+    }
+
+    pub fn buffered(&self) -> SeriesId {
+        self.buffered
+    }
+
+    pub fn offered_bytes(&self) -> u64 {
+        self.set.tally_value(self.offered_bytes)
+    }
+
+    pub fn link_busy_ps(&self) -> (u64, u64) {
+        (self.set.tally_value(self.switch_link_busy), self.set.tally_value(self.hca_link_busy))
+    }
+
+    pub fn vl_bytes_sent(&self, vl: usize) -> u64 {
+        self.set.tally_value(self.vl_bytes[vl])
+    }
+}

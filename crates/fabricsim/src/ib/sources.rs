@@ -1,0 +1,221 @@
+//! The workload of seed 003 section 4 at every HCA: real-time VBR video
+//! streams, Poisson best-effort messages and periodic control packets.
+//!
+//! How the load axis maps onto sources (documented in
+//! `docs/infiniband-model.md`): the injection rate r is the wire bytes
+//! (payload and headers, real-time and best-effort, control excluded) an
+//! HCA offers per second as a fraction of the link's data rate. A share s of
+//! it is video, 1 - s best-effort.
+//! - Video: the seven stream profiles of `traffic::video::paper_streams`
+//!   (the real trace scaled by (k+1)/4, k = 0..6). An HCA carries m streams,
+//!   m = round(s r R / w) where w is the mean wire rate of the seven and R the
+//!   link rate (or `streams_per_hca`); stream j of HCA i takes profile
+//!   (i + j) mod 7, and every frame size of the HCA's streams is scaled by
+//!   one factor so that their mean wire rate over the trace is s r R. Each
+//!   stream starts at the first I frame after a random trace position (so
+//!   streams are not in step), with a random phase in the first frame
+//!   period, and sends to one uniformly chosen other HCA for its life.
+//! - Best-effort: Poisson arrivals of fixed-size messages at the rate that
+//!   carries (1 - s) r R wire bytes, to uniform other HCAs, on an SL drawn
+//!   from `best_effort_sls`.
+//! - Control: one 256-byte packet every `control_period_ms` per HCA, random
+//!   phase, uniform destination, on VL15.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::packet::{Segmentation, ServiceLevel, TrafficClass};
+use crate::error::{Error, Result};
+use crate::kernel::{time, RandomStream, Time};
+use crate::scenario::ib::IbWorkloadSpec;
+use crate::traffic::video::PlayoutDeadlines;
+use crate::traffic::video::{frame_time, paper_streams, StreamProfile, VideoStream, VideoTrace, PAPER_STREAM_COUNT};
+
+/// Fixed-point denominator of a stream's scale factor.
+const SCALE_UNIT: u32 = 1 << 14;
+
+/// One video stream: its source and destination HCAs, its frames and the
+/// receiver's playout deadlines.
+#[derive(Clone, Debug)]
+pub struct VideoSource {
+    pub hca: u32,
+    pub dst: u32,
+    pub stream: VideoStream,
+    /// Release time of frame 0.
+    pub phase: Time,
+    pub deadlines: PlayoutDeadlines,
+}
+
+impl VideoSource {
+    /// Release time of frame `i`.
+    #[inline]
+    pub fn release(&self, i: u64) -> Time {
+        self.phase + frame_time(i)
+    }
+}
+
+/// Every source of every HCA.
+pub struct Sources {
+    pub video: Vec<VideoSource>,
+    /// Per HCA: best-effort inter-arrivals, SLs and destinations.
+    best_effort_rng: Vec<RandomStream>,
+    /// Mean time between best-effort messages of one HCA (0: none).
+    best_effort_mean_ps: f64,
+    pub best_effort_bytes: u32,
+    best_effort_sls: Vec<ServiceLevel>,
+    /// Per HCA: control destinations.
+    control_rng: Vec<RandomStream>,
+    pub control_period: Time,
+    pub control_phase: Vec<Time>,
+    pub real_time_sl: ServiceLevel,
+    hcas: u32,
+    stopped: bool,
+}
+
+/// A trace path: as given if absolute or found from the working directory;
+/// else looked up from each directory above it.
+pub fn find_trace(path: &str) -> Result<PathBuf> {
+    let p = Path::new(path);
+    let mut tried = Vec::new();
+    if p.is_absolute() {
+        tried.push(p.to_path_buf());
+    } else if let Ok(cwd) = std::env::current_dir() {
+        tried.extend(cwd.ancestors().map(|d| d.join(p)));
+    }
+    tried.iter().find(|c| c.is_file()).cloned().ok_or_else(|| {
+        Error::invalid(
+            "ib.workload.trace",
+            format!("\"{path}\""),
+            format!(
+                "a readable video trace (looked for {})",
+                tried.iter().take(4).map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })
+}
+
+/// Mean wire bytes per second of a stream profile over one pass of the trace.
+fn wire_rate(trace: &VideoTrace, profile: StreamProfile) -> f64 {
+    let total: u64 = trace
+        .frames()
+        .iter()
+        .map(|f| Segmentation::new(profile.scaled(f.bytes) as u64, TrafficClass::RealTime.mtu()).total_wire_bytes())
+        .sum();
+    total as f64 / trace.len() as f64 * crate::traffic::video::FRAMES_PER_SECOND as f64
+}
+
+impl Sources {
+    /// The sources of `hcas` HCAs on links of `link_bytes_per_second`.
+    pub fn new(spec: &IbWorkloadSpec, hcas: u32, link_bytes_per_second: f64, seed: u64) -> Result<Self> {
+        let real_time = spec.injection_rate * spec.real_time_share * link_bytes_per_second;
+        let best_effort = spec.injection_rate * (1.0 - spec.real_time_share) * link_bytes_per_second;
+        let mut video = Vec::new();
+        let wants_video = real_time > 0.0 && spec.streams_per_hca != Some(0);
+        if wants_video {
+            let path = find_trace(&spec.trace)?;
+            let trace = Arc::new(VideoTrace::read(&path)?);
+            let profiles = paper_streams(&trace);
+            let rates: Vec<f64> = profiles.iter().map(|&p| wire_rate(&trace, p)).collect();
+            let mean_rate = rates.iter().sum::<f64>() / PAPER_STREAM_COUNT as f64;
+            let m = spec.streams_per_hca.unwrap_or_else(|| ((real_time / mean_rate).round() as u32).max(1));
+            for i in 0..hcas {
+                let mut rng = RandomStream::new(seed, "ib.video", i as u64);
+                let chosen: Vec<usize> = (0..m).map(|j| (i + j) as usize % PAPER_STREAM_COUNT).collect();
+                let sum: f64 = chosen.iter().map(|&k| rates[k]).sum();
+                // Headers make the wire rate slightly sub-linear in the
+                // scale; the measured offered load is reported beside it.
+                let factor = real_time / sum;
+                for &k in &chosen {
+                    let p = profiles[k];
+                    let num = (p.scale() * factor * SCALE_UNIT as f64).round().max(1.0) as u32;
+                    let start = rng.below(trace.len() as u32);
+                    let profile = StreamProfile { scale_num: num, scale_den: SCALE_UNIT, start };
+                    let phase = (rng.uniform() * frame_time(1) as f64) as Time;
+                    let dst = other(&mut rng, i, hcas);
+                    video.push(VideoSource {
+                        hca: i,
+                        dst,
+                        stream: VideoStream::new(trace.clone(), profile),
+                        phase,
+                        deadlines: PlayoutDeadlines::new(),
+                    });
+                }
+            }
+        }
+        let be_wire =
+            Segmentation::new(spec.best_effort_bytes as u64, TrafficClass::BestEffort.mtu()).total_wire_bytes();
+        let best_effort_mean_ps =
+            if best_effort > 0.0 { be_wire as f64 / best_effort * time::SECOND as f64 } else { 0.0 };
+        let control_period = (spec.control_period_ms * time::MILLISECOND as f64).round() as Time;
+        let mut control_rng: Vec<RandomStream> =
+            (0..hcas).map(|i| RandomStream::new(seed, "ib.control", i as u64)).collect();
+        let control_phase = control_rng.iter_mut().map(|r| (r.uniform() * control_period as f64) as Time).collect();
+        Ok(Sources {
+            video,
+            best_effort_rng: (0..hcas).map(|i| RandomStream::new(seed, "ib.best_effort", i as u64)).collect(),
+            best_effort_mean_ps,
+            best_effort_bytes: spec.best_effort_bytes,
+            best_effort_sls: spec
+                .best_effort_sls
+                .iter()
+                .map(|&s| ServiceLevel::new(s, "ib.workload.best_effort_sls"))
+                .collect::<Result<_>>()?,
+            control_rng,
+            control_period,
+            control_phase,
+            real_time_sl: ServiceLevel::new(spec.real_time_sl, "ib.workload.real_time_sl")?,
+            hcas,
+            stopped: false,
+        })
+    }
+
+    pub fn has_best_effort(&self) -> bool {
+        self.best_effort_mean_ps > 0.0
+    }
+
+    pub fn has_control(&self) -> bool {
+        self.control_period > 0
+    }
+
+    /// Time to the next best-effort message of `hca`.
+    #[inline]
+    pub fn best_effort_gap(&mut self, hca: u32) -> Time {
+        (self.best_effort_rng[hca as usize].exponential(self.best_effort_mean_ps).round() as Time).max(1)
+    }
+
+    /// SL and destination of a best-effort message of `hca`.
+    #[inline]
+    pub fn best_effort_message(&mut self, hca: u32) -> (ServiceLevel, u32) {
+        let rng = &mut self.best_effort_rng[hca as usize];
+        let sl = match self.best_effort_sls.len() {
+            1 => self.best_effort_sls[0],
+            n => self.best_effort_sls[rng.below(n as u32) as usize],
+        };
+        (sl, other(rng, hca, self.hcas))
+    }
+
+    /// Destination of the next control packet of `hca`.
+    #[inline]
+    pub fn control_destination(&mut self, hca: u32) -> u32 {
+        other(&mut self.control_rng[hca as usize], hca, self.hcas)
+    }
+
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+/// A uniformly drawn HCA other than `me`.
+#[inline]
+fn other(rng: &mut RandomStream, me: u32, n: u32) -> u32 {
+    let d = rng.below(n - 1);
+    if d >= me {
+        d + 1
+    } else {
+        d
+    }
+}

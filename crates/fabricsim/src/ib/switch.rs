@@ -1,0 +1,389 @@
+//! An InfiniBand switch: the five-stage pipeline of seed 003 Fig. 1, with
+//! virtual cut-through.
+//!
+//! 1. `on_header`: the LRH has arrived; the packet joins the input VL its
+//!    SL maps to (control packets: VL15). Its upstream sender held credit
+//!    for all of it, so the input VL buffer has room.
+//! 2. Forwarding and 3. arbitration: that much later (`on_request`), the
+//!    packet, once at the head of its input VL, requests the crossbar output
+//!    the linear forwarding table gives for its DLID (control packets use
+//!    the shortest-path table).
+//! 4. The crossbar moves one packet per input and per output at a time, at
+//!    link rate. An output serves the requesting inputs round robin; an
+//!    input offers its VLs in priority order (VL15, then the high-priority
+//!    table's VLs, then the low-priority table's). A transfer starts only
+//!    when the output VL buffer has room for the whole packet. The packet
+//!    joins the output VL as soon as its transfer starts (cut-through);
+//!    when the transfer ends its input VL space is free and its credits go
+//!    back upstream.
+//! 5. `try_link`: the output port's IBA VL arbiter picks among output VLs
+//!    whose head packet has credit for all of it downstream; the CRC check
+//!    (last stage) costs no time. The output VL space is freed when the
+//!    packet's tail has left.
+
+use std::collections::VecDeque;
+
+use super::fabric::{Ctx, Event};
+use super::packet::TrafficClass;
+use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
+use super::vl_arbiter::VlArbiter;
+use crate::kernel::Time;
+use crate::sim::Link;
+
+/// An input VL buffer: (switch, input port, VL).
+pub type InputVl = (u32, u16, u8);
+
+/// VL slots per port: 15 data VLs and VL15.
+const VLS: usize = 16;
+
+/// What a switch's ports need at construction.
+pub struct SwitchSpec<'a> {
+    pub index: u32,
+    /// What each port is cabled to (None: a free port).
+    pub peers: Vec<Option<Link>>,
+    /// Output port per DLID for data and for control traffic.
+    pub data_table: Vec<u16>,
+    pub control_table: Vec<u16>,
+    pub sl_to_vl: &'a SlToVl,
+    pub credits: PortCredits,
+    pub arbiter: &'a VlArbiter,
+    /// VLs in crossbar priority order (VL15 first).
+    pub vl_order: &'a [u8],
+    pub vl_buffer_bytes: u32,
+    pub credit_block: u32,
+}
+
+pub struct IbSwitch {
+    index: u32,
+    ports: usize,
+    peers: Vec<Option<Link>>,
+    data_table: Vec<u16>,
+    control_table: Vec<u16>,
+    sl_to_vl: SlToVl,
+    vl_order: Vec<u8>,
+    /// Input VL queues, `[port * 16 + vl]`, packets in arrival order.
+    input: Vec<VecDeque<u32>>,
+    /// Per input port: VLs whose head packet requests the crossbar (bit mask).
+    ready: Vec<u16>,
+    /// Output port the head of each input VL requests.
+    head_out: Vec<u16>,
+    /// Crossbar: whether an input or output is transferring, the output an
+    /// input transfers to, and the VL and credits its packet frees at the end.
+    in_busy: Vec<bool>,
+    out_busy: Vec<bool>,
+    transfer_out: Vec<u16>,
+    transfer_frees: Vec<(u8, u16)>,
+    /// Per output: the input to consider first (round robin).
+    next_input: Vec<u16>,
+    /// Output VL queues and their occupancy in credit blocks, `[port * 16 + vl]`.
+    output: Vec<VecDeque<u32>>,
+    output_used: Vec<u32>,
+    output_capacity: u32,
+    block: u32,
+    /// Per output port: credits of the receiver's input VLs, the VL arbiter,
+    /// and the packet on the wire (VL, output blocks), if any.
+    credits: Vec<PortCredits>,
+    arbiters: Vec<VlArbiter>,
+    on_wire: Vec<Option<(u8, u16)>>,
+    /// Packets through the crossbar, for utilization and bench figures.
+    pub transfers: u64,
+}
+
+impl IbSwitch {
+    pub fn new(spec: SwitchSpec) -> Self {
+        let p = spec.peers.len();
+        IbSwitch {
+            index: spec.index,
+            ports: p,
+            peers: spec.peers,
+            data_table: spec.data_table,
+            control_table: spec.control_table,
+            sl_to_vl: *spec.sl_to_vl,
+            vl_order: spec.vl_order.to_vec(),
+            input: (0..p * VLS).map(|_| VecDeque::new()).collect(),
+            ready: vec![0; p],
+            head_out: vec![0; p * VLS],
+            in_busy: vec![false; p],
+            out_busy: vec![false; p],
+            transfer_out: vec![0; p],
+            transfer_frees: vec![(0, 0); p],
+            next_input: vec![0; p],
+            output: (0..p * VLS).map(|_| VecDeque::new()).collect(),
+            output_used: vec![0; p * VLS],
+            output_capacity: spec.vl_buffer_bytes / spec.credit_block,
+            block: spec.credit_block,
+            credits: vec![spec.credits; p],
+            arbiters: vec![spec.arbiter.clone(); p],
+            on_wire: vec![None; p],
+            transfers: 0,
+        }
+    }
+
+    pub fn ports(&self) -> usize {
+        self.ports
+    }
+
+    pub fn peer(&self, port: usize) -> Option<Link> {
+        self.peers[port]
+    }
+
+    /// Stage 1: the LRH of `packet` has arrived at input `port`.
+    #[inline]
+    pub fn on_header(&mut self, ctx: &mut Ctx, port: usize, id: u32) {
+        let (class, sl) = (ctx.packets[id].class, ctx.packets[id].sl);
+        let vl = if class == TrafficClass::Control {
+            VL15
+        } else {
+            match self.sl_to_vl.vl(sl) {
+                Some(vl) => vl,
+                None => {
+                    // IBA: a packet whose SL has no VL on this port is discarded.
+                    let p = ctx.packets[id];
+                    ctx.discard(id);
+                    self.return_credits(ctx, port, p.vl, p.bytes as u32);
+                    return;
+                }
+            }
+        };
+        let p = &mut ctx.packets[id];
+        p.vl = vl;
+        p.t_arrived = ctx.now;
+        p.in_port = port as u8;
+        p.hops += 1;
+        let bytes = p.bytes as u32;
+        let q = &mut self.input[port * VLS + vl as usize];
+        q.push_back(id);
+        ctx.metrics.input_buffered(ctx.now, bytes as i64);
+        let pipeline = ctx.timing.pipeline();
+        if pipeline == 0 {
+            if q.len() == 1 {
+                self.request(ctx, port, vl);
+            }
+        } else {
+            ctx.queue.push(ctx.now + pipeline, Event::Request { switch: self.index, port: port as u16, packet: id });
+        }
+    }
+
+    /// Stages 2-3 done for `packet`: if it heads its input VL, it requests the crossbar.
+    #[inline]
+    pub fn on_request(&mut self, ctx: &mut Ctx, port: usize, id: u32) {
+        let vl = ctx.packets[id].vl;
+        if self.input[port * VLS + vl as usize].front() == Some(&id) {
+            self.request(ctx, port, vl);
+        }
+    }
+
+    /// The head of input VL (`port`, `vl`) asks for its output.
+    #[inline]
+    fn request(&mut self, ctx: &mut Ctx, port: usize, vl: u8) {
+        let id = self.input[port * VLS + vl as usize][0];
+        let p = &ctx.packets[id];
+        let table = if vl == VL15 { &self.control_table } else { &self.data_table };
+        let out = table[p.dlid as usize];
+        self.head_out[port * VLS + vl as usize] = out;
+        self.ready[port] |= 1 << vl;
+        self.try_output(ctx, out as usize);
+    }
+
+    /// Whether output VL (`out`, `vl`) has room for a packet of `bytes`.
+    #[inline]
+    fn room(&self, out: usize, vl: u8, bytes: u32) -> bool {
+        vl == VL15 || self.output_used[out * VLS + vl as usize] + blocks_for(bytes, self.block) <= self.output_capacity
+    }
+
+    /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
+    fn try_output(&mut self, ctx: &mut Ctx, out: usize) {
+        if self.out_busy[out] {
+            return;
+        }
+        let start = self.next_input[out] as usize;
+        for k in 0..self.ports {
+            let i = (start + k) % self.ports;
+            if self.in_busy[i] || self.ready[i] == 0 {
+                continue;
+            }
+            for j in 0..self.vl_order.len() {
+                let vl = self.vl_order[j];
+                let slot = i * VLS + vl as usize;
+                if self.ready[i] & (1 << vl) == 0 || self.head_out[slot] as usize != out {
+                    continue;
+                }
+                let bytes = ctx.packets[self.input[slot][0]].bytes as u32;
+                if self.room(out, vl, bytes) {
+                    self.next_input[out] = ((i + 1) % self.ports) as u16;
+                    self.start_transfer(ctx, i, vl, out);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// An idle input offers its requesting VLs, in priority order, to their outputs.
+    fn try_input(&mut self, ctx: &mut Ctx, input: usize) {
+        let mut j = 0;
+        while !self.in_busy[input] && self.ready[input] != 0 && j < self.vl_order.len() {
+            let vl = self.vl_order[j];
+            if self.ready[input] & (1 << vl) != 0 {
+                let out = self.head_out[input * VLS + vl as usize] as usize;
+                self.try_output(ctx, out);
+            }
+            j += 1;
+        }
+    }
+
+    fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
+        let slot = input * VLS + vl as usize;
+        let id = self.input[slot].pop_front().expect("a requesting VL has a head packet");
+        self.ready[input] &= !(1 << vl);
+        let p = ctx.packets[id];
+        let bytes = p.bytes as u32;
+        let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
+        self.in_busy[input] = true;
+        self.out_busy[out] = true;
+        self.transfer_out[input] = out as u16;
+        self.transfer_frees[input] = (vl, bytes as u16);
+        self.output_used[out * VLS + vl as usize] += blocks;
+        self.output[out * VLS + vl as usize].push_back(id);
+        self.transfers += 1;
+        // At link rate the transfer cannot end before the tail has arrived.
+        let wire = ctx.timing.wire(bytes);
+        let tail = p.t_arrived - ctx.timing.header + wire;
+        let end: Time = (ctx.now + wire).max(tail);
+        ctx.queue.push(end, Event::TransferDone { switch: self.index, port: input as u16 });
+        // The next packet of this VL may have finished stages 2-3 already.
+        if let Some(&next) = self.input[slot].front() {
+            if ctx.packets[next].t_arrived + ctx.timing.pipeline() <= ctx.now {
+                let table = if vl == VL15 { &self.control_table } else { &self.data_table };
+                self.head_out[slot] = table[ctx.packets[next].dlid as usize];
+                self.ready[input] |= 1 << vl;
+            }
+        }
+        self.try_link(ctx, out);
+    }
+
+    /// The crossbar transfer from `input` has ended: its input VL space is
+    /// free (credits go upstream) and both crossbar ports can take the next.
+    pub fn on_transfer_done(&mut self, ctx: &mut Ctx, input: usize) {
+        let out = self.transfer_out[input] as usize;
+        let (vl, bytes) = self.transfer_frees[input];
+        self.in_busy[input] = false;
+        self.out_busy[out] = false;
+        ctx.metrics.input_buffered(ctx.now, -(bytes as i64));
+        self.return_credits(ctx, input, vl, bytes as u32);
+        self.try_output(ctx, out);
+        self.try_input(ctx, input);
+    }
+
+    /// Sends credits for `bytes` on `vl` back to whoever feeds input `port`.
+    fn return_credits(&self, ctx: &mut Ctx, port: usize, vl: u8, bytes: u32) {
+        if vl != VL15 {
+            let link = self.peers[port].expect("packets arrive on cabled ports");
+            ctx.credit(link, vl, blocks_for(bytes, self.block));
+        }
+    }
+
+    /// Stage 5: if output `out` is idle, the VL arbiter picks the next packet to send.
+    fn try_link(&mut self, ctx: &mut Ctx, out: usize) {
+        if self.on_wire[out].is_some() {
+            return;
+        }
+        let base = out * VLS;
+        let (queues, credits, packets) = (&self.output, &self.credits[out], &*ctx.packets);
+        let Some(vl) = self.arbiters[out].select(|vl| match queues[base + vl as usize].front() {
+            Some(&id) => credits.can_send(vl, packets[id].bytes as u32),
+            None => false,
+        }) else {
+            return;
+        };
+        let id = self.output[base + vl as usize].pop_front().expect("the arbiter chose a VL with a packet");
+        let bytes = ctx.packets[id].bytes as u32;
+        self.credits[out].consume(vl, bytes);
+        self.arbiters[out].on_sent(vl, bytes);
+        let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
+        self.on_wire[out] = Some((vl, blocks as u16));
+        let link = self.peers[out].expect("forwarding tables use cabled ports");
+        let wire = ctx.timing.wire(bytes);
+        ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
+        ctx.queue.push(ctx.now + wire, Event::SwitchSent { switch: self.index, port: out as u16 });
+        ctx.transmit(link, id, bytes);
+    }
+
+    /// Output `out` has sent a packet's last byte: its output VL space is free.
+    pub fn on_sent(&mut self, ctx: &mut Ctx, out: usize) {
+        let (vl, blocks) = self.on_wire[out].take().expect("a packet was on the wire");
+        self.output_used[out * VLS + vl as usize] -= blocks as u32;
+        self.try_output(ctx, out);
+        self.try_link(ctx, out);
+    }
+
+    /// Credits for `vl` come back to output `out`.
+    pub fn on_credit(&mut self, ctx: &mut Ctx, out: usize, vl: u8, blocks: u32) {
+        self.credits[out].restore(vl, blocks);
+        self.try_link(ctx, out);
+    }
+
+    /// Input VLs whose head waits on a full output VL whose own head waits
+    /// for credit: the edges (this input VL, the downstream input VL) of the
+    /// wait-for graph a run-time deadlock is a cycle of. Nodes are
+    /// (switch, input port, VL).
+    pub fn blocked_waits(&self, packets: &crate::kernel::Arena<super::packet::Packet>) -> Vec<(InputVl, InputVl)> {
+        let mut out = Vec::new();
+        for port in 0..self.ports {
+            for vl in 0..15u8 {
+                let slot = port * VLS + vl as usize;
+                let Some(&id) = self.input[slot].front() else { continue };
+                if self.ready[port] & (1 << vl) == 0 {
+                    continue;
+                }
+                let o = self.head_out[slot] as usize;
+                if self.room(o, vl, packets[id].bytes as u32) {
+                    continue;
+                }
+                let Some(&head) = self.output[o * VLS + vl as usize].front() else { continue };
+                if self.credits[o].can_send(vl, packets[head].bytes as u32) {
+                    continue;
+                }
+                if let Some(link) = self.peers[o] {
+                    if link.to.kind == crate::sim::ComponentKind::Switch {
+                        out.push(((self.index, port as u16, vl), (link.to.index, link.to.port, vl)));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
+    pub fn input_blocks(&self, packets: &crate::kernel::Arena<super::packet::Packet>, port: usize, vl: u8) -> u32 {
+        let queued: u32 = self.input[port * VLS + vl as usize]
+            .iter()
+            .map(|&id| blocks_for(packets[id].bytes as u32, self.block))
+            .sum();
+        let moving = if self.in_busy[port] && self.transfer_frees[port].0 == vl {
+            blocks_for(self.transfer_frees[port].1 as u32, self.block)
+        } else {
+            0
+        };
+        queued + moving
+    }
+
+    /// Credits output `port` holds for `vl` at its receiver (used blocks as the sender sees them).
+    pub fn credits_used(&self, port: usize, vl: u8) -> u32 {
+        self.credits[port].vl(vl).used_blocks()
+    }
+
+    /// Packets held in input and output VLs.
+    pub fn packets_held(&self) -> usize {
+        self.input.iter().chain(&self.output).map(VecDeque::len).sum()
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.input.iter().chain(&self.output).map(|q| q.capacity() as u64 * 4 + 32).sum()
+    }
+
+    /// Whether every output VL buffer is empty and every credit is back (audit at drain).
+    pub fn is_quiescent(&self) -> bool {
+        self.output_used.iter().all(|&u| u == 0)
+            && self.credits.iter().all(|c| (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == 0))
+    }
+}

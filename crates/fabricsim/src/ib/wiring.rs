@@ -1,0 +1,112 @@
+//! The fabric an `[ib]` scenario describes, in `fabric/` terms: its
+//! topology (from the shape registry, or the scenario's own cables) and the
+//! linear forwarding tables of its routing. Data traffic takes the tables of
+//! `ib.routing.algorithm`; control traffic (VL15) always takes SPF tables,
+//! the shortest path, as seed 003 section 4 specifies.
+
+use crate::error::{Error, Result};
+use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
+use crate::fabric::shapes::{build_shape, ShapeParams};
+use crate::fabric::topology::{EndpointKind, Topology};
+use crate::fabric::ForwardingTables;
+use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind};
+
+/// Seed 003's switches have 5 ports.
+pub const PAPER_SWITCH_PORTS: u32 = 5;
+
+/// The topology of an `[ib]` scenario, checked: port budgets, connectivity,
+/// at least two HCAs.
+pub fn topology(spec: &IbSpec) -> Result<Topology> {
+    let t = &spec.topology;
+    let params = ShapeParams {
+        section: "ib.topology".into(),
+        radix_key: "ib.topology.ports".into(),
+        radix: t.ports,
+        endpoint_kind: EndpointKind::ChannelAdapter,
+        switches: t.switches,
+        nodes: t.hcas.clone(),
+        links: t.links,
+        arity: t.arity,
+        levels: t.levels.or(Some(3)),
+        seed: t.seed,
+        ..ShapeParams::default()
+    };
+    let topo = match t.kind {
+        IbTopologyKind::Irregular => build_shape(
+            "irregular",
+            &ShapeParams { radix: Some(t.ports.unwrap_or(PAPER_SWITCH_PORTS)), levels: None, ..params },
+        )?,
+        IbTopologyKind::FatTree => build_shape("fat_tree", &ShapeParams { nodes: None, ..params })?,
+        IbTopologyKind::Custom => custom(spec)?,
+    };
+    check(&topo, t.ports)?;
+    Ok(topo)
+}
+
+/// A custom topology: parallel cables between one pair become lanes of one link.
+fn custom(spec: &IbSpec) -> Result<Topology> {
+    let t = &spec.topology;
+    let hcas = t.hcas.clone().expect("validated: custom topologies list their HCAs");
+    let ports = t.ports.unwrap_or(PAPER_SWITCH_PORTS);
+    let mut groups: std::collections::BTreeMap<(u32, u32), u32> = std::collections::BTreeMap::new();
+    for &[a, b] in t.cables.iter().flatten() {
+        *groups.entry((a.min(b) - 1, a.max(b) - 1)).or_default() += 1;
+    }
+    let groups: Vec<(u32, u32, u32)> = groups.into_iter().map(|((a, b), m)| (a, b, m)).collect();
+    Ok(Topology::canonical(vec![ports; hcas.len()], &hcas, EndpointKind::ChannelAdapter, &groups))
+}
+
+/// Port budgets (a switch with more links and HCAs than ports), at least
+/// two HCAs, and every HCA reachable from every other.
+fn check(topo: &Topology, ports: Option<u32>) -> Result<()> {
+    let per_switch = topo.endpoints_per_switch();
+    for s in 0..topo.switch_count() as u32 {
+        let (links, hcas, radix) = (topo.link_ports(s), per_switch[s as usize], topo.radix[s as usize]);
+        if links + hcas > radix {
+            return Err(Error::invalid(
+                "ib.topology.cables",
+                format!("switch {} with {links} links and {hcas} HCAs", s + 1),
+                format!(
+                    "at most {radix} ports per switch (ib.topology.ports{})",
+                    if ports.is_none() { ", default 5" } else { "" }
+                ),
+            ));
+        }
+    }
+    if topo.endpoint_count() < 2 {
+        return Err(Error::invalid("ib.topology.hcas", topo.endpoint_count(), "at least 2 HCAs in the fabric"));
+    }
+    let first = topo.endpoints[0].switch as usize;
+    let d = topo.distances();
+    if let Some(e) = topo.endpoints.iter().position(|e| d[first][e.switch as usize] == u32::MAX) {
+        let s = topo.endpoints[e].switch;
+        return Err(Error::invalid(
+            "ib.topology.cables",
+            format!("HCA {e} on switch {}, which no cable joins to switch {} (HCA 0)", s + 1, first + 1),
+            "a connected fabric: every HCA reachable from every other",
+        ));
+    }
+    Ok(())
+}
+
+/// The data tables (by `ib.routing`) and the control tables (SPF).
+pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, ForwardingTables)> {
+    let n = topo.switch_count() as u32;
+    if let Some(r) = spec.routing.root.filter(|&r| r > n) {
+        return Err(Error::invalid("ib.routing.root", r, format!("a switch of the fabric, 1 to {n}")));
+    }
+    let params = RoutingParams {
+        section: "ib.routing".into(),
+        selector: "algorithm".into(),
+        lanes: LaneChoice::Deterministic,
+        // The scenario counts switches from 1, the routing code from 0.
+        root: spec.routing.root.map(|r| r - 1),
+    };
+    let name = match spec.routing.algorithm {
+        IbRouting::Spf => "spf",
+        IbRouting::Updown => "updown",
+    };
+    let data = routing_tables(name, topo, &params)?;
+    let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;
+    Ok((data, control))
+}

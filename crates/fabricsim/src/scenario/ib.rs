@@ -1,0 +1,525 @@
+//! `[ib]`: an InfiniBand fabric of switches and host channel adapters
+//! (seed 003). The section's presence selects the InfiniBand model; its
+//! subsections are the topology, the routing, the switch pipeline, the VL
+//! arbitration tables, the HCAs and the mixed video / best-effort / control
+//! workload. Defaults are the seed's Table 1 where it states a value, and
+//! the documented choices of `docs/infiniband-model.md` where it does not.
+//! Switches are numbered from 1 (as in every fabric report), HCAs from 0 in
+//! switch order.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::check::{require, Range};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IbTopologyKind {
+    /// A random connected network (seed 003 section 4): `switches`
+    /// switches of `ports` ports, `links` links, reproducible from `seed`.
+    Irregular,
+    /// A k-ary n-tree (`arity` k, `levels` n): k^n HCAs, switches of 2k ports.
+    FatTree,
+    /// Any graph: `hcas` per switch and `cables` between switches.
+    Custom,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbTopologySpec {
+    pub kind: IbTopologyKind,
+    /// Ports per switch. Default: 5 (the seed's switches), 2k for a fat tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ports: Option<u32>,
+    /// Switches of an irregular network (default 15, the seed's Fig. 6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switches: Option<u32>,
+    /// Switch-to-switch links of an irregular network. Default: the seed's
+    /// density, 23 links per 15 switches (15 switches: 9 independent cycles).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<u32>,
+    /// Seed of the irregular graph, apart from `run.seed` so that runs of
+    /// different seeds share one network.
+    pub seed: u64,
+    /// HCAs on each switch, in switch order (irregular: default 1 each; custom: required).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hcas: Option<Vec<u32>>,
+    /// Custom: links as [switch a, switch b], switches numbered from 1; a pair
+    /// listed twice is two parallel links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cables: Option<Vec<[u32; 2]>>,
+    /// Fat tree: down ports per switch, k (default 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arity: Option<u32>,
+    /// Fat tree: levels of switches, n (default 3: 64 HCAs at k = 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels: Option<u32>,
+}
+
+impl Default for IbTopologySpec {
+    fn default() -> Self {
+        IbTopologySpec {
+            kind: IbTopologyKind::Irregular,
+            ports: None,
+            switches: None,
+            links: None,
+            seed: 1,
+            hcas: None,
+            cables: None,
+            arity: None,
+            levels: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IbRouting {
+    /// Shortest path first: Dijkstra on hop count from every switch (may deadlock).
+    Spf,
+    /// Up*/Down*: BFS spanning tree from `root`; never an up link after a down link.
+    Updown,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbRoutingSpec {
+    /// How the linear forwarding tables of data traffic are built. Control
+    /// traffic (VL15) always takes SPF tables, the shortest path (seed 003).
+    pub algorithm: IbRouting,
+    /// Up*/Down*: the root switch of the spanning tree, from 1 (default 1).
+    /// The seed tried three roots and kept the best; `fabricsim reproduce` does the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<u32>,
+}
+
+impl Default for IbRoutingSpec {
+    fn default() -> Self {
+        IbRoutingSpec { algorithm: IbRouting::Spf, root: None }
+    }
+}
+
+/// One entry of a VL arbitration table.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArbitrationEntry {
+    /// A data VL of the port.
+    pub vl: u32,
+    /// Bytes per turn in 64-byte units, 1 to 255 (0 entries are skipped).
+    pub weight: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct VlArbitrationSpec {
+    /// The high-priority table (default: real-time VL1, weight 64).
+    pub high: Vec<ArbitrationEntry>,
+    /// The low-priority table (default: best-effort VL0, weight 64).
+    pub low: Vec<ArbitrationEntry>,
+    /// LimitOfHighPriority: high-priority bytes (in 4096-byte units) before
+    /// one low-priority packet must go; 255 = no limit (default).
+    pub limit_of_high_priority: u32,
+}
+
+impl Default for VlArbitrationSpec {
+    fn default() -> Self {
+        VlArbitrationSpec {
+            high: vec![ArbitrationEntry { vl: 1, weight: 64 }],
+            low: vec![ArbitrationEntry { vl: 0, weight: 64 }],
+            limit_of_high_priority: 255,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbSwitchSpec {
+    /// Stage 2: forwarding-table lookup, from the arrival of the 8-byte LRH, in ns.
+    pub forwarding_ns: f64,
+    /// Stage 3: crossbar arbitration after the lookup, in ns.
+    pub arbitration_ns: f64,
+}
+
+impl Default for IbSwitchSpec {
+    fn default() -> Self {
+        IbSwitchSpec { forwarding_ns: 50.0, arbitration_ns: 50.0 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbHcaSpec {
+    /// Messages waiting at an HCA, in MiB (seed 003 Table 1: 8 MB); a message
+    /// that does not fit is refused and counted.
+    pub buffer_mb: f64,
+}
+
+impl Default for IbHcaSpec {
+    fn default() -> Self {
+        IbHcaSpec { buffer_mb: 8.0 }
+    }
+}
+
+/// Where the video trace is looked for by default: relative to the working
+/// directory or any directory above it (the repository sits beside `shared/`).
+pub const DEFAULT_TRACE: &str = "../shared/data/traces/movietrace.data";
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbWorkloadSpec {
+    /// Offered wire bytes per HCA (payload and headers, real-time and
+    /// best-effort; control excluded) as a fraction of the link's data rate.
+    pub injection_rate: f64,
+    /// The real-time share of the injection rate (the seed's 70:30 is 0.7, 30:70 is 0.3).
+    pub real_time_share: f64,
+    /// Payload bytes of every best-effort message (one 1024-byte MTU packet by default).
+    pub best_effort_bytes: u32,
+    /// SLs best-effort messages take, one drawn uniformly per message.
+    pub best_effort_sls: Vec<u32>,
+    /// SL of the video streams.
+    pub real_time_sl: u32,
+    /// Video streams per HCA; default: as many as carry the real-time load
+    /// at the trace's mean rate (see docs/infiniband-model.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams_per_hca: Option<u32>,
+    /// The MPEG trace the seven video streams are cut from (relative paths
+    /// are looked up from the working directory and the directories above it).
+    pub trace: String,
+    /// One 256-byte control packet per HCA every this many ms, on VL15 (0: no control traffic).
+    pub control_period_ms: f64,
+}
+
+impl Default for IbWorkloadSpec {
+    fn default() -> Self {
+        IbWorkloadSpec {
+            injection_rate: 0.3,
+            real_time_share: 0.7,
+            best_effort_bytes: 1024,
+            best_effort_sls: vec![0],
+            real_time_sl: 1,
+            streams_per_hca: None,
+            trace: DEFAULT_TRACE.to_string(),
+            control_period_ms: 100.0 / 3.0,
+        }
+    }
+}
+
+/// The InfiniBand model's section, every default filled in.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbSpec {
+    /// Every link's width and speed, e.g. "1xSDR" (the seed's 2.5 Gbit/s), "4xQDR", "4xHDR".
+    pub link: String,
+    /// Propagation delay of every link, in ns (5 ns: one metre of cable).
+    pub propagation_ns: f64,
+    /// Data VLs per port (1 to 15); VL15 is always there for control traffic.
+    pub data_vls: u32,
+    /// Bytes of every input and every output VL buffer (seed 003: 4200).
+    pub vl_buffer_bytes: u32,
+    /// Bytes per flow-control credit (IBA: 64; 1 counts bytes exactly).
+    pub credit_block_bytes: u32,
+    /// The VL of each of the 16 SLs (15 = unmapped). Default: SL s on VL s mod data_vls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sl_to_vl: Option<Vec<u32>>,
+    pub vl_arbitration: VlArbitrationSpec,
+    pub switch: IbSwitchSpec,
+    pub hca: IbHcaSpec,
+    pub topology: IbTopologySpec,
+    pub routing: IbRoutingSpec,
+    pub workload: IbWorkloadSpec,
+}
+
+impl Default for IbSpec {
+    fn default() -> Self {
+        IbSpec {
+            link: "1xSDR".into(),
+            propagation_ns: 5.0,
+            data_vls: 15,
+            vl_buffer_bytes: 4200,
+            credit_block_bytes: 64,
+            sl_to_vl: None,
+            vl_arbitration: VlArbitrationSpec::default(),
+            switch: IbSwitchSpec::default(),
+            hca: IbHcaSpec::default(),
+            topology: IbTopologySpec::default(),
+            routing: IbRoutingSpec::default(),
+            workload: IbWorkloadSpec::default(),
+        }
+    }
+}
+
+pub const PROPAGATION: Range = Range::num("ib.propagation_ns", 0.0, 1.0e7).unit("ns").note("up to 2000 km of fibre");
+pub const DATA_VLS: Range = Range::int("ib.data_vls", 1, 15).note("IBA: 1, 2, 4, 8 or 15 data VLs; any count accepted");
+pub const VL_BUFFER: Range =
+    Range::int("ib.vl_buffer_bytes", 282, 1 << 24).unit("bytes").note("at least one control packet");
+pub const CREDIT_BLOCK: Range = Range::int("ib.credit_block_bytes", 1, 4096).unit("bytes");
+pub const SL_TO_VL: Range = Range::int_list("ib.sl_to_vl", 0, 15).note("16 entries, data VLs below ib.data_vls or 15");
+pub const HIGH_VL: Range = Range::int("ib.vl_arbitration.high.vl", 0, 14).note("a data VL below ib.data_vls");
+pub const LOW_VL: Range = Range::int("ib.vl_arbitration.low.vl", 0, 14).note("a data VL below ib.data_vls");
+pub const HIGH_WEIGHT: Range = Range::int("ib.vl_arbitration.high.weight", 0, 255).note("64-byte units");
+pub const LOW_WEIGHT: Range = Range::int("ib.vl_arbitration.low.weight", 0, 255).note("64-byte units");
+pub const TOPOLOGY_SEED: Range = Range::int("ib.topology.seed", 0, u64::MAX);
+pub const CABLES: Range = Range::int_list("ib.topology.cables", 1, 4096)
+    .text("a list of [switch a, switch b]: two different switches from 1 to the number of switches");
+pub const LIMIT: Range =
+    Range::int("ib.vl_arbitration.limit_of_high_priority", 0, 255).note("4096-byte units; 255 = none");
+pub const FORWARDING: Range = Range::num("ib.switch.forwarding_ns", 0.0, 1.0e6).unit("ns");
+pub const ARBITRATION: Range = Range::num("ib.switch.arbitration_ns", 0.0, 1.0e6).unit("ns");
+pub const HCA_BUFFER: Range = Range::num("ib.hca.buffer_mb", 0.0, 65536.0).above().unit("MiB");
+pub const PORTS: Range = Range::int("ib.topology.ports", 2, 255).note("IBA switches have up to 254 ports");
+pub const SWITCHES: Range = Range::int("ib.topology.switches", 2, 4096);
+pub const LINKS: Range = Range::int("ib.topology.links", 1, 1 << 20);
+pub const HCAS: Range = Range::int_list("ib.topology.hcas", 0, 254).note("within ib.topology.ports");
+pub const ARITY: Range = Range::int("ib.topology.arity", 2, 64);
+pub const LEVELS: Range = Range::int("ib.topology.levels", 1, 8).note("k^n at most 65536 HCAs");
+pub const ROOT: Range = Range::int("ib.routing.root", 1, 1 << 20).note("a switch of the fabric");
+pub const INJECTION: Range = Range::num("ib.workload.injection_rate", 0.0, 2.0).note("fraction of the link rate");
+pub const SHARE: Range = Range::num("ib.workload.real_time_share", 0.0, 1.0);
+pub const BE_BYTES: Range = Range::int("ib.workload.best_effort_bytes", 1, 1 << 24).unit("bytes");
+pub const SL: Range = Range::int("ib.workload.real_time_sl", 0, 14).note("SL 15 is management");
+pub const BE_SLS: Range =
+    Range::int_list("ib.workload.best_effort_sls", 0, 14).note("at least one; SL 15 is management");
+pub const STREAMS: Range = Range::int("ib.workload.streams_per_hca", 0, 4096);
+pub const CONTROL_PERIOD: Range = Range::num("ib.workload.control_period_ms", 0.0, 1.0e6).unit("ms").note("0 = none");
+
+pub const RANGES: &[Range] = &[
+    PROPAGATION,
+    DATA_VLS,
+    VL_BUFFER,
+    CREDIT_BLOCK,
+    SL_TO_VL,
+    HIGH_VL,
+    LOW_VL,
+    HIGH_WEIGHT,
+    LOW_WEIGHT,
+    TOPOLOGY_SEED,
+    CABLES,
+    LIMIT,
+    FORWARDING,
+    ARBITRATION,
+    HCA_BUFFER,
+    PORTS,
+    SWITCHES,
+    LINKS,
+    HCAS,
+    ARITY,
+    LEVELS,
+    ROOT,
+    INJECTION,
+    SHARE,
+    BE_BYTES,
+    SL,
+    BE_SLS,
+    STREAMS,
+    CONTROL_PERIOD,
+];
+
+impl IbSpec {
+    /// Bounds every number; what needs the built fabric (switch numbers,
+    /// ports, the link's name) is checked when the model is built.
+    pub fn validate(&self) -> Result<()> {
+        PROPAGATION.check(self.propagation_ns)?;
+        DATA_VLS.check_int(self.data_vls)?;
+        VL_BUFFER.check_int(self.vl_buffer_bytes)?;
+        CREDIT_BLOCK.check_int(self.credit_block_bytes)?;
+        require(
+            self.vl_buffer_bytes >= self.credit_block_bytes,
+            "ib.vl_buffer_bytes",
+            self.vl_buffer_bytes,
+            &format!("at least one credit of ib.credit_block_bytes = {}", self.credit_block_bytes),
+        )?;
+        let blocks = self.vl_buffer_bytes / self.credit_block_bytes;
+        require(
+            blocks <= u16::MAX as u32,
+            "ib.credit_block_bytes",
+            self.credit_block_bytes,
+            &format!("at most 65535 credits per VL buffer of {} bytes", self.vl_buffer_bytes),
+        )?;
+        if let Some(t) = &self.sl_to_vl {
+            require(t.len() == 16, "ib.sl_to_vl", format!("{} entries", t.len()), "one VL for each of the 16 SLs")?;
+            for (s, &v) in t.iter().enumerate() {
+                require(
+                    v < self.data_vls || v == 15,
+                    &format!("ib.sl_to_vl[{s}]"),
+                    v,
+                    &format!("a data VL 0..={} (ib.data_vls = {}) or 15 (unmapped)", self.data_vls - 1, self.data_vls),
+                )?;
+            }
+        }
+        let a = &self.vl_arbitration;
+        for (name, table) in [("high", &a.high), ("low", &a.low)] {
+            require(
+                table.len() <= 64,
+                &format!("ib.vl_arbitration.{name}"),
+                format!("{} entries", table.len()),
+                "at most 64 entries",
+            )?;
+            for (i, e) in table.iter().enumerate() {
+                require(
+                    e.vl < self.data_vls,
+                    &format!("ib.vl_arbitration.{name}[{i}].vl"),
+                    e.vl,
+                    &format!("a data VL of the port, 0..={} (ib.data_vls = {})", self.data_vls - 1, self.data_vls),
+                )?;
+                let weight = if name == "high" { HIGH_WEIGHT } else { LOW_WEIGHT };
+                weight.check_int_at(&format!("ib.vl_arbitration.{name}[{i}].weight"), e.weight)?;
+            }
+        }
+        require(
+            a.high.iter().chain(&a.low).any(|e| e.weight > 0),
+            "ib.vl_arbitration",
+            "no entry with a weight",
+            "at least one entry of weight 1 or more, or no data packet could ever be sent",
+        )?;
+        LIMIT.check_int(a.limit_of_high_priority)?;
+        FORWARDING.check(self.switch.forwarding_ns)?;
+        ARBITRATION.check(self.switch.arbitration_ns)?;
+        HCA_BUFFER.check(self.hca.buffer_mb)?;
+        self.topology.validate()?;
+        if let Some(r) = self.routing.root {
+            ROOT.check_int(r)?;
+            if self.routing.algorithm != IbRouting::Updown {
+                return Err(Error::invalid("ib.routing.root", r, "only with ib.routing.algorithm = \"updown\""));
+            }
+        }
+        self.workload.validate()?;
+        // Every SL the workload uses must reach a data VL, or its packets
+        // would be discarded at the first hop.
+        let vl_of = |sl: u32| match &self.sl_to_vl {
+            Some(t) => t[sl as usize],
+            None => sl % self.data_vls,
+        };
+        let w = &self.workload;
+        let mut used: Vec<(String, u32)> = Vec::new();
+        if w.real_time_share > 0.0 {
+            used.push(("ib.workload.real_time_sl".into(), w.real_time_sl));
+        }
+        if w.real_time_share < 1.0 {
+            used.extend(w.best_effort_sls.iter().map(|&s| ("ib.workload.best_effort_sls".into(), s)));
+        }
+        for (key, sl) in used {
+            let vl = vl_of(sl);
+            require(
+                vl != 15,
+                &format!("ib.sl_to_vl[{sl}]"),
+                "15 (no VL)",
+                &format!("a data VL for SL {sl}, which {key} uses"),
+            )?;
+            require(
+                a.high.iter().chain(&a.low).any(|e| e.vl == vl && e.weight > 0),
+                "ib.vl_arbitration",
+                format!("no entry for VL {vl}"),
+                &format!("an entry of weight 1 or more for VL {vl}, which SL {sl} of {key} maps to"),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl IbTopologySpec {
+    fn validate(&self) -> Result<()> {
+        if let Some(p) = self.ports {
+            PORTS.check_int(p)?;
+        }
+        if let Some(s) = self.switches {
+            SWITCHES.check_int(s)?;
+        }
+        if let Some(l) = self.links {
+            LINKS.check_int(l)?;
+        }
+        if let Some(h) = &self.hcas {
+            HCAS.check_list(h)?;
+        }
+        if let Some(k) = self.arity {
+            ARITY.check_int(k)?;
+        }
+        if let Some(n) = self.levels {
+            LEVELS.check_int(n)?;
+        }
+        let given = |present: bool, key: &str, kinds: &str| {
+            require(!present, &format!("ib.topology.{key}"), "given", &format!("only with ib.topology.kind = {kinds}"))
+        };
+        let k = self.kind;
+        given(self.switches.is_some() && k != IbTopologyKind::Irregular, "switches", "\"irregular\"")?;
+        given(self.links.is_some() && k != IbTopologyKind::Irregular, "links", "\"irregular\"")?;
+        given(self.cables.is_some() && k != IbTopologyKind::Custom, "cables", "\"custom\"")?;
+        given(self.hcas.is_some() && k == IbTopologyKind::FatTree, "hcas", "\"irregular\" or \"custom\"")?;
+        given(self.arity.is_some() && k != IbTopologyKind::FatTree, "arity", "\"fat_tree\"")?;
+        given(self.levels.is_some() && k != IbTopologyKind::FatTree, "levels", "\"fat_tree\"")?;
+        if k == IbTopologyKind::Custom {
+            let hcas = self.hcas.as_ref().ok_or_else(|| {
+                Error::invalid("ib.topology.hcas", "missing", "the HCAs on each switch of a custom topology")
+            })?;
+            let n = hcas.len() as u32;
+            require(n >= 1, "ib.topology.hcas", "[]", "one count per switch, at least one switch")?;
+            for (i, &[a, b]) in self.cables.iter().flatten().enumerate() {
+                require(
+                    (1..=n).contains(&a) && (1..=n).contains(&b) && a != b,
+                    &format!("ib.topology.cables[{i}]"),
+                    format!("[{a}, {b}]"),
+                    &format!("two different switches from 1 to {n} (ib.topology.hcas lists {n})"),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl IbWorkloadSpec {
+    fn validate(&self) -> Result<()> {
+        INJECTION.check(self.injection_rate)?;
+        SHARE.check(self.real_time_share)?;
+        BE_BYTES.check_int(self.best_effort_bytes)?;
+        SL.check_int(self.real_time_sl)?;
+        require(!self.best_effort_sls.is_empty(), "ib.workload.best_effort_sls", "[]", &BE_SLS.allowed())?;
+        BE_SLS.check_list(&self.best_effort_sls)?;
+        if let Some(s) = self.streams_per_hca {
+            STREAMS.check_int(s)?;
+        }
+        CONTROL_PERIOD.check(self.control_period_ms)?;
+        require(
+            self.control_period_ms == 0.0 || self.control_period_ms >= 1e-3,
+            "ib.workload.control_period_ms",
+            self.control_period_ms,
+            "0 (no control traffic) or at least 0.001 ms",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    fn err(text: &str) -> crate::error::Error {
+        Scenario::from_toml_str(text, "ib.toml").unwrap_err()
+    }
+
+    #[test]
+    fn the_section_selects_the_model_with_the_papers_defaults() {
+        let s = Scenario::from_toml_str("[ib]\n", "ib.toml").unwrap();
+        let ib = s.infiniband().unwrap();
+        assert_eq!((ib.link.as_str(), ib.vl_buffer_bytes, ib.data_vls), ("1xSDR", 4200, 15));
+        assert_eq!(ib.topology.kind, super::IbTopologyKind::Irregular);
+    }
+
+    #[test]
+    fn bad_tables_name_key_value_and_allowed() {
+        let e = err("[ib]\ndata_vls = 2\n[ib.vl_arbitration]\nhigh = [{vl = 3, weight = 64}]\n");
+        assert_eq!(e.key.as_deref(), Some("ib.vl_arbitration.high[0].vl"));
+        assert_eq!(e.value.as_deref(), Some("3"));
+        let mut sl = vec![0u32; 16];
+        sl[1] = 15;
+        let e = err(&format!("[ib]\nsl_to_vl = {sl:?}\n"));
+        assert_eq!(e.key.as_deref(), Some("ib.sl_to_vl[1]"), "{e}");
+        let e = err("[ib.routing]\nroot = 2\n");
+        assert_eq!(e.key.as_deref(), Some("ib.routing.root"));
+        let e = err("[ib.topology]\nkind = \"custom\"\nhcas = [1, 1]\ncables = [[1, 3]]\n");
+        assert_eq!(e.key.as_deref(), Some("ib.topology.cables[0]"));
+        let s = Scenario::from_toml_str("[ib]\nlink = \"3xSDR\"\n", "ib.toml").unwrap();
+        let e = crate::run::check(&s).unwrap_err();
+        assert!(e.key.as_deref().unwrap().starts_with("ib.link"), "{e}");
+        let e = err("[ib.vl_arbitration]\nlow = []\n");
+        assert_eq!(e.key.as_deref(), Some("ib.vl_arbitration"), "{e}");
+    }
+}
