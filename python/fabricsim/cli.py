@@ -214,14 +214,16 @@ def reproduce(
 @app.command()
 @_fails_cleanly
 def bench(
-    which: str = typer.Option("all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop or all."),
+    which: str = typer.Option(
+        "all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop, ib-irregular, ib-fat-tree or all."
+    ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
 ) -> None:
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop")
+    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "ib-irregular", "ib-fat-tree")
     names = list(known) if which == "all" else [which]
     rows = []
     for name in names:
@@ -240,6 +242,8 @@ def bench(
 
 
 def _bench_line(data: dict[str, Any]) -> str:
+    # InfiniBand rows count packets; the others frames.
+    unit = "packet" if str(data["name"]).startswith("ib-") else "frame"
     split = ""
     if data.get("data_frames") is not None:
         split = f" ({int(data['data_frames']):,} data + {int(data.get('ack_frames') or 0):,} ACK)"
@@ -248,7 +252,7 @@ def _bench_line(data: dict[str, Any]) -> str:
         f"wall {data['wall_s']:8.3f} s  {data['events_per_s'] / 1e6:8.2f} Mevents/s  "
         f"{data['frames_per_s'] / 1e6:8.3f} Mframes/s"
         + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
-        + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} Mframe-hops/s" if data.get("frame_hops_per_s") else "")
+        + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} M{unit}-hops/s" if data.get("frame_hops_per_s") else "")
     )
 
 

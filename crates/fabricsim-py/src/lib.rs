@@ -145,7 +145,8 @@ fn default_scenario() -> &'static str {
 }
 
 /// Runs a benchmark: `kernel-hold` (size = hold operations), `fc-switch` or
-/// `fc-envelope` (size = data frames delivered), `fc-loop` (size = I/Os). Returns JSON.
+/// `fc-envelope` (size = data frames delivered), `fc-loop` (size = I/Os),
+/// `ib-irregular` or `ib-fat-tree` (size = packets delivered). Returns JSON.
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
@@ -154,8 +155,12 @@ fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
         "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
         "fc-switch" => fabricsim::bench::fc_switch(size).map_err(|e| e.to_string()),
         "fc-loop" => fabricsim::bench::fc_loop(size).map_err(|e| e.to_string()),
+        "ib-irregular" => fabricsim::bench::ib_irregular(size).map_err(|e| e.to_string()),
+        "ib-fat-tree" => fabricsim::bench::ib_fat_tree(size).map_err(|e| e.to_string()),
         "fc-envelope" => fabricsim::bench::fc_envelope(size).map_err(|e| e.to_string()),
-        other => Err(format!("unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop")),
+        other => Err(format!(
+            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, ib-irregular, ib-fat-tree"
+        )),
     });
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("bench result serializes")),

@@ -133,3 +133,55 @@ pub fn fc_loop(ios: u64) -> Result<BenchResult> {
         frame_hops_per_s: None,
     })
 }
+
+/// Packets delivered, events and packet-hops (crossbar transfers) of an InfiniBand run.
+fn packet_result(name: &str, report: &crate::RunReport) -> BenchResult {
+    let delivered = ["real_time", "best_effort", "control"]
+        .iter()
+        .map(|c| report.counter(&format!("{c}_packets_delivered")).unwrap_or(0) as u64)
+        .sum();
+    let hops = report.counter("crossbar_transfers").map(|h| h as u64);
+    BenchResult {
+        name: name.into(),
+        events: report.run.events,
+        frames: delivered,
+        data_frames: None,
+        ack_frames: None,
+        hops,
+        wall_s: report.run.wall_time_s,
+        events_per_s: report.run.events_per_s,
+        frames_per_s: report.run.frames_per_s,
+        ios_per_s: None,
+        frame_hops_per_s: hops.map(|h| h as f64 / report.run.wall_time_s.max(1e-9)),
+    }
+}
+
+/// Seed 003's 15-switch irregular network at 50% injection, 70:30 video to
+/// best-effort plus control traffic, Up*/Down* routing (SPF deadlocks at
+/// this load), stopping after `packets` delivered.
+pub fn ib_irregular_scenario(packets: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
+         [ib.routing]\nalgorithm = \"updown\"\n[ib.workload]\ninjection_rate = 0.5\n"
+    );
+    Scenario::from_toml_str(&toml, "<ib-irregular benchmark>").expect("benchmark scenario is valid")
+}
+
+pub fn ib_irregular(packets: u64) -> Result<BenchResult> {
+    Ok(packet_result("ib-irregular", &crate::run(&ib_irregular_scenario(packets))?))
+}
+
+/// A 4-ary 4-tree (256 HCAs on 256 8-port switches), SPF routing (minimal
+/// paths in a fat tree go up, then down: deadlock-free), the 70:30 mix at
+/// 50% injection, stopping after `packets` delivered.
+pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
+         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.workload]\ninjection_rate = 0.5\n"
+    );
+    Scenario::from_toml_str(&toml, "<ib-fat-tree benchmark>").expect("benchmark scenario is valid")
+}
+
+pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
+    Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
+}

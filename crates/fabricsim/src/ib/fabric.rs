@@ -31,8 +31,8 @@ use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortRef};
 /// index; an event is 12 bytes.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Video stream `stream` releases its next frame.
-    VideoFrame { stream: u32 },
+    /// Video streams of `hca` release their next frames.
+    VideoFrame { hca: u32 },
     /// A best-effort message arrives at `hca` (Poisson).
     BestEffort { hca: u32 },
     /// `hca` sends its periodic control packet.
@@ -43,10 +43,9 @@ pub enum Event {
     HcaCredit { hca: u32, vl: u8, blocks: u16 },
     /// The tail of `packet` reaches `hca`'s sink.
     Delivered { hca: u32, packet: u32 },
-    /// Stage 1: the LRH of `packet` has arrived at input `port` of `switch`.
+    /// Stages 1-3 of `packet` at input `port` of `switch` are done (a
+    /// pipeline time after its LRH arrived): it joins its input VL.
     Header { switch: u32, port: u16, packet: u32 },
-    /// Stages 2-3 are done: `packet` requests the crossbar.
-    Request { switch: u32, port: u16, packet: u32 },
     /// The crossbar transfer from input `port` has ended.
     TransferDone { switch: u32, port: u16 },
     /// Output `port` has sent a packet's last byte.
@@ -66,14 +65,15 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// A packet of `bytes` starts on `link` now: a switch sees its LRH after
-    /// propagation and the LRH's own serialization; an HCA takes it whole.
+    /// A packet of `bytes` starts on `link` now: a switch has its LRH after
+    /// propagation and the LRH's own serialization, and is through stages
+    /// 2-3 a pipeline time later; an HCA takes it whole.
     #[inline]
     pub fn transmit(&mut self, link: Link, packet: u32, bytes: u32) {
         let to = link.to;
         match to.kind {
             ComponentKind::Switch => self.queue.push(
-                self.now + link.propagation + self.timing.header,
+                self.now + link.propagation + self.timing.header + self.timing.pipeline(),
                 Event::Header { switch: to.index, port: to.port, packet },
             ),
             ComponentKind::Hca => self.queue.push(
@@ -123,6 +123,8 @@ pub struct IbFabric {
     /// Data VLs the workload's SLs use (buffer utilization is over these).
     used_vls: Vec<u8>,
     credit_block: u32,
+    /// The switches' state, bounded by credits: measured once at build.
+    switch_bytes: u64,
     scenario: Scenario,
 }
 
@@ -245,6 +247,7 @@ impl IbFabric {
                 }
             }
         }
+        let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum();
         Ok(IbFabric {
             clock: Clock::with_capacity(1 << 14),
             packets: Arena::with_capacity(1 << 14),
@@ -258,6 +261,7 @@ impl IbFabric {
             routing,
             used_vls,
             credit_block: spec.credit_block_bytes,
+            switch_bytes,
             scenario: scenario.clone(),
         })
     }
@@ -313,10 +317,10 @@ impl IbFabric {
     }
 
     fn start(&mut self) {
-        for (s, v) in self.sources.video.iter().enumerate() {
-            self.clock.queue.push(v.release(0), Event::VideoFrame { stream: s as u32 });
-        }
         for h in 0..self.hcas.len() as u32 {
+            if let Some(t) = self.sources.next_video(h) {
+                self.clock.queue.push(t, Event::VideoFrame { hca: h });
+            }
             if self.sources.has_best_effort() {
                 let t = self.sources.best_effort_gap(h);
                 self.clock.queue.push(t, Event::BestEffort { hca: h });
@@ -330,27 +334,30 @@ impl IbFabric {
     #[inline]
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::VideoFrame { stream } => {
+            Event::VideoFrame { hca } => {
                 if self.sources.is_stopped() {
                     return;
                 }
                 let now = self.clock.now;
-                let v = &mut self.sources.video[stream as usize];
-                let (i, frame) = v.stream.next_frame();
-                let msg = Message {
-                    t_created: now,
-                    seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
-                    src: v.hca,
-                    dst: v.dst,
-                    stream,
-                    class: TrafficClass::RealTime,
-                    sl: self.sources.real_time_sl,
-                    protected: frame.kind.is_protected(),
-                    ..Message::default()
-                };
-                let (hca, next) = (v.hca, v.release(i + 1));
-                self.clock.queue.push(next, Event::VideoFrame { stream });
-                self.enqueue(hca, msg);
+                while let Some(stream) = self.sources.due_stream(hca, now) {
+                    let v = &mut self.sources.video[stream as usize];
+                    let (_, frame) = v.stream.next_frame();
+                    let msg = Message {
+                        t_created: now,
+                        seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
+                        src: v.hca,
+                        dst: v.dst,
+                        stream,
+                        class: TrafficClass::RealTime,
+                        sl: self.sources.real_time_sl,
+                        protected: frame.kind.is_protected(),
+                        ..Message::default()
+                    };
+                    self.enqueue(hca, msg);
+                }
+                if let Some(t) = self.sources.next_video(hca) {
+                    self.clock.queue.push(t, Event::VideoFrame { hca });
+                }
             }
             Event::BestEffort { hca } => {
                 if self.sources.is_stopped() {
@@ -403,10 +410,6 @@ impl IbFabric {
             Event::Header { switch, port, packet } => {
                 let mut ctx = ctx!(self);
                 self.switches[switch as usize].on_header(&mut ctx, port as usize, packet);
-            }
-            Event::Request { switch, port, packet } => {
-                let mut ctx = ctx!(self);
-                self.switches[switch as usize].on_request(&mut ctx, port as usize, packet);
             }
             Event::TransferDone { switch, port } => {
                 let mut ctx = ctx!(self);
@@ -702,7 +705,7 @@ impl Model for IbFabric {
             + self.messages.memory_bytes()
             + self.clock.queue.memory_bytes()
             + self.hcas.iter().map(Hca::memory_bytes).sum::<u64>()
-            + self.switches.iter().map(IbSwitch::memory_bytes).sum::<u64>()
+            + self.switch_bytes
     }
 
     fn backlog(&self) -> u64 {

@@ -21,6 +21,8 @@
 //! - Control: one 256-byte packet every `control_period_ms` per HCA, random
 //!   phase, uniform destination, on VL15.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -57,6 +59,9 @@ impl VideoSource {
 /// Every source of every HCA.
 pub struct Sources {
     pub video: Vec<VideoSource>,
+    /// Per HCA: its streams by next release time (one event per HCA keeps
+    /// the event set small however many streams there are).
+    video_due: Vec<BinaryHeap<Reverse<(Time, u32)>>>,
     /// Per HCA: best-effort inter-arrivals, SLs and destinations.
     best_effort_rng: Vec<RandomStream>,
     /// Mean time between best-effort messages of one HCA (0: none).
@@ -150,8 +155,13 @@ impl Sources {
         let mut control_rng: Vec<RandomStream> =
             (0..hcas).map(|i| RandomStream::new(seed, "ib.control", i as u64)).collect();
         let control_phase = control_rng.iter_mut().map(|r| (r.uniform() * control_period as f64) as Time).collect();
+        let mut video_due = vec![BinaryHeap::new(); hcas as usize];
+        for (k, v) in video.iter().enumerate() {
+            video_due[v.hca as usize].push(Reverse((v.release(0), k as u32)));
+        }
         Ok(Sources {
             video,
+            video_due,
             best_effort_rng: (0..hcas).map(|i| RandomStream::new(seed, "ib.best_effort", i as u64)).collect(),
             best_effort_mean_ps,
             best_effort_bytes: spec.best_effort_bytes,
@@ -167,6 +177,25 @@ impl Sources {
             hcas,
             stopped: false,
         })
+    }
+
+    /// When `hca`'s next video frame is released.
+    pub fn next_video(&self, hca: u32) -> Option<Time> {
+        self.video_due[hca as usize].peek().map(|r| r.0 .0)
+    }
+
+    /// The next stream of `hca` due no later than `now`, rescheduled one frame later.
+    #[inline]
+    pub fn due_stream(&mut self, hca: u32, now: Time) -> Option<u32> {
+        let heap = &mut self.video_due[hca as usize];
+        let &Reverse((t, k)) = heap.peek()?;
+        if t > now {
+            return None;
+        }
+        heap.pop();
+        let v = &self.video[k as usize];
+        heap.push(Reverse((v.release(v.stream.frames_sent() + 1), k)));
+        Some(k)
     }
 
     pub fn has_best_effort(&self) -> bool {

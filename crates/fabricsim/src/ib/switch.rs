@@ -33,6 +33,16 @@ use crate::sim::Link;
 /// An input VL buffer: (switch, input port, VL).
 pub type InputVl = (u32, u16, u8);
 
+/// The packet an output port is sending: its VL, its output-buffer blocks,
+/// and whether its crossbar transfer ends at the same instant (one event, the
+/// transfer's, then ends both).
+#[derive(Clone, Copy, Debug)]
+struct OnWire {
+    vl: u8,
+    blocks: u16,
+    with_transfer: bool,
+}
+
 /// VL slots per port: 15 data VLs and VL15.
 const VLS: usize = 16;
 
@@ -67,6 +77,11 @@ pub struct IbSwitch {
     ready: Vec<u16>,
     /// Output port the head of each input VL requests.
     head_out: Vec<u16>,
+    /// Wire bytes of the head of each input VL that requests.
+    head_bytes: Vec<u16>,
+    /// Per output: the inputs with a requesting head for it (bit mask, `words` u64 per output).
+    wanting: Vec<u64>,
+    words: usize,
     /// Crossbar: whether an input or output is transferring, the output an
     /// input transfers to, and the VL and credits its packet frees at the end.
     in_busy: Vec<bool>,
@@ -75,16 +90,18 @@ pub struct IbSwitch {
     transfer_frees: Vec<(u8, u16)>,
     /// Per output: the input to consider first (round robin).
     next_input: Vec<u16>,
-    /// Output VL queues and their occupancy in credit blocks, `[port * 16 + vl]`.
-    output: Vec<VecDeque<u32>>,
+    /// Output VL queues (packet, wire bytes) and their occupancy in credit blocks, `[port * 16 + vl]`.
+    output: Vec<VecDeque<(u32, u32)>>,
     output_used: Vec<u32>,
+    /// Packets queued at each output port, over all its VLs.
+    output_queued: Vec<u32>,
     output_capacity: u32,
     block: u32,
     /// Per output port: credits of the receiver's input VLs, the VL arbiter,
     /// and the packet on the wire (VL, output blocks), if any.
     credits: Vec<PortCredits>,
     arbiters: Vec<VlArbiter>,
-    on_wire: Vec<Option<(u8, u16)>>,
+    on_wire: Vec<Option<OnWire>>,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -103,6 +120,9 @@ impl IbSwitch {
             input: (0..p * VLS).map(|_| VecDeque::new()).collect(),
             ready: vec![0; p],
             head_out: vec![0; p * VLS],
+            head_bytes: vec![0; p * VLS],
+            wanting: vec![0; p * p.div_ceil(64)],
+            words: p.div_ceil(64),
             in_busy: vec![false; p],
             out_busy: vec![false; p],
             transfer_out: vec![0; p],
@@ -110,6 +130,7 @@ impl IbSwitch {
             next_input: vec![0; p],
             output: (0..p * VLS).map(|_| VecDeque::new()).collect(),
             output_used: vec![0; p * VLS],
+            output_queued: vec![0; p],
             output_capacity: spec.vl_buffer_bytes / spec.credit_block,
             block: spec.credit_block,
             credits: vec![spec.credits; p],
@@ -127,7 +148,13 @@ impl IbSwitch {
         self.peers[port]
     }
 
-    /// Stage 1: the LRH of `packet` has arrived at input `port`.
+    /// Stages 1-3 of `packet` at input `port`: its LRH arrived a pipeline
+    /// time (forwarding + arbitration) ago. The event is scheduled for the
+    /// end of stage 3 because nothing can happen to the packet before: it
+    /// joins its input VL (FIFO order is that of arrival, all packets taking
+    /// the same pipeline time) and, at the head, requests the crossbar. Its
+    /// buffer space was reserved by the sender's credits already; only the
+    /// buffer-occupancy statistic sees it a pipeline time late.
     #[inline]
     pub fn on_header(&mut self, ctx: &mut Ctx, port: usize, id: u32) {
         let (class, sl) = (ctx.packets[id].class, ctx.packets[id].sl);
@@ -147,28 +174,16 @@ impl IbSwitch {
         };
         let p = &mut ctx.packets[id];
         p.vl = vl;
-        p.t_arrived = ctx.now;
+        p.t_arrived = ctx.now - ctx.timing.pipeline();
         p.in_port = port as u8;
         p.hops += 1;
         let bytes = p.bytes as u32;
         let q = &mut self.input[port * VLS + vl as usize];
         q.push_back(id);
         ctx.metrics.input_buffered(ctx.now, bytes as i64);
-        let pipeline = ctx.timing.pipeline();
-        if pipeline == 0 {
-            if q.len() == 1 {
-                self.request(ctx, port, vl);
-            }
-        } else {
-            ctx.queue.push(ctx.now + pipeline, Event::Request { switch: self.index, port: port as u16, packet: id });
-        }
-    }
-
-    /// Stages 2-3 done for `packet`: if it heads its input VL, it requests the crossbar.
-    #[inline]
-    pub fn on_request(&mut self, ctx: &mut Ctx, port: usize, id: u32) {
-        let vl = ctx.packets[id].vl;
-        if self.input[port * VLS + vl as usize].front() == Some(&id) {
+        // Only the head of an input VL requests the crossbar; a packet that
+        // arrives behind others requests when it becomes the head.
+        if q.len() == 1 {
             self.request(ctx, port, vl);
         }
     }
@@ -179,10 +194,41 @@ impl IbSwitch {
         let id = self.input[port * VLS + vl as usize][0];
         let p = &ctx.packets[id];
         let table = if vl == VL15 { &self.control_table } else { &self.data_table };
-        let out = table[p.dlid as usize];
-        self.head_out[port * VLS + vl as usize] = out;
-        self.ready[port] |= 1 << vl;
+        let (out, bytes) = (table[p.dlid as usize], p.bytes);
+        self.set_ready(port, vl, out, bytes);
         self.try_output(ctx, out as usize);
+    }
+
+    /// Input VL (`input`, `vl`)'s head requests output `out`.
+    #[inline]
+    fn set_ready(&mut self, input: usize, vl: u8, out: u16, bytes: u16) {
+        self.head_out[input * VLS + vl as usize] = out;
+        self.head_bytes[input * VLS + vl as usize] = bytes;
+        self.ready[input] |= 1 << vl;
+        self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
+    }
+
+    /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
+    /// output if another of its VLs' heads requests it.
+    #[inline]
+    fn clear_ready(&mut self, input: usize, vl: u8) {
+        let out = self.head_out[input * VLS + vl as usize];
+        self.ready[input] &= !(1 << vl);
+        let mut others = self.ready[input];
+        while others != 0 {
+            let v = others.trailing_zeros() as usize;
+            if self.head_out[input * VLS + v] == out {
+                return;
+            }
+            others &= others - 1;
+        }
+        self.wanting[out as usize * self.words + input / 64] &= !(1 << (input % 64));
+    }
+
+    /// Whether input `input` has a requesting head for output `out`.
+    #[inline]
+    fn wants(&self, out: usize, input: usize) -> bool {
+        self.wanting[out * self.words + input / 64] & (1 << (input % 64)) != 0
     }
 
     /// Whether output VL (`out`, `vl`) has room for a packet of `bytes`.
@@ -197,25 +243,47 @@ impl IbSwitch {
             return;
         }
         let start = self.next_input[out] as usize;
-        for k in 0..self.ports {
-            let i = (start + k) % self.ports;
-            if self.in_busy[i] || self.ready[i] == 0 {
-                continue;
-            }
-            for j in 0..self.vl_order.len() {
-                let vl = self.vl_order[j];
-                let slot = i * VLS + vl as usize;
-                if self.ready[i] & (1 << vl) == 0 || self.head_out[slot] as usize != out {
-                    continue;
+        if self.words == 1 {
+            // Up to 64 ports: walk only the inputs that want this output, in
+            // round-robin order from `start`.
+            let w = self.wanting[out];
+            let (low, high) = (w & ((1u64 << start) - 1), w >> start);
+            for (mut bits, base) in [(high, start), (low, 0)] {
+                while bits != 0 {
+                    let i = base + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if !self.in_busy[i] && self.offer(ctx, i, out) {
+                        return;
+                    }
                 }
-                let bytes = ctx.packets[self.input[slot][0]].bytes as u32;
-                if self.room(out, vl, bytes) {
-                    self.next_input[out] = ((i + 1) % self.ports) as u16;
-                    self.start_transfer(ctx, i, vl, out);
+            }
+        } else {
+            for k in 0..self.ports {
+                let i = (start + k) % self.ports;
+                if self.wants(out, i) && !self.in_busy[i] && self.offer(ctx, i, out) {
                     return;
                 }
             }
         }
+    }
+
+    /// Input `i`'s highest-priority VL whose head wants `out` and fits its
+    /// output VL crosses now; false if none fits.
+    #[inline]
+    fn offer(&mut self, ctx: &mut Ctx, i: usize, out: usize) -> bool {
+        for j in 0..self.vl_order.len() {
+            let vl = self.vl_order[j];
+            let slot = i * VLS + vl as usize;
+            if self.ready[i] & (1 << vl) != 0
+                && self.head_out[slot] as usize == out
+                && self.room(out, vl, self.head_bytes[slot] as u32)
+            {
+                self.next_input[out] = ((i + 1) % self.ports) as u16;
+                self.start_transfer(ctx, i, vl, out);
+                return true;
+            }
+        }
+        false
     }
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
@@ -234,7 +302,7 @@ impl IbSwitch {
     fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
         let slot = input * VLS + vl as usize;
         let id = self.input[slot].pop_front().expect("a requesting VL has a head packet");
-        self.ready[input] &= !(1 << vl);
+        self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
         let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
@@ -243,28 +311,34 @@ impl IbSwitch {
         self.transfer_out[input] = out as u16;
         self.transfer_frees[input] = (vl, bytes as u16);
         self.output_used[out * VLS + vl as usize] += blocks;
-        self.output[out * VLS + vl as usize].push_back(id);
+        self.output[out * VLS + vl as usize].push_back((id, bytes));
+        self.output_queued[out] += 1;
         self.transfers += 1;
         // At link rate the transfer cannot end before the tail has arrived.
         let wire = ctx.timing.wire(bytes);
         let tail = p.t_arrived - ctx.timing.header + wire;
         let end: Time = (ctx.now + wire).max(tail);
         ctx.queue.push(end, Event::TransferDone { switch: self.index, port: input as u16 });
-        // The next packet of this VL may have finished stages 2-3 already.
+        // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
         if let Some(&next) = self.input[slot].front() {
-            if ctx.packets[next].t_arrived + ctx.timing.pipeline() <= ctx.now {
-                let table = if vl == VL15 { &self.control_table } else { &self.data_table };
-                self.head_out[slot] = table[ctx.packets[next].dlid as usize];
-                self.ready[input] |= 1 << vl;
-            }
+            let n = &ctx.packets[next];
+            let table = if vl == VL15 { &self.control_table } else { &self.data_table };
+            let (next_out, next_bytes) = (table[n.dlid as usize], n.bytes);
+            self.set_ready(input, vl, next_out, next_bytes);
         }
-        self.try_link(ctx, out);
+        // The output link may start this packet at once (cut-through): its
+        // transfer and its transmission then end together, in one event.
+        let merge = (end == ctx.now + wire).then_some(id);
+        self.try_link(ctx, out, merge);
     }
 
     /// The crossbar transfer from `input` has ended: its input VL space is
     /// free (credits go upstream) and both crossbar ports can take the next.
     pub fn on_transfer_done(&mut self, ctx: &mut Ctx, input: usize) {
         let out = self.transfer_out[input] as usize;
+        if self.on_wire[out].is_some_and(|w| w.with_transfer) {
+            self.free_output(out);
+        }
         let (vl, bytes) = self.transfer_frees[input];
         self.in_busy[input] = false;
         self.out_busy[out] = false;
@@ -272,6 +346,7 @@ impl IbSwitch {
         self.return_credits(ctx, input, vl, bytes as u32);
         self.try_output(ctx, out);
         self.try_input(ctx, input);
+        self.try_link(ctx, out, None);
     }
 
     /// Sends credits for `bytes` on `vl` back to whoever feeds input `port`.
@@ -282,44 +357,56 @@ impl IbSwitch {
         }
     }
 
-    /// Stage 5: if output `out` is idle, the VL arbiter picks the next packet to send.
-    fn try_link(&mut self, ctx: &mut Ctx, out: usize) {
-        if self.on_wire[out].is_some() {
+    /// Stage 5: if output `out` is idle, the VL arbiter picks the next packet
+    /// to send. `merge` is a packet whose crossbar transfer starts now and
+    /// ends when its transmission would: if it is the one sent, the transfer's
+    /// end event also ends the transmission.
+    fn try_link(&mut self, ctx: &mut Ctx, out: usize, merge: Option<u32>) {
+        if self.on_wire[out].is_some() || self.output_queued[out] == 0 {
             return;
         }
         let base = out * VLS;
-        let (queues, credits, packets) = (&self.output, &self.credits[out], &*ctx.packets);
+        let (queues, credits) = (&self.output, &self.credits[out]);
         let Some(vl) = self.arbiters[out].select(|vl| match queues[base + vl as usize].front() {
-            Some(&id) => credits.can_send(vl, packets[id].bytes as u32),
+            Some(&(_, bytes)) => credits.can_send(vl, bytes),
             None => false,
         }) else {
             return;
         };
-        let id = self.output[base + vl as usize].pop_front().expect("the arbiter chose a VL with a packet");
-        let bytes = ctx.packets[id].bytes as u32;
+        let (id, bytes) = self.output[base + vl as usize].pop_front().expect("the arbiter chose a VL with a packet");
+        self.output_queued[out] -= 1;
         self.credits[out].consume(vl, bytes);
         self.arbiters[out].on_sent(vl, bytes);
         let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
-        self.on_wire[out] = Some((vl, blocks as u16));
+        let with_transfer = merge == Some(id);
+        self.on_wire[out] = Some(OnWire { vl, blocks: blocks as u16, with_transfer });
         let link = self.peers[out].expect("forwarding tables use cabled ports");
         let wire = ctx.timing.wire(bytes);
         ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
-        ctx.queue.push(ctx.now + wire, Event::SwitchSent { switch: self.index, port: out as u16 });
+        if !with_transfer {
+            ctx.queue.push(ctx.now + wire, Event::SwitchSent { switch: self.index, port: out as u16 });
+        }
         ctx.transmit(link, id, bytes);
     }
 
     /// Output `out` has sent a packet's last byte: its output VL space is free.
     pub fn on_sent(&mut self, ctx: &mut Ctx, out: usize) {
-        let (vl, blocks) = self.on_wire[out].take().expect("a packet was on the wire");
-        self.output_used[out * VLS + vl as usize] -= blocks as u32;
+        self.free_output(out);
         self.try_output(ctx, out);
-        self.try_link(ctx, out);
+        self.try_link(ctx, out, None);
+    }
+
+    /// The packet on output `out`'s wire has gone: its output VL space is free.
+    #[inline]
+    fn free_output(&mut self, out: usize) {
+        let w = self.on_wire[out].take().expect("a packet was on the wire");
+        self.output_used[out * VLS + w.vl as usize] -= w.blocks as u32;
     }
 
     /// Credits for `vl` come back to output `out`.
     pub fn on_credit(&mut self, ctx: &mut Ctx, out: usize, vl: u8, blocks: u32) {
         self.credits[out].restore(vl, blocks);
-        self.try_link(ctx, out);
+        self.try_link(ctx, out, None);
     }
 
     /// Input VLs whose head waits on a full output VL whose own head waits
@@ -339,8 +426,8 @@ impl IbSwitch {
                 if self.room(o, vl, packets[id].bytes as u32) {
                     continue;
                 }
-                let Some(&head) = self.output[o * VLS + vl as usize].front() else { continue };
-                if self.credits[o].can_send(vl, packets[head].bytes as u32) {
+                let Some(&(_, head_bytes)) = self.output[o * VLS + vl as usize].front() else { continue };
+                if self.credits[o].can_send(vl, head_bytes) {
                     continue;
                 }
                 if let Some(link) = self.peers[o] {
@@ -374,11 +461,15 @@ impl IbSwitch {
 
     /// Packets held in input and output VLs.
     pub fn packets_held(&self) -> usize {
-        self.input.iter().chain(&self.output).map(VecDeque::len).sum()
+        self.input.iter().map(VecDeque::len).sum::<usize>() + self.output.iter().map(VecDeque::len).sum::<usize>()
     }
 
+    /// Bytes of the switch's state: its VL queues hold a few packets each
+    /// (credits bound them), so this is counted once, not per call.
     pub fn memory_bytes(&self) -> u64 {
-        self.input.iter().chain(&self.output).map(|q| q.capacity() as u64 * 4 + 32).sum()
+        self.input.iter().map(|q| q.capacity() as u64 * 4 + 32).sum::<u64>()
+            + self.output.iter().map(|q| q.capacity() as u64 * 8 + 32).sum::<u64>()
+            + (self.data_table.len() + self.control_table.len()) as u64 * 2
     }
 
     /// Whether every output VL buffer is empty and every credit is back (audit at drain).

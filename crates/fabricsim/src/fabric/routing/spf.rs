@@ -25,8 +25,9 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
     let n = topo.switch_count();
     let mut next: NextSwitches = vec![vec![None; n]; n];
+    let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
     for (s, row) in next.iter_mut().enumerate() {
-        *row = first_hops(topo, s as u32).into_iter().map(|hop| hop.map(|t| vec![t])).collect();
+        *row = first_hops_in(&adj, s as u32).into_iter().map(|hop| hop.map(|t| vec![t])).collect();
     }
     Ok(partitioned(topo, &next, params.lanes))
 }
@@ -36,8 +37,13 @@ fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
 /// joins the tree through the first settled neighbour that reaches it at
 /// least cost; neighbours settle in (distance, number) order.
 pub fn first_hops(topo: &Topology, source: u32) -> Vec<Option<u32>> {
-    let n = topo.switch_count();
-    let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
+    let adj: Vec<Vec<u32>> = (0..topo.switch_count() as u32).map(|s| topo.neighbours(s)).collect();
+    first_hops_in(&adj, source)
+}
+
+/// [`first_hops`] over an adjacency list (neighbours in increasing order).
+fn first_hops_in(adj: &[Vec<u32>], source: u32) -> Vec<Option<u32>> {
+    let n = adj.len();
     let mut dist = vec![u32::MAX; n];
     let mut first: Vec<Option<u32>> = vec![None; n];
     let mut settled = vec![false; n];
