@@ -283,26 +283,32 @@ def _ranges(nodes: List[int]) -> str:
 
 def format_routing(info: dict[str, Any]) -> str:
     trunks = ", ".join(f"{a}-{b}" + (f" x{m}" if m != 1 else "") for a, b, m in info.get("trunks", []))
-    out = [(f"{info.get('kind')} fabric: {info.get('terminal_nodes')} terminal nodes; trunks {trunks or '(none)'}; "
-            f"trunk choice {info.get('trunk_choice')}, paths {info.get('paths')}")]
+    who = "nodes" if "trunk_choice" in info else "HCAs"
+    if "trunk_choice" in info:
+        out = [(f"{info.get('kind')} fabric: {info.get('terminal_nodes')} terminal nodes; trunks {trunks or '(none)'}; "
+                f"trunk choice {info.get('trunk_choice')}, paths {info.get('paths')}")]
+    else:  # InfiniBand: HCAs, links, a routing algorithm (and Up*/Down*'s root)
+        root = f" (root switch {info['root']})" if info.get("root") else ""
+        out = [(f"{info.get('kind')} InfiniBand fabric: {info.get('terminal_nodes')} HCAs; links {trunks or '(none)'}; "
+                f"routing {info.get('paths')}{root}, mean {info.get('mean_hops') or 0:.3f} switches per path")]
     for sw in info.get("switches", []):
         ports = sw.get("ports", [])
-        out.append(f"switch {sw['switch']} ({sw.get('nodes')} nodes)")
+        out.append(f"switch {sw['switch']} ({sw.get('nodes')} {who})")
         # Destinations grouped by the output port set that serves them; each
         # local node's own port is summarised on one line.
         groups: dict[tuple[int, ...], list[int]] = {}
         local_ports, local_nodes = [], []
         for dest, outs in enumerate(sw.get("forwarding", [])):
-            if len(outs) == 1 and outs[0] < len(ports) and ports[outs[0]] == f"node {dest}":
+            if len(outs) == 1 and outs[0] < len(ports) and ports[outs[0]] in (f"node {dest}", f"HCA {dest}"):
                 local_ports.append(outs[0])
                 local_nodes.append(dest)
             else:
                 groups.setdefault(tuple(outs), []).append(dest)
         if local_nodes:
-            out.append(f"  ports {_ranges(local_ports)}: own nodes {_ranges(local_nodes)}")
+            out.append(f"  ports {_ranges(local_ports)}: own {who} {_ranges(local_nodes)}")
         for outs, dests in sorted(groups.items()):
             names = " | ".join(f"{p} {ports[p]}" if p < len(ports) else str(p) for p in outs)
-            out.append(f"  port{'s' if len(outs) > 1 else ''} {names}: nodes {_ranges(dests)}")
+            out.append(f"  port{'s' if len(outs) > 1 else ''} {names}: {who} {_ranges(dests)}")
     deps = info.get("channel_dependencies") or {}
     if deps:
         head = f"channel dependencies: {deps.get('channels')} channels, {deps.get('dependencies')} dependencies: "

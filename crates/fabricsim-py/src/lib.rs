@@ -129,12 +129,9 @@ fn upgrade(text: &str, source: &str) -> String {
 /// switched-fabric scenario: `{"ok": report}` or `{"error": {...}}`.
 #[pyfunction]
 fn routing(scenario_json: &str, source: &str) -> String {
-    guarded(source, || {
-        match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::fabric::report::routing_report(&s))
-        {
-            Ok(r) => json!({ "ok": r }).to_string(),
-            Err(e) => error_json(&e.in_file(source)),
-        }
+    guarded(source, || match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::run::routing(&s)) {
+        Ok(r) => json!({ "ok": r }).to_string(),
+        Err(e) => error_json(&e.in_file(source)),
     })
 }
 

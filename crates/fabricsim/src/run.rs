@@ -40,3 +40,15 @@ pub fn check(scenario: &Scenario) -> Result<()> {
         ModelSpec::InfiniBand(_) => IbFabric::build(scenario).map(|_| ()),
     }
 }
+
+/// The fabric, forwarding tables and deadlock analysis of a switched-fabric
+/// scenario (`fabricsim routing`).
+pub fn routing(scenario: &Scenario) -> Result<serde_json::Value> {
+    match &scenario.model {
+        ModelSpec::FcFabric(_) => crate::fabric::report::routing_report(scenario),
+        ModelSpec::InfiniBand(spec) => crate::ib::wiring::routing_report(spec),
+        ModelSpec::ArbitratedLoop(_) => Err(crate::Error::scenario(
+            "an arbitrated loop has no switches or routing; `fabricsim routing` needs a switched fabric".to_string(),
+        )),
+    }
+}

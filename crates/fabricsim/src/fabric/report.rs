@@ -10,12 +10,31 @@ use crate::error::Result;
 use crate::scenario::Scenario;
 
 /// Ports, forwarding tables (switches 1-based, nodes 0-based) and the
-/// deadlock analysis of a switched-fabric scenario, as JSON.
+/// deadlock analysis of a Fibre Channel fabric scenario, as JSON.
 pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
     let fc = scenario.fc_fabric()?;
     let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
     let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
-    let deps = analyze(&topo, &tables)?;
+    let (switches, deps) = switch_tables(&topo, &tables, "node")?;
+    Ok(json!({
+        "kind": fc.topology.kind,
+        "terminal_nodes": topo.endpoint_count(),
+        "trunks": topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
+        "trunk_choice": fc.routing.trunk_choice,
+        "paths": fc.routing.paths,
+        "switches": switches,
+        "channel_dependencies": deps,
+    }))
+}
+
+/// Every switch's port wiring and forwarding table (endpoints called
+/// `endpoint`, e.g. "node" or "HCA"), and the channel dependency analysis.
+pub fn switch_tables(
+    topo: &Topology,
+    tables: &ForwardingTables,
+    endpoint: &str,
+) -> Result<(Vec<serde_json::Value>, super::deadlock::DependencyReport)> {
+    let deps = analyze(topo, tables)?;
     let map = topo.port_map();
     let per_switch = topo.endpoints_per_switch();
     let switches: Vec<serde_json::Value> = map
@@ -26,7 +45,7 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
                 .iter()
                 .map(|u| match *u {
                     PortUse::Link { to, lane } => format!("trunk to switch {} (lane {})", to + 1, lane + 1),
-                    PortUse::Endpoint(n) => format!("node {n}"),
+                    PortUse::Endpoint(n) => format!("{endpoint} {n}"),
                     PortUse::Free => "free".to_string(),
                 })
                 .collect();
@@ -38,13 +57,5 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
             })
         })
         .collect();
-    Ok(json!({
-        "kind": fc.topology.kind,
-        "terminal_nodes": topo.endpoint_count(),
-        "trunks": topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
-        "trunk_choice": fc.routing.trunk_choice,
-        "paths": fc.routing.paths,
-        "switches": switches,
-        "channel_dependencies": deps,
-    }))
+    Ok((switches, deps))
 }

@@ -105,8 +105,28 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
     let name = match spec.routing.algorithm {
         IbRouting::Spf => "spf",
         IbRouting::Updown => "updown",
+        IbRouting::MinHop => "shortest",
     };
     let data = routing_tables(name, topo, &params)?;
     let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;
     Ok((data, control))
+}
+
+/// What `fabricsim routing` prints for an `[ib]` scenario: the network, every
+/// switch's ports and linear forwarding table (data traffic), and the channel
+/// dependency verdict (a cycle for SPF where one exists; Up*/Down* acyclic).
+pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
+    let topo = topology(spec)?;
+    let (data, _) = tables(spec, &topo)?;
+    let (switches, deps) = crate::fabric::report::switch_tables(&topo, &data, "HCA")?;
+    Ok(serde_json::json!({
+        "kind": spec.topology.kind,
+        "terminal_nodes": topo.endpoint_count(),
+        "trunks": topo.links.iter().map(|l| serde_json::json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
+        "paths": spec.routing.algorithm,
+        "root": (spec.routing.algorithm == IbRouting::Updown).then(|| spec.routing.root.unwrap_or(1)),
+        "mean_hops": data.mean_hops(&topo),
+        "switches": switches,
+        "channel_dependencies": deps,
+    }))
 }

@@ -80,6 +80,10 @@ pub enum IbRouting {
     Spf,
     /// Up*/Down*: BFS spanning tree from `root`; never an up link after a down link.
     Updown,
+    /// Minimum hops with destinations spread over equally short next switches
+    /// (the balancing of OpenSM's min-hop engine; minimal paths of a fat tree
+    /// go up, then down, so it is deadlock-free there).
+    MinHop,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
