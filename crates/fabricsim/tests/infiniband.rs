@@ -1,7 +1,8 @@
 //! The InfiniBand model (seed 003) checked against arithmetic and the IBA's
 //! rules: zero-load latency through the cut-through pipeline, WRR and
 //! high-priority VL arbitration on a saturated link, packet conservation,
-//! determinism, Up*/Down* against SPF and a run-time deadlock.
+//! determinism, Up*/Down* against SPF, a run-time deadlock, and the errors
+//! bad input gets.
 
 use fabricsim::ib::packet::TrafficClass;
 use fabricsim::ib::IbFabric;
@@ -493,4 +494,74 @@ fn spf_deadlocks_at_run_time_and_updown_does_not() {
     let r = run(&format!("{base}[ib.routing]\nalgorithm = \"updown\"\n"));
     assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations, "{:?}", r.run);
     assert!(r.sections.iter().all(|(n, _)| n != "deadlock"));
+}
+
+// ---------------------------------------------------------------------------
+// 8. Bad input
+// ---------------------------------------------------------------------------
+
+/// The error a scenario gets, from loading it or, if it loads, from building it.
+fn error(toml: &str) -> fabricsim::Error {
+    match Scenario::from_toml_str(toml, "bad.toml") {
+        Err(e) => e,
+        Ok(s) => fabricsim::run::check(&s).expect_err("the scenario must be refused"),
+    }
+}
+
+#[track_caller]
+fn assert_error(toml: &str, key: &str, value: &str, allowed: &[&str]) {
+    let e = error(toml);
+    assert_eq!(e.kind, fabricsim::ErrorKind::Scenario, "{e}");
+    assert_eq!(e.key.as_deref(), Some(key), "{e}");
+    assert_eq!(e.value.as_deref(), Some(value), "{e}");
+    let a = e.allowed.as_deref().unwrap_or_else(|| panic!("no allowed in {e}"));
+    for part in allowed {
+        assert!(a.contains(part), "allowed `{a}` does not mention `{part}`");
+    }
+    let text = e.to_string();
+    assert!(text.contains(key) && text.contains(value), "{text}");
+}
+
+#[test]
+fn bad_input_names_key_value_and_what_is_allowed() {
+    // The real-time SL left without a VL.
+    let mut sl_to_vl = [0u32, 1, 2, 3].repeat(4);
+    sl_to_vl[1] = 15;
+    assert_error(
+        &format!("[ib]\ndata_vls = 4\nsl_to_vl = {sl_to_vl:?}\n"),
+        "ib.sl_to_vl[1]",
+        "15 (no VL)",
+        &["SL 1", "ib.workload.real_time_sl"],
+    );
+    // A weight table naming a VL the port lacks.
+    assert_error(
+        "[ib]\ndata_vls = 2\n[ib.vl_arbitration]\nlow = [{vl = 0, weight = 64}, {vl = 5, weight = 64}]\n",
+        "ib.vl_arbitration.low[1].vl",
+        "5",
+        &["0..=1", "ib.data_vls = 2"],
+    );
+    // A cable to switch 9 of 3.
+    assert_error(
+        "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1, 1]\ncables = [[1, 2], [2, 9]]\n",
+        "ib.topology.cables[1]",
+        "[2, 9]",
+        &["1 to 3"],
+    );
+    // Six cables and an HCA on a 5-port switch.
+    assert_error(
+        "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1, 1, 1, 1, 1, 1]\n\
+         cables = [[1, 2], [1, 3], [1, 4], [1, 5], [1, 6], [1, 7]]\n",
+        "ib.topology.cables",
+        "switch 1 with 6 links and 1 HCA: 7 ports",
+        &["at most 5 ports", "ib.topology.ports"],
+    );
+    // Two switches with HCAs and no cable between them.
+    assert_error(
+        "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1]\n",
+        "ib.topology.cables",
+        "HCA 1 on switch 2, which no cable joins to switch 1 (HCA 0)",
+        &["connected"],
+    );
+    // An Up*/Down* root beyond the 15 switches.
+    assert_error("[ib.routing]\nalgorithm = \"updown\"\nroot = 16\n", "ib.routing.root", "16", &["1 to 15"]);
 }
