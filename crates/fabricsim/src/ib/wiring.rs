@@ -65,7 +65,13 @@ fn check(topo: &Topology, ports: Option<u32>) -> Result<()> {
         if links + hcas > radix {
             return Err(Error::invalid(
                 "ib.topology.cables",
-                format!("switch {} with {links} links and {hcas} HCAs", s + 1),
+                format!(
+                    "switch {} with {links} link{} and {hcas} HCA{}: {} ports",
+                    s + 1,
+                    if links == 1 { "" } else { "s" },
+                    if hcas == 1 { "" } else { "s" },
+                    links + hcas
+                ),
                 format!(
                     "at most {radix} ports per switch (ib.topology.ports{})",
                     if ports.is_none() { ", default 5" } else { "" }
