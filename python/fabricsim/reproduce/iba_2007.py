@@ -43,9 +43,9 @@ simulated time are estimated from the load as N x injection x 250 MB/s /
   least 1 s simulated (at 15 nodes, at least 450 control packets and about
   5,000 to 26,000 video frames per run); loads 10-60% in steps of 10 (15 nodes) and
   4-28% in steps of 4 (30 nodes); 76 runs plus two one-packet probes of the
-  networks, of the order of 20 minutes on 2 cores.
+  networks, 12 minutes on 2 cores (Figs. 7, 8, 9: 3.6, 3.3, 5.2 minutes).
 - quick: warm-up 0.05 s simulated, then 200,000 packets; loads 10, 20, 40,
-  60% and 4, 12, 20, 28%; 48 runs, about 2 minutes on 2 cores.
+  60% and 4, 12, 20, 28%; 48 runs plus the two probes, 2 minutes on 2 cores.
 Deadlocked runs stop early; whether a run deadlocks within its length, or
 only stalls, depends on that length.
 
