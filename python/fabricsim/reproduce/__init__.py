@@ -13,6 +13,7 @@ from .framework import (
     Context,
     Experiment,
     ExperimentOutput,
+    Panel,
     PlotSpec,
     Report,
     check,
@@ -25,7 +26,7 @@ from .framework import (
 
 # Study modules, one per published study; an experiment module that is listed
 # here but missing is an error, never silently skipped.
-STUDY_MODULES: tuple[str, ...] = ("hp_fc_1995", "hp_fc_1995_fabrics", "fc_classes", "fcal_loop")
+STUDY_MODULES: tuple[str, ...] = ("hp_fc_1995", "hp_fc_1995_fabrics", "fc_classes", "fcal_loop", "iba_2007")
 
 for _name in STUDY_MODULES:
     importlib.import_module(f"{__name__}.{_name}")
@@ -35,6 +36,7 @@ __all__ = [
     "Context",
     "Experiment",
     "ExperimentOutput",
+    "Panel",
     "PlotSpec",
     "Report",
     "check",

@@ -27,6 +27,7 @@ __all__ = [
     "Context",
     "Check",
     "PlotSpec",
+    "Panel",
     "ExperimentOutput",
     "Experiment",
     "Report",
@@ -41,6 +42,17 @@ __all__ = [
 
 _REGISTRY: dict[str, Experiment] = {}
 CURVE_COLUMNS = ["series", "x", "y", "y_ci"]
+# Optional column of the curves: a point that is not a clean measurement.
+# "deadlock": the run stopped on a deadlock; "stalled": it ran its length but
+# part of the traffic stopped moving (a deadlock the run did not stop on).
+# Neither value is drawn: a cross on the panel's floor marks the point.
+# "flagged": the run finished but its result carries flags (overload, backlog
+# growing, ...), drawn as a hollow square. Any other value is a clean point.
+STATUS_COLUMN = "status"
+DEADLOCK = "deadlock"
+STALLED = "stalled"
+FLAGGED = "flagged"
+_NO_VALUE = {DEADLOCK: ("X", "deadlocked run (no value)"), STALLED: ("x", "stalled run (no value)")}
 
 
 @dataclass
@@ -116,6 +128,16 @@ def check(
 
 
 @dataclass
+class Panel:
+    """One panel of a figure with several: the curve rows whose ``metric`` column is ``metric``."""
+
+    metric: str
+    y_label: str
+    title: str = ""
+    logy: bool = False
+
+
+@dataclass
 class PlotSpec:
     x_label: str
     y_label: str
@@ -125,6 +147,9 @@ class PlotSpec:
     # Our values of x alone (e.g. measured saturation throughputs): dashed vertical
     # lines in the colour of their series, as dicts with keys series and x.
     vlines: list[dict[str, Any]] = field(default_factory=list)
+    # Several panels side by side (as a paper's figure (a), (b), ...), each
+    # selecting rows by the curves' ``metric`` column; empty: one plot of all rows.
+    panels: list[Panel] = field(default_factory=list)
 
 
 @dataclass
@@ -254,20 +279,82 @@ def _json_default(o: Any) -> Any:
 
 
 def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], path: Path) -> None:
-    """Our curves with CI error bars; published points as hollow markers under one legend entry."""
+    """Our curves with CI error bars; published points as hollow markers under one legend entry.
+
+    With ``spec.panels``, one panel per metric in a grid, one legend for all.
+    Rows marked in :data:`STATUS_COLUMN` are drawn as such (see there).
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7, 4.5), dpi=120)
+    if not spec.panels:
+        fig = Figure(figsize=(7, 4.5), dpi=120)
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        _draw_axes(ax, curves, spec, published, spec.y_label, spec.logy)
+        if spec.title:
+            ax.set_title(spec.title)
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(path)
+        return
+    n = len(spec.panels)
+    cols = min(n, 3)
+    rows = -(-n // cols)
+    fig = Figure(figsize=(4.6 * cols, 3.6 * rows + 0.9), dpi=110)
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    has_metric = "metric" in curves.columns
+    xs = curves["x"][curves["series"].isin(spec.series)] if spec.series else curves["x"]
+    xs = xs.astype(float).dropna()
+    for ax, panel in zip(axes, spec.panels):
+        part = curves[curves["metric"] == panel.metric] if has_metric else curves.iloc[0:0]
+        panel_published = [p for p in published if p.get("metric") in (None, panel.metric)]
+        _draw_axes(ax, part, spec, panel_published, panel.y_label, panel.logy)
+        ax.set_title(panel.title or panel.metric, fontsize="medium")
+        if len(xs):  # the same x range in every panel, whatever values a panel lacks
+            pad = 0.05 * (xs.max() - xs.min()) or 1.0
+            ax.set_xlim(xs.min() - pad, xs.max() + pad)
+    handles: dict[str, Any] = {}
+    for ax in axes[:n]:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    if spec.title:
+        fig.suptitle(spec.title)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(len(handles), 4), fontsize="small")
+    fig.tight_layout(rect=(0, 0.08 if rows > 1 else 0.12, 1, 1))
+    fig.savefig(path)
+
+
+def _draw_axes(ax: Any, curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], y_label: str, logy: bool) -> None:
     series = spec.series or list(dict.fromkeys(curves["series"]))
+    status = curves[STATUS_COLUMN].astype(str) if STATUS_COLUMN in curves.columns else pd.Series("", index=curves.index)
     colors: dict[str, Any] = {}
+    labelled_marks: set[str] = set()
     for name in series:
         part = curves[curves["series"] == name].sort_values("x")
-        yerr = part["y_ci"].astype(float).fillna(0.0)
-        line = ax.errorbar(part["x"], part["y"], yerr=yerr, marker="o", markersize=3, capsize=2, label=str(name))
-        colors[name] = line[0].get_color()
+        st = status.loc[part.index]
+        # A deadlocked or stalled run's numbers are partial: no value, a gap in the line.
+        no_value = st.isin(list(_NO_VALUE))
+        y = part["y"].astype(float).where(~no_value)
+        yerr = part["y_ci"].astype(float).fillna(0.0).where(~no_value, 0.0)
+        line = ax.errorbar(part["x"], y, yerr=yerr, marker="o", markersize=3, capsize=2, label=str(name))
+        colors[name] = color = line[0].get_color()
+        flagged = part[st == FLAGGED]
+        if len(flagged):
+            ax.plot(flagged["x"], flagged["y"].astype(float), linestyle="none", marker="s", markersize=8,
+                    markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.2,
+                    label=None if FLAGGED in labelled_marks else "flagged run (overloaded)")
+            labelled_marks.add(FLAGGED)
+        for kind, (marker, label) in _NO_VALUE.items():
+            dead = part[st == kind]
+            if len(dead):
+                ax.plot(dead["x"], [0.04] * len(dead), transform=ax.get_xaxis_transform(), linestyle="none", marker=marker,
+                        markersize=9, markeredgewidth=2, color=color, clip_on=False,
+                        label=None if kind in labelled_marks else label)
+                labelled_marks.add(kind)
     ours_labelled = False
     for line_spec in spec.vlines:
         color = colors.get(str(line_spec.get("series")), "gray")
@@ -291,15 +378,10 @@ def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, 
         )
         labelled = True
     ax.set_xlabel(spec.x_label)
-    ax.set_ylabel(spec.y_label)
-    if spec.title:
-        ax.set_title(spec.title)
-    if spec.logy:
+    ax.set_ylabel(y_label)
+    if logy:
         ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
 
 
 def _fmt(x: Any) -> str:
