@@ -123,6 +123,8 @@ pub struct IbFabric {
     /// Data VLs the workload's SLs use (buffer utilization is over these).
     used_vls: Vec<u8>,
     credit_block: u32,
+    /// SLs whose VL some arbitration table entry serves (bit mask).
+    sendable_sls: u16,
     /// The switches' state, bounded by credits: measured once at build.
     switch_bytes: u64,
     scenario: Scenario,
@@ -235,7 +237,7 @@ impl IbFabric {
         let mut used_vls: Vec<u8> = Vec::new();
         let mut sls: Vec<u32> = Vec::new();
         if w.real_time_share > 0.0 {
-            sls.push(w.real_time_sl);
+            sls.extend(&w.real_time_sls);
         }
         if w.real_time_share < 1.0 {
             sls.extend(&w.best_effort_sls);
@@ -248,6 +250,12 @@ impl IbFabric {
             }
         }
         let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum();
+        let sendable_sls = (0..16u8)
+            .filter(|&sl| {
+                let vl = sl_to_vl.vl(ServiceLevel::new(sl as u32, "sl").expect("SL below 16"));
+                vl.is_some_and(|v| vl_order.contains(&v))
+            })
+            .fold(0u16, |m, sl| m | 1 << sl);
         Ok(IbFabric {
             clock: Clock::with_capacity(1 << 14),
             packets: Arena::with_capacity(1 << 14),
@@ -261,6 +269,7 @@ impl IbFabric {
             routing,
             used_vls,
             credit_block: spec.credit_block_bytes,
+            sendable_sls,
             switch_bytes,
             scenario: scenario.clone(),
         })
@@ -284,7 +293,13 @@ impl IbFabric {
 
     /// Puts a message of `bytes` payload bytes of `class` on `sl` into
     /// `src`'s send queue now (tests and tools drive the model this way).
+    /// False if it was refused: the HCA buffer is full, or (data classes)
+    /// `sl` maps to no VL or to one no arbitration table serves, so that it
+    /// could never be sent.
     pub fn inject(&mut self, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
+        if class != TrafficClass::Control && self.sendable_sls & (1 << sl) == 0 {
+            return false;
+        }
         let msg = Message {
             t_created: self.clock.now,
             seg: Segmentation::new(bytes, class.mtu()),
@@ -341,15 +356,16 @@ impl IbFabric {
                 let now = self.clock.now;
                 while let Some(stream) = self.sources.due_stream(hca, now) {
                     let v = &mut self.sources.video[stream as usize];
-                    let (_, frame) = v.stream.next_frame();
+                    let (number, frame) = v.stream.next_frame();
                     let msg = Message {
                         t_created: now,
                         seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
                         src: v.hca,
                         dst: v.dst,
                         stream,
+                        frame: number as u32,
                         class: TrafficClass::RealTime,
-                        sl: self.sources.real_time_sl,
+                        sl: self.sources.stream_sl[stream as usize],
                         protected: frame.kind.is_protected(),
                         ..Message::default()
                     };
@@ -445,7 +461,8 @@ impl IbFabric {
             let msg = ctx.messages[p.message];
             ctx.messages.remove(p.message);
             if msg.stream != NO_STREAM {
-                let late = self.sources.video[msg.stream as usize].deadlines.on_frame(msg.t_created, now);
+                let deadlines = &mut self.sources.video[msg.stream as usize].deadlines;
+                let late = deadlines.on_frame_number(msg.frame as u64, msg.t_created, now);
                 ctx.metrics.frame(now - msg.t_created, late);
             }
         }
@@ -473,23 +490,21 @@ impl IbFabric {
                 }
             })
             .collect();
-        // In a deadlock no credit is in flight: every sender's view of a
-        // receiving VL must match what the receiver holds.
+        // No credit is in flight on the cycle's links (other VLs may still
+        // flow): the sender's view of each receiving VL of the cycle must
+        // match what the receiver holds.
         let mut mismatched = Vec::new();
-        for (s, sw) in self.switches.iter().enumerate() {
-            for o in 0..sw.ports() {
-                let Some(link) = sw.peer(o) else { continue };
-                if link.to.kind != ComponentKind::Switch {
-                    continue;
-                }
-                let down = &self.switches[link.to.index as usize];
-                for vl in 0..self.spec().data_vls as u8 {
-                    let (sent, held) =
-                        (sw.credits_used(o, vl), down.input_blocks(&self.packets, link.to.port as usize, vl));
-                    if sent != held {
-                        mismatched.push(format!("switch {} port {o} VL {vl}: {sent} blocks sent, {held} held", s + 1));
-                    }
-                }
+        for &(s, p, vl) in &cycle {
+            let sw = &self.switches[s as usize];
+            let Some(up) = sw.peer(p as usize) else { continue };
+            if up.to.kind != ComponentKind::Switch {
+                continue;
+            }
+            let sender = &self.switches[up.to.index as usize];
+            let sent = sender.credits_used(up.to.port as usize, vl);
+            let held = sw.input_blocks(&self.packets, p as usize, vl);
+            if sent != held {
+                mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
             }
         }
         Some(json!({
@@ -670,6 +685,12 @@ impl Model for IbFabric {
     /// flight: look for a cycle of full VL buffers.
     fn quiet_window(&self) -> Option<Time> {
         Some(1000 * self.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes()))
+    }
+
+    /// A cycle of full VL buffers on one VL stops only that VL's traffic:
+    /// look for one every 1000 full-packet times, whatever else flows.
+    fn deadlock_check_period(&self) -> Option<Time> {
+        self.quiet_window()
     }
 
     fn find_deadlock(&self) -> Option<serde_json::Value> {

@@ -20,8 +20,9 @@ pub struct Message {
     pub sent: u32,
     /// Packets delivered (or dropped) so far.
     pub done: u32,
-    /// The video stream of a frame, else [`NO_STREAM`].
+    /// The video stream of a frame, else [`NO_STREAM`], and the frame's number in it.
     pub stream: u32,
+    pub frame: u32,
     pub class: TrafficClass,
     pub sl: ServiceLevel,
     /// An I frame: its packets are never dropped (seed 003 section 3.5).

@@ -72,7 +72,8 @@ pub struct Sources {
     control_rng: Vec<RandomStream>,
     pub control_period: Time,
     pub control_phase: Vec<Time>,
-    pub real_time_sl: ServiceLevel,
+    /// SL of each video stream.
+    pub stream_sl: Vec<ServiceLevel>,
     hcas: u32,
     stopped: bool,
 }
@@ -155,6 +156,17 @@ impl Sources {
         let mut control_rng: Vec<RandomStream> =
             (0..hcas).map(|i| RandomStream::new(seed, "ib.control", i as u64)).collect();
         let control_phase = control_rng.iter_mut().map(|r| (r.uniform() * control_period as f64) as Time).collect();
+        let rt_sls: Vec<ServiceLevel> = spec
+            .real_time_sls
+            .iter()
+            .map(|&s| ServiceLevel::new(s, "ib.workload.real_time_sls"))
+            .collect::<Result<_>>()?;
+        let mut stream_sl = Vec::with_capacity(video.len());
+        let mut per_hca = vec![0usize; hcas as usize];
+        for v in &video {
+            stream_sl.push(rt_sls[per_hca[v.hca as usize] % rt_sls.len()]);
+            per_hca[v.hca as usize] += 1;
+        }
         let mut video_due = vec![BinaryHeap::new(); hcas as usize];
         for (k, v) in video.iter().enumerate() {
             video_due[v.hca as usize].push(Reverse((v.release(0), k as u32)));
@@ -173,7 +185,7 @@ impl Sources {
             control_rng,
             control_period,
             control_phase,
-            real_time_sl: ServiceLevel::new(spec.real_time_sl, "ib.workload.real_time_sl")?,
+            stream_sl,
             hcas,
             stopped: false,
         })

@@ -117,9 +117,9 @@ pub struct ArbitrationEntry {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct VlArbitrationSpec {
-    /// The high-priority table (default: real-time VL1, weight 64).
+    /// The high-priority table (default: the real-time VLs 1-7, weight 64 each).
     pub high: Vec<ArbitrationEntry>,
-    /// The low-priority table (default: best-effort VL0, weight 64).
+    /// The low-priority table (default: the best-effort VLs 8-14, weight 64 each).
     pub low: Vec<ArbitrationEntry>,
     /// LimitOfHighPriority: high-priority bytes (in 4096-byte units) before
     /// one low-priority packet must go; 255 = no limit (default).
@@ -129,8 +129,8 @@ pub struct VlArbitrationSpec {
 impl Default for VlArbitrationSpec {
     fn default() -> Self {
         VlArbitrationSpec {
-            high: vec![ArbitrationEntry { vl: 1, weight: 64 }],
-            low: vec![ArbitrationEntry { vl: 0, weight: 64 }],
+            high: (1..=7).map(|vl| ArbitrationEntry { vl, weight: 64 }).collect(),
+            low: (8..=14).map(|vl| ArbitrationEntry { vl, weight: 64 }).collect(),
             limit_of_high_priority: 255,
         }
     }
@@ -179,10 +179,12 @@ pub struct IbWorkloadSpec {
     pub real_time_share: f64,
     /// Payload bytes of every best-effort message (one 1024-byte MTU packet by default).
     pub best_effort_bytes: u32,
-    /// SLs best-effort messages take, one drawn uniformly per message.
+    /// SLs best-effort messages take, one drawn uniformly per message
+    /// (default 8-14: seed 003's links have 16 VLs, and spreading a class
+    /// over several lowers head-of-line blocking).
     pub best_effort_sls: Vec<u32>,
-    /// SL of the video streams.
-    pub real_time_sl: u32,
+    /// SLs of the video streams: stream k of an HCA takes the (k mod n)-th (default 1-7).
+    pub real_time_sls: Vec<u32>,
     /// Video streams per HCA; default: as many as carry the real-time load
     /// at the trace's mean rate (see docs/infiniband-model.md).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,8 +202,8 @@ impl Default for IbWorkloadSpec {
             injection_rate: 0.3,
             real_time_share: 0.7,
             best_effort_bytes: 1024,
-            best_effort_sls: vec![0],
-            real_time_sl: 1,
+            best_effort_sls: (8..=14).collect(),
+            real_time_sls: (1..=7).collect(),
             streams_per_hca: None,
             trace: DEFAULT_TRACE.to_string(),
             control_period_ms: 100.0 / 3.0,
@@ -281,7 +283,7 @@ pub const ROOT: Range = Range::int("ib.routing.root", 1, 1 << 20).note("a switch
 pub const INJECTION: Range = Range::num("ib.workload.injection_rate", 0.0, 2.0).note("fraction of the link rate");
 pub const SHARE: Range = Range::num("ib.workload.real_time_share", 0.0, 1.0);
 pub const BE_BYTES: Range = Range::int("ib.workload.best_effort_bytes", 1, 1 << 24).unit("bytes");
-pub const SL: Range = Range::int("ib.workload.real_time_sl", 0, 14).note("SL 15 is management");
+pub const RT_SLS: Range = Range::int_list("ib.workload.real_time_sls", 0, 14).note("at least one; SL 15 is management");
 pub const BE_SLS: Range =
     Range::int_list("ib.workload.best_effort_sls", 0, 14).note("at least one; SL 15 is management");
 pub const STREAMS: Range = Range::int("ib.workload.streams_per_hca", 0, 4096);
@@ -313,7 +315,7 @@ pub const RANGES: &[Range] = &[
     INJECTION,
     SHARE,
     BE_BYTES,
-    SL,
+    RT_SLS,
     BE_SLS,
     STREAMS,
     CONTROL_PERIOD,
@@ -397,7 +399,7 @@ impl IbSpec {
         let w = &self.workload;
         let mut used: Vec<(String, u32)> = Vec::new();
         if w.real_time_share > 0.0 {
-            used.push(("ib.workload.real_time_sl".into(), w.real_time_sl));
+            used.extend(w.real_time_sls.iter().map(|&s| ("ib.workload.real_time_sls".into(), s)));
         }
         if w.real_time_share < 1.0 {
             used.extend(w.best_effort_sls.iter().map(|&s| ("ib.workload.best_effort_sls".into(), s)));
@@ -475,7 +477,8 @@ impl IbWorkloadSpec {
         INJECTION.check(self.injection_rate)?;
         SHARE.check(self.real_time_share)?;
         BE_BYTES.check_int(self.best_effort_bytes)?;
-        SL.check_int(self.real_time_sl)?;
+        require(!self.real_time_sls.is_empty(), "ib.workload.real_time_sls", "[]", &RT_SLS.allowed())?;
+        RT_SLS.check_list(&self.real_time_sls)?;
         require(!self.best_effort_sls.is_empty(), "ib.workload.best_effort_sls", "[]", &BE_SLS.allowed())?;
         BE_SLS.check_list(&self.best_effort_sls)?;
         if let Some(s) = self.streams_per_hca {

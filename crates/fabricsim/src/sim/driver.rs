@@ -141,6 +141,12 @@ pub trait Model {
     fn quiet_window(&self) -> Option<Time> {
         None
     }
+    /// Look for a deadlock this often (simulated time) even while other work
+    /// progresses: a model whose traffic classes use separate buffers (VLs)
+    /// can deadlock in one while the others flow. None: only when quiet.
+    fn deadlock_check_period(&self) -> Option<Time> {
+        None
+    }
     /// Looks for a cycle of waits that stops all progress; describes it.
     fn find_deadlock(&self) -> Option<serde_json::Value> {
         None
@@ -195,6 +201,8 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     let start = model.start();
     model.reset_statistics(start);
     let quiet_window = model.quiet_window();
+    let check_period = model.deadlock_check_period();
+    let mut next_check = start + check_period.unwrap_or(0);
     let mut last_seen = 0;
     let mut last_progress = start;
     let mut warmed = plan.fixed_work || plan.warmup == 0;
@@ -244,12 +252,21 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
                 last_progress = model.now();
             }
             let stalled = !alive || model.now() - last_progress > window;
-            if stalled && model.in_flight() > 0 {
+            let due = check_period.is_some_and(|p| {
+                let due = model.now() >= next_check;
+                if due {
+                    next_check = model.now() + p;
+                }
+                due
+            });
+            if (stalled || due) && model.in_flight() > 0 {
                 if let Some(report) = model.find_deadlock() {
                     deadlock = Some(report);
                     break StopReason::Deadlock;
                 }
-                last_progress = model.now(); // look again only after another quiet window
+                if stalled {
+                    last_progress = model.now(); // look again only after another quiet window
+                }
             }
         }
         if !alive {

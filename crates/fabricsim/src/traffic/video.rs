@@ -257,12 +257,21 @@ impl VideoStream {
 /// Playout deadlines of one stream at its receiver, and the seed's two QoS
 /// metrics: Deadline Missing Probability (missed / delivered frames) and
 /// Deadline Missing Time (mean lateness of the frames that missed).
+///
+/// Deadlines are kept by frame number: frame n is due `anchor + (n - k)`
+/// frame periods, where frame k set the anchor (the first frame's release
+/// one period before its deadline; after a miss, the late frame's arrival).
+/// With every frame delivered this is the seed's rule, each deadline the
+/// previous one plus 33.3 ms, or the previous frame's arrival plus 33.3 ms
+/// after a miss; a frame that never arrives (refused at a full source)
+/// keeps its slot, so it does not pull the next frame's deadline forward.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlayoutDeadlines {
-    /// The last frame's deadline was `anchor + frame_time(periods)`: exact
-    /// however many frames have passed since the anchor was set.
     anchor: Time,
-    periods: u64,
+    /// The frame whose deadline `anchor` is, in periods before frame 0 if negative.
+    anchor_frame: i64,
+    /// Frames seen so far, for callers that do not number them.
+    next_frame: u64,
     delivered: u64,
     missed: u64,
     missed_time: u128,
@@ -273,29 +282,41 @@ impl PlayoutDeadlines {
         Self::default()
     }
 
-    /// The deadline of the next frame to arrive; `None` before the first one.
+    /// The deadline of the next frame in sequence; `None` before the first one.
     pub fn next_deadline(&self) -> Option<Time> {
-        (self.delivered > 0).then(|| self.anchor + frame_time(self.periods + 1))
+        (self.delivered > 0).then(|| self.deadline(self.next_frame))
     }
 
-    /// Frame arrivals, in stream order: `release` is when the source
-    /// generated the frame (used for the first frame only), `arrival` when
-    /// its last packet reached the receiver. Returns the lateness of a frame
-    /// that missed its deadline.
+    fn deadline(&self, frame: u64) -> Time {
+        self.anchor + frame_time((frame as i64 - self.anchor_frame) as u64)
+    }
+
+    /// Frame arrivals, in stream order with none lost: `release` is when the
+    /// source generated the frame (used for the first frame only), `arrival`
+    /// when its last packet reached the receiver. Returns the lateness of a
+    /// frame that missed its deadline.
     pub fn on_frame(&mut self, release: Time, arrival: Time) -> Option<Time> {
+        self.on_frame_number(self.next_frame, release, arrival)
+    }
+
+    /// Arrival of frame number `frame` (increasing; numbers of frames that
+    /// never arrive are skipped).
+    pub fn on_frame_number(&mut self, frame: u64, release: Time, arrival: Time) -> Option<Time> {
         if self.delivered == 0 {
+            // The first frame's deadline is one period after its release.
             self.anchor = release;
-            self.periods = 0;
+            self.anchor_frame = frame as i64 - 1;
         }
-        self.periods += 1;
-        let deadline = self.anchor + frame_time(self.periods);
+        assert!(frame >= self.next_frame, "frames arrive in order: {frame} after {}", self.next_frame);
+        self.next_frame = frame + 1;
+        let deadline = self.deadline(frame);
         self.delivered += 1;
         if arrival > deadline {
             let late = arrival - deadline;
             self.missed += 1;
             self.missed_time += late as u128;
             self.anchor = arrival;
-            self.periods = 0;
+            self.anchor_frame = frame as i64;
             Some(late)
         } else {
             None
@@ -328,6 +349,18 @@ impl PlayoutDeadlines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_that_never_arrives_keeps_its_slot() {
+        let p = frame_time(1);
+        let mut d = PlayoutDeadlines::new();
+        assert_eq!(d.on_frame_number(0, 0, p / 2), None);
+        // Frame 1 refused at the source: frame 2 is due three periods after frame 0's release.
+        assert_eq!(d.on_frame_number(2, frame_time(2), frame_time(3) - 1), None);
+        let mut tight = PlayoutDeadlines::new();
+        tight.on_frame(0, p / 2);
+        assert_eq!(tight.on_frame(frame_time(1), frame_time(3) - 1), Some(frame_time(3) - 1 - frame_time(2)));
+    }
     use crate::kernel::time::MILLISECOND;
 
     const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/traces/movietrace.data");
