@@ -93,7 +93,8 @@ pub fn find_trace(path: &str) -> Result<PathBuf> {
             "ib.workload.trace",
             format!("\"{path}\""),
             format!(
-                "a readable video trace (looked for {})",
+                "a readable video trace: an absolute path, or a relative one found from the working directory or \
+                 a directory above it (looked for {}); the default one is in the shared data beside the repository",
                 tried.iter().take(4).map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ")
             ),
         )
