@@ -7,6 +7,7 @@
 //! it with `deadlock::analyze_with_lanes`. `from_scenario` maps the
 //! scenario's topology kinds and path policies onto those names.
 
+pub mod cycles;
 pub mod deadlock;
 pub mod forwarding;
 pub mod from_scenario;
