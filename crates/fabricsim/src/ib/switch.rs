@@ -79,6 +79,12 @@ pub struct IbSwitch {
     head_out: Vec<u16>,
     /// Wire bytes of the head of each input VL that requests.
     head_bytes: Vec<u16>,
+    /// Per (input, output): the VLs whose requesting head wants that output,
+    /// as bits in priority rank (bit 0 = the highest-priority VL).
+    want: Vec<u16>,
+    /// Every VL's priority rank, and the VL of each rank.
+    rank: [u8; VLS],
+    by_rank: [u8; VLS],
     /// Per output: the inputs with a requesting head for it (bit mask, `words` u64 per output).
     wanting: Vec<u64>,
     words: usize,
@@ -93,8 +99,9 @@ pub struct IbSwitch {
     /// Output VL queues (packet, wire bytes) and their occupancy in credit blocks, `[port * 16 + vl]`.
     output: Vec<VecDeque<(u32, u32)>>,
     output_used: Vec<u32>,
-    /// Packets queued at each output port, over all its VLs.
+    /// Packets queued at each output port, over all its VLs, and the VLs with any (bit mask).
     output_queued: Vec<u32>,
+    queued_vls: Vec<u16>,
     output_capacity: u32,
     block: u32,
     /// Per output port: credits of the receiver's input VLs, the VL arbiter,
@@ -109,6 +116,19 @@ pub struct IbSwitch {
 impl IbSwitch {
     pub fn new(spec: SwitchSpec) -> Self {
         let p = spec.peers.len();
+        // Ranks: the crossbar order given (VL15, high table, low table), then any other VL.
+        let mut by_rank = [0u8; VLS];
+        let mut n = 0;
+        for vl in spec.vl_order.iter().copied().chain(0..VLS as u8) {
+            if !by_rank[..n].contains(&vl) {
+                by_rank[n] = vl;
+                n += 1;
+            }
+        }
+        let mut rank = [0u8; VLS];
+        for (r, &vl) in by_rank.iter().enumerate() {
+            rank[vl as usize] = r as u8;
+        }
         IbSwitch {
             index: spec.index,
             ports: p,
@@ -121,6 +141,9 @@ impl IbSwitch {
             ready: vec![0; p],
             head_out: vec![0; p * VLS],
             head_bytes: vec![0; p * VLS],
+            want: vec![0; p * p],
+            rank,
+            by_rank,
             wanting: vec![0; p * p.div_ceil(64)],
             words: p.div_ceil(64),
             in_busy: vec![false; p],
@@ -131,6 +154,7 @@ impl IbSwitch {
             output: (0..p * VLS).map(|_| VecDeque::new()).collect(),
             output_used: vec![0; p * VLS],
             output_queued: vec![0; p],
+            queued_vls: vec![0; p],
             output_capacity: spec.vl_buffer_bytes / spec.credit_block,
             block: spec.credit_block,
             credits: vec![spec.credits; p],
@@ -205,6 +229,7 @@ impl IbSwitch {
         self.head_out[input * VLS + vl as usize] = out;
         self.head_bytes[input * VLS + vl as usize] = bytes;
         self.ready[input] |= 1 << vl;
+        self.want[input * self.ports + out as usize] |= 1 << self.rank[vl as usize];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
     }
 
@@ -214,13 +239,10 @@ impl IbSwitch {
     fn clear_ready(&mut self, input: usize, vl: u8) {
         let out = self.head_out[input * VLS + vl as usize];
         self.ready[input] &= !(1 << vl);
-        let mut others = self.ready[input];
-        while others != 0 {
-            let v = others.trailing_zeros() as usize;
-            if self.head_out[input * VLS + v] == out {
-                return;
-            }
-            others &= others - 1;
+        let w = &mut self.want[input * self.ports + out as usize];
+        *w &= !(1 << self.rank[vl as usize]);
+        if *w != 0 {
+            return;
         }
         self.wanting[out as usize * self.words + input / 64] &= !(1 << (input % 64));
     }
@@ -271,13 +293,11 @@ impl IbSwitch {
     /// output VL crosses now; false if none fits.
     #[inline]
     fn offer(&mut self, ctx: &mut Ctx, i: usize, out: usize) -> bool {
-        for j in 0..self.vl_order.len() {
-            let vl = self.vl_order[j];
-            let slot = i * VLS + vl as usize;
-            if self.ready[i] & (1 << vl) != 0
-                && self.head_out[slot] as usize == out
-                && self.room(out, vl, self.head_bytes[slot] as u32)
-            {
+        let mut m = self.want[i * self.ports + out];
+        while m != 0 {
+            let vl = self.by_rank[m.trailing_zeros() as usize];
+            m &= m - 1;
+            if self.room(out, vl, self.head_bytes[i * VLS + vl as usize] as u32) {
                 self.next_input[out] = ((i + 1) % self.ports) as u16;
                 self.start_transfer(ctx, i, vl, out);
                 return true;
@@ -288,12 +308,18 @@ impl IbSwitch {
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
     fn try_input(&mut self, ctx: &mut Ctx, input: usize) {
+        // Each wanted output once (several VLs may want the same one), in VL priority order.
+        let mut tried = 0u64;
         let mut j = 0;
         while !self.in_busy[input] && self.ready[input] != 0 && j < self.vl_order.len() {
             let vl = self.vl_order[j];
             if self.ready[input] & (1 << vl) != 0 {
                 let out = self.head_out[input * VLS + vl as usize] as usize;
-                self.try_output(ctx, out);
+                let bit = if out < 64 { 1u64 << out } else { 0 };
+                if tried & bit == 0 {
+                    tried |= bit;
+                    self.try_output(ctx, out);
+                }
             }
             j += 1;
         }
@@ -313,6 +339,7 @@ impl IbSwitch {
         self.output_used[out * VLS + vl as usize] += blocks;
         self.output[out * VLS + vl as usize].push_back((id, bytes));
         self.output_queued[out] += 1;
+        self.queued_vls[out] |= 1 << vl;
         self.transfers += 1;
         // At link rate the transfer cannot end before the tail has arrived.
         let wire = ctx.timing.wire(bytes);
@@ -366,14 +393,29 @@ impl IbSwitch {
             return;
         }
         let base = out * VLS;
-        let (queues, credits) = (&self.output, &self.credits[out]);
-        let Some(vl) = self.arbiters[out].select(|vl| match queues[base + vl as usize].front() {
-            Some(&(_, bytes)) => credits.can_send(vl, bytes),
-            None => false,
-        }) else {
+        // The VLs whose head has credit for all of it, found once: the
+        // arbiter then only reads this mask.
+        let mut sendable = 0u16;
+        let mut queued = self.queued_vls[out];
+        while queued != 0 {
+            let vl = queued.trailing_zeros() as u8;
+            queued &= queued - 1;
+            let (_, bytes) = self.output[base + vl as usize][0];
+            if self.credits[out].can_send(vl, bytes) {
+                sendable |= 1 << vl;
+            }
+        }
+        if sendable == 0 {
+            return;
+        }
+        let Some(vl) = self.arbiters[out].select(|vl| sendable & (1 << vl) != 0) else {
             return;
         };
-        let (id, bytes) = self.output[base + vl as usize].pop_front().expect("the arbiter chose a VL with a packet");
+        let q = &mut self.output[base + vl as usize];
+        let (id, bytes) = q.pop_front().expect("the arbiter chose a VL with a packet");
+        if q.is_empty() {
+            self.queued_vls[out] &= !(1 << vl);
+        }
         self.output_queued[out] -= 1;
         self.credits[out].consume(vl, bytes);
         self.arbiters[out].on_sent(vl, bytes);
