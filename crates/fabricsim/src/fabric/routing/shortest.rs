@@ -43,9 +43,10 @@ pub fn block_of(k: u32, n: u32, parts: u32) -> u32 {
     }
 }
 
-/// Neighbours of switch `s` one hop closer to switch `d`, in increasing order.
-pub fn shortest_next(topo: &Topology, dist: &[Vec<u32>], s: usize, d: usize) -> Vec<u32> {
-    topo.neighbours(s as u32).into_iter().filter(|&t| dist[t as usize][d] + 1 == dist[s][d]).collect()
+/// Neighbours of switch `s` (from `adj`, the neighbour lists in increasing
+/// order) one hop closer to switch `d`, in increasing order.
+pub fn shortest_next(adj: &[Vec<u32>], dist: &[Vec<u32>], s: usize, d: usize) -> Vec<u32> {
+    adj[s].iter().copied().filter(|&t| dist[t as usize][d] + 1 == dist[s][d]).collect()
 }
 
 /// Forwarding tables from next-switch choices: a switch's own endpoints by
@@ -58,6 +59,7 @@ pub fn partitioned(topo: &Topology, next: &NextSwitches, lanes: LaneChoice) -> F
     let per_switch = topo.endpoints_per_switch();
     let first = topo.first_endpoint();
     let dist = topo.distances();
+    let adj: Vec<Vec<u32>> = (0..n_sw as u32).map(|s| topo.neighbours(s)).collect();
     // link_ports[s][t]: ports of switch s on the lanes to switch t, in port order.
     let mut link_ports = vec![vec![Vec::<u16>::new(); n_sw]; n_sw];
     let mut endpoint_port = vec![0u16; topo.endpoints.len()];
@@ -83,7 +85,7 @@ pub fn partitioned(topo: &Topology, next: &NextSwitches, lanes: LaneChoice) -> F
             }
             let cands = match &next[s][d] {
                 Some(subset) => subset.clone(),
-                None => shortest_next(topo, &dist, s, d),
+                None => shortest_next(&adj, &dist, s, d),
             };
             for (c, &t) in cands.iter().enumerate() {
                 let lane_ports = &link_ports[s][t as usize];
