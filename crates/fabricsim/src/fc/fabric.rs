@@ -18,7 +18,7 @@ use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
-use crate::sim::driver::{Metrics, Sections};
+use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
 use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortEvents, PortRef};
 use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
@@ -575,14 +575,9 @@ impl Model for FcFabric {
         if self.metrics.counters.data_frames_injected == 0 {
             flags.push("no_traffic".to_string());
         }
-        let get = |name: &str| metrics.iter().find(|(n, _)| n == name).map(|(_, m)| m);
-        if let (Some(offered), Some(accepted)) = (get("offered_load_pct"), get("throughput_pct")) {
-            // Poisson sources should see their offered load accepted; a shortfall
-            // beyond the interval means the fabric could not carry it.
-            let margin = accepted.ci_half_width.unwrap_or(0.05 * offered.mean);
-            if accepted.mean + margin < 0.97 * offered.mean {
-                flags.push("accepted_below_offered".to_string());
-            }
+        // Poisson sources should see their offered load accepted.
+        if accepted_below_offered(metrics, "offered_load_pct", "throughput_pct") {
+            flags.push("accepted_below_offered".to_string());
         }
         flags
     }

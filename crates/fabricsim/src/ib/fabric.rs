@@ -24,7 +24,7 @@ use crate::fabric::{PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{IbSpec, Scenario};
-use crate::sim::driver::{Metrics, Sections};
+use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
 use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortRef};
 
 /// Everything that happens in an InfiniBand fabric. Packets travel by arena
@@ -102,7 +102,7 @@ impl Ctx<'_> {
         self.metrics.discarded();
         let m = self.packets[packet].message;
         self.packets.remove(packet);
-        if Hca::received(&mut self.messages[m]) {
+        if self.messages[m].packet_done() {
             self.messages.remove(m);
         }
     }
@@ -149,6 +149,9 @@ impl IbFabric {
         let spec = scenario.infiniband()?;
         let timing = IbTiming::new(spec)?;
         let topo = wiring::topology(spec)?;
+        // The workload first: its checks need only the HCA count, and the tables take longer.
+        let sources =
+            Sources::new(&spec.workload, topo.endpoint_count(), timing.link.bytes_per_second(), scenario.run.seed)?;
         let (data, control) = wiring::tables(spec, &topo)?;
         let data_vls = spec.data_vls as u8;
         let sl_to_vl = match &spec.sl_to_vl {
@@ -222,8 +225,6 @@ impl IbFabric {
                 )
             })
             .collect();
-        let sources =
-            Sources::new(&spec.workload, hcas.len() as u32, timing.link.bytes_per_second(), scenario.run.seed)?;
         let largest = timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
         let metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
         let deps = analyze(&topo, &data)?;
@@ -457,7 +458,7 @@ impl IbFabric {
             ctx.credit(link, p.vl, blocks_for(p.bytes as u32, block));
         }
         ctx.packets.remove(packet);
-        if Hca::received(&mut ctx.messages[p.message]) {
+        if ctx.messages[p.message].packet_done() {
             let msg = ctx.messages[p.message];
             ctx.messages.remove(p.message);
             if msg.stream != NO_STREAM {
@@ -755,12 +756,8 @@ impl Model for IbFabric {
         if c.messages_refused.iter().any(|&r| r > 0) {
             flags.push("source_overflow".to_string());
         }
-        let get = |name: &str| metrics.iter().find(|(n, _)| n == name).map(|(_, m)| m);
-        if let (Some(offered), Some(accepted)) = (get("offered_load_pct"), get("accepted_load_pct")) {
-            let margin = accepted.ci_half_width.unwrap_or(0.05 * offered.mean);
-            if accepted.mean + margin < 0.97 * offered.mean {
-                flags.push("accepted_below_offered".to_string());
-            }
+        if accepted_below_offered(metrics, "offered_load_pct", "accepted_load_pct") {
+            flags.push("accepted_below_offered".to_string());
         }
         flags
     }

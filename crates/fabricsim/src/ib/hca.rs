@@ -14,7 +14,6 @@
 use std::collections::VecDeque;
 
 use super::fabric::{Ctx, Event};
-use super::message::Message;
 use super::packet::{Packet, TrafficClass};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
@@ -191,11 +190,5 @@ impl Hca {
     pub fn on_credit(&mut self, ctx: &mut Ctx, vl: u8, blocks: u32) {
         self.credits.restore(vl, blocks);
         self.try_send(ctx);
-    }
-
-    /// Whether the message `m` has all its packets delivered (the caller frees it).
-    pub fn received(msg: &mut Message) -> bool {
-        msg.done += 1;
-        msg.done == msg.seg.packets
     }
 }

@@ -35,4 +35,12 @@ impl Message {
     pub fn next_packet_bytes(&self) -> u32 {
         self.seg.wire_bytes(self.sent)
     }
+
+    /// Counts one packet delivered or dropped; true when it was the last
+    /// (the caller frees the message).
+    #[inline]
+    pub fn packet_done(&mut self) -> bool {
+        self.done += 1;
+        self.done == self.seg.packets
+    }
 }

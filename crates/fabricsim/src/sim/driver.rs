@@ -92,6 +92,21 @@ pub type Metrics = Vec<(String, MetricSummary)>;
 /// Named report sections (per-node tables, a deadlock report, ...).
 pub type Sections = Vec<(String, serde_json::Value)>;
 
+/// Whether the load a model accepted (metric `accepted`) fell short of what
+/// its sources offered (metric `offered`) by more than the interval (or 5%
+/// of the offer without one) and 3%: the fabric could not carry the offer.
+/// False when either metric is missing (saturated sources offer no load).
+pub fn accepted_below_offered(metrics: &Metrics, offered: &str, accepted: &str) -> bool {
+    let get = |name: &str| metrics.iter().find(|(n, _)| n == name).map(|(_, m)| m);
+    match (get(offered), get(accepted)) {
+        (Some(offered), Some(accepted)) => {
+            let margin = accepted.ci_half_width.unwrap_or(0.05 * offered.mean);
+            accepted.mean + margin < 0.97 * offered.mean
+        }
+        _ => false,
+    }
+}
+
 /// What the driver needs of a model. Everything per event stays inside the
 /// model's own `step`; the driver calls the rest once per `CHECK_EVERY` events.
 pub trait Model {
