@@ -562,3 +562,19 @@ fn bad_input_names_key_value_and_what_is_allowed() {
     // An Up*/Down* root beyond the 15 switches.
     assert_error("[ib.routing]\nalgorithm = \"updown\"\nroot = 16\n", "ib.routing.root", "16", &["1 to 15"]);
 }
+
+/// A load whose video would need more streams than the sources may hold is
+/// refused by name, before anything is allocated for them.
+#[test]
+fn too_many_video_streams_are_refused() {
+    let fast = "[ib]\nlink = \"12xNDR\"\n[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n\
+                [ib.workload]\ninjection_rate = 1.0\n";
+    let e = fabricsim::run::check(&scenario(fast)).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("ib.workload.injection_rate"), "{e}");
+    assert!(e.allowed.as_deref().unwrap().contains("video streams"), "{e}");
+    let e = fabricsim::run::check(&scenario(
+        "[ib.workload]\nstreams_per_hca = 4096\n[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n",
+    ))
+    .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("ib.workload.streams_per_hca"), "{e}");
+}

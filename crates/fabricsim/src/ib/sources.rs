@@ -33,6 +33,11 @@ use crate::scenario::ib::IbWorkloadSpec;
 use crate::traffic::video::PlayoutDeadlines;
 use crate::traffic::video::{frame_time, paper_streams, StreamProfile, VideoStream, VideoTrace, PAPER_STREAM_COUNT};
 
+/// Video streams in one fabric at most: each keeps about 100 bytes of
+/// state, so this bounds the sources' memory to a few hundred MB however
+/// fast the links and however many HCAs.
+pub const MAX_STREAMS: u64 = 4_000_000;
+
 /// Fixed-point denominator of a stream's scale factor.
 const SCALE_UNIT: u32 = 1 << 14;
 
@@ -124,7 +129,23 @@ impl Sources {
             let profiles = paper_streams(&trace);
             let rates: Vec<f64> = profiles.iter().map(|&p| wire_rate(&trace, p)).collect();
             let mean_rate = rates.iter().sum::<f64>() / PAPER_STREAM_COUNT as f64;
-            let m = spec.streams_per_hca.unwrap_or_else(|| ((real_time / mean_rate).round() as u32).max(1));
+            let wanted = spec.streams_per_hca.map_or_else(|| (real_time / mean_rate).round().max(1.0), f64::from);
+            if wanted * hcas as f64 > MAX_STREAMS as f64 {
+                let (key, value) = match spec.streams_per_hca {
+                    Some(m) => ("ib.workload.streams_per_hca", m.to_string()),
+                    None => ("ib.workload.injection_rate", spec.injection_rate.to_string()),
+                };
+                return Err(Error::invalid(
+                    key,
+                    value,
+                    format!(
+                        "at most {MAX_STREAMS} video streams in the fabric ({wanted} per HCA x {hcas} HCAs asked; \
+                         each carries {:.2} MB/s): a lower injection rate or real-time share, or fewer streams_per_hca",
+                        mean_rate / 1e6
+                    ),
+                ));
+            }
+            let m = wanted as u32;
             for i in 0..hcas {
                 let mut rng = RandomStream::new(seed, "ib.video", i as u64);
                 let chosen: Vec<usize> = (0..m).map(|j| (i + j) as usize % PAPER_STREAM_COUNT).collect();
