@@ -8,6 +8,7 @@
 
 use serde_json::json;
 
+use super::credit_return::CreditReturns;
 use super::hca::Hca;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
@@ -62,6 +63,7 @@ pub struct Ctx<'a> {
     pub messages: &'a mut Arena<Message>,
     pub timing: &'a IbTiming,
     pub metrics: &'a mut IbMetrics,
+    pub returns: &'a mut CreditReturns,
 }
 
 impl Ctx<'_> {
@@ -88,12 +90,19 @@ impl Ctx<'_> {
     #[inline]
     pub fn credit(&mut self, link: Link, vl: u8, blocks: u32) {
         let (to, at, blocks) = (link.to, self.now + link.propagation, blocks as u16);
-        match to.kind {
-            ComponentKind::Switch => {
-                self.queue.push(at, Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks })
-            }
-            ComponentKind::Hca => self.queue.push(at, Event::HcaCredit { hca: to.index, vl, blocks }),
+        // An event only if the sender waits for credit (see `credit_return`).
+        let (returns, event) = match to.kind {
+            ComponentKind::Switch => (
+                self.returns.switch_port(to.index, to.port),
+                Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks },
+            ),
+            ComponentKind::Hca => (self.returns.hca(to.index), Event::HcaCredit { hca: to.index, vl, blocks }),
             other => unreachable!("no {other:?} in an InfiniBand fabric"),
+        };
+        if returns.sender_waiting() {
+            self.queue.push(at, event);
+        } else {
+            returns.hold(self.queue.reserve_key(at), vl, blocks);
         }
     }
 
@@ -116,6 +125,8 @@ pub struct IbFabric {
     pub metrics: IbMetrics,
     switches: Vec<IbSwitch>,
     hcas: Vec<Hca>,
+    /// Credits returning to switch outputs and HCAs, held without events.
+    returns: CreditReturns,
     sources: Sources,
     topo: Topology,
     /// Static channel-dependency verdict of the data tables, and their mean hops.
@@ -139,6 +150,7 @@ macro_rules! ctx {
             messages: &mut $s.messages,
             timing: &$s.timing,
             metrics: &mut $s.metrics,
+            returns: &mut $s.returns,
         }
     };
 }
@@ -263,6 +275,7 @@ impl IbFabric {
             messages: Arena::with_capacity(1 << 12),
             timing,
             metrics,
+            returns: CreditReturns::new(switches.iter().map(IbSwitch::ports), hcas.len()),
             switches,
             hcas,
             sources,
@@ -476,7 +489,7 @@ impl IbFabric {
     fn find_deadlock(&self) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(&self.packets) {
+            for (a, b) in sw.blocked_waits(&self.packets, &self.returns, self.clock.now) {
                 g.add_edge(a, b, ());
             }
         }
@@ -502,7 +515,7 @@ impl IbFabric {
                 continue;
             }
             let sender = &self.switches[up.to.index as usize];
-            let sent = sender.credits_used(up.to.port as usize, vl);
+            let sent = sender.credits_used(up.to.port as usize, vl, &self.returns, self.clock.now);
             let held = sw.input_blocks(&self.packets, p as usize, vl);
             if sent != held {
                 mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
@@ -711,7 +724,7 @@ impl Model for IbFabric {
         let out = self.counters()?;
         if self.packets.live() == 0 && self.clock.queue.is_empty() {
             // Drained: every buffer empty and every credit home.
-            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent()) {
+            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent(&self.returns)) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
             }
         }
@@ -728,6 +741,7 @@ impl Model for IbFabric {
             + self.clock.queue.memory_bytes()
             + self.hcas.iter().map(Hca::memory_bytes).sum::<u64>()
             + self.switch_bytes
+            + self.returns.memory_bytes()
     }
 
     fn backlog(&self) -> u64 {

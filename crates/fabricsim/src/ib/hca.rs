@@ -19,6 +19,9 @@ use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
 use crate::sim::Link;
 
+/// `SendQueues::sl_vl` of an SL that maps to no VL.
+const NO_VL: u8 = 16;
+
 /// Messages waiting to be sent, per SL, and the control queue.
 struct SendQueues {
     /// Messages waiting, per SL (FCFS).
@@ -26,6 +29,11 @@ struct SendQueues {
     control: VecDeque<u32>,
     /// Per data VL: the SLs that map onto it, as a bit mask.
     vl_sls: [u16; 16],
+    /// Per data VL: whether some SL of it has a message waiting (bit mask,
+    /// VL15 for the control queue).
+    waiting_vls: u16,
+    /// The VL of each SL ([`NO_VL`] for an SL without one).
+    sl_vl: [u8; 16],
 }
 
 impl SendQueues {
@@ -44,6 +52,31 @@ impl SendQueues {
             mask &= !(1 << sl);
         }
         None
+    }
+
+    fn push(&mut self, m: u32, class: TrafficClass, sl: usize) {
+        if class == TrafficClass::Control {
+            self.control.push_back(m);
+            self.waiting_vls |= 1 << VL15;
+        } else {
+            self.sl[sl].push_back(m);
+            // An SL without a VL is never sent (as the arbiter never sees it).
+            if self.sl_vl[sl] != NO_VL {
+                self.waiting_vls |= 1 << self.sl_vl[sl];
+            }
+        }
+    }
+
+    /// The head message of `vl` has sent its last packet.
+    fn pop(&mut self, vl: u8, sl: usize) {
+        if vl == VL15 {
+            self.control.pop_front();
+        } else {
+            self.sl[sl].pop_front();
+        }
+        if self.head(vl).is_none() {
+            self.waiting_vls &= !(1 << vl);
+        }
     }
 
     fn len(&self) -> usize {
@@ -76,15 +109,17 @@ impl Hca {
         buffer_bytes: u64,
     ) -> Self {
         let mut vl_sls = [0u16; 16];
+        let mut sl_vl = [NO_VL; 16];
         for sl in 0..16u8 {
             if let Some(vl) = sl_to_vl.vl(super::packet::ServiceLevel::new(sl as u32, "").expect("SL below 16")) {
                 vl_sls[vl as usize] |= 1 << sl;
+                sl_vl[sl as usize] = vl;
             }
         }
         Hca {
             index,
             link,
-            queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls },
+            queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls, waiting_vls: 0, sl_vl },
             credits,
             arbiter,
             sending: false,
@@ -122,11 +157,7 @@ impl Hca {
             return false;
         }
         self.queued_bytes += bytes;
-        if msg.class == TrafficClass::Control {
-            self.queues.control.push_back(m);
-        } else {
-            self.queues.sl[msg.sl.get() as usize].push_back(m);
-        }
+        self.queues.push(m, msg.class, msg.sl.get() as usize);
         self.try_send(ctx);
         true
     }
@@ -136,11 +167,27 @@ impl Hca {
         if self.sending {
             return;
         }
-        let (queues, credits, messages) = (&self.queues, &self.credits, &*ctx.messages);
-        let Some(vl) = self.arbiter.select(|vl| match queues.head(vl) {
-            Some(m) => credits.can_send(vl, messages[m].next_packet_bytes()),
-            None => false,
-        }) else {
+        let returns = ctx.returns.hca(self.index);
+        let credits = &mut self.credits;
+        returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
+        // The VLs whose next packet has credit for all of it, found once.
+        let mut sendable = 0u16;
+        let mut waiting = self.queues.waiting_vls;
+        while waiting != 0 {
+            let vl = waiting.trailing_zeros() as u8;
+            waiting &= waiting - 1;
+            let m = self.queues.head(vl).expect("a waiting VL has a message");
+            if credits.can_send(vl, ctx.messages[m].next_packet_bytes()) {
+                sendable |= 1 << vl;
+            }
+        }
+        let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
+        // Waiting for credit only with something to send.
+        let hca = self.index;
+        returns.set_waiting(picked.is_none() && self.queues.waiting_vls != 0, ctx.queue, |vl, blocks| {
+            Event::HcaCredit { hca, vl, blocks }
+        });
+        let Some(vl) = picked else {
             return;
         };
         let m = self.queues.head(vl).expect("the arbiter chose a VL with a message");
@@ -163,11 +210,7 @@ impl Hca {
         };
         msg.sent += 1;
         if msg.sent == msg.seg.packets {
-            if vl == VL15 {
-                self.queues.control.pop_front();
-            } else {
-                self.queues.sl[msg.sl.get() as usize].pop_front();
-            }
+            self.queues.pop(vl, msg.sl.get() as usize);
         }
         self.queued_bytes -= msg.seg.payload(i) as u64;
         self.credits.consume(vl, bytes);

@@ -6,11 +6,13 @@
 //! the source), `hca` (send queues per SL, VL arbitration, credits, sink),
 //! `packet` (headers, MTUs, segmentation), `link` and `timing`
 //! (serialization, propagation, pipeline stages), `vl` (SL-to-VL mapping,
-//! per-VL credits), `vl_arbiter` (the IBA high/low-priority tables),
+//! per-VL credits), `credit_return` (credits on their way back to a
+//! sender, held without an event while it has no use for them), `vl_arbiter` (the IBA high/low-priority tables),
 //! `switch` (the five-stage pipeline), `metrics`, `wiring` (topology and
 //! forwarding tables from `fabric/`) and `fabric` (the assembly and its
 //! event loop).
 
+pub mod credit_return;
 pub mod fabric;
 pub mod hca;
 pub mod link;

@@ -23,6 +23,7 @@
 
 use std::collections::VecDeque;
 
+use super::credit_return::CreditReturns;
 use super::fabric::{Ctx, Event};
 use super::packet::TrafficClass;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
@@ -392,6 +393,9 @@ impl IbSwitch {
         if self.on_wire[out].is_some() || self.output_queued[out] == 0 {
             return;
         }
+        let returns = ctx.returns.switch_port(self.index, out as u16);
+        let credits = &mut self.credits[out];
+        returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
         let base = out * VLS;
         // The VLs whose head has credit for all of it, found once: the
         // arbiter then only reads this mask.
@@ -401,14 +405,14 @@ impl IbSwitch {
             let vl = queued.trailing_zeros() as u8;
             queued &= queued - 1;
             let (_, bytes) = self.output[base + vl as usize][0];
-            if self.credits[out].can_send(vl, bytes) {
+            if credits.can_send(vl, bytes) {
                 sendable |= 1 << vl;
             }
         }
-        if sendable == 0 {
-            return;
-        }
-        let Some(vl) = self.arbiters[out].select(|vl| sendable & (1 << vl) != 0) else {
+        let picked = if sendable == 0 { None } else { self.arbiters[out].select_mask(sendable) };
+        let (switch, port) = (self.index, out as u16);
+        returns.set_waiting(picked.is_none(), ctx.queue, |vl, blocks| Event::SwitchCredit { switch, port, vl, blocks });
+        let Some(vl) = picked else {
             return;
         };
         let q = &mut self.output[base + vl as usize];
@@ -455,7 +459,12 @@ impl IbSwitch {
     /// for credit: the edges (this input VL, the downstream input VL) of the
     /// wait-for graph a run-time deadlock is a cycle of. Nodes are
     /// (switch, input port, VL).
-    pub fn blocked_waits(&self, packets: &crate::kernel::Arena<super::packet::Packet>) -> Vec<(InputVl, InputVl)> {
+    pub fn blocked_waits(
+        &self,
+        packets: &crate::kernel::Arena<super::packet::Packet>,
+        returns: &CreditReturns,
+        now: Time,
+    ) -> Vec<(InputVl, InputVl)> {
         let mut out = Vec::new();
         for port in 0..self.ports {
             for vl in 0..15u8 {
@@ -469,7 +478,10 @@ impl IbSwitch {
                     continue;
                 }
                 let Some(&(_, head_bytes)) = self.output[o * VLS + vl as usize].front() else { continue };
-                if self.credits[o].can_send(vl, head_bytes) {
+                // Credits held for the output but due by now count as back.
+                let c = self.credits[o].vl(vl);
+                let due = returns.switch_port_ref(self.index, o as u16).due_blocks(vl, now);
+                if c.blocks(head_bytes) <= c.available_blocks() + due {
                     continue;
                 }
                 if let Some(link) = self.peers[o] {
@@ -496,9 +508,10 @@ impl IbSwitch {
         queued + moving
     }
 
-    /// Credits output `port` holds for `vl` at its receiver (used blocks as the sender sees them).
-    pub fn credits_used(&self, port: usize, vl: u8) -> u32 {
-        self.credits[port].vl(vl).used_blocks()
+    /// Credits output `port` holds for `vl` at its receiver (used blocks as
+    /// the sender sees them), less those held for it and due by `now`.
+    pub fn credits_used(&self, port: usize, vl: u8, returns: &CreditReturns, now: Time) -> u32 {
+        self.credits[port].vl(vl).used_blocks() - returns.switch_port_ref(self.index, port as u16).due_blocks(vl, now)
     }
 
     /// Packets held in input and output VLs.
@@ -514,9 +527,13 @@ impl IbSwitch {
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
     }
 
-    /// Whether every output VL buffer is empty and every credit is back (audit at drain).
-    pub fn is_quiescent(&self) -> bool {
+    /// Whether every output VL buffer is empty and every credit is back or
+    /// held for its port (audit at drain).
+    pub fn is_quiescent(&self, returns: &CreditReturns) -> bool {
         self.output_used.iter().all(|&u| u == 0)
-            && self.credits.iter().all(|c| (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == 0))
+            && self.credits.iter().enumerate().all(|(p, c)| {
+                let r = returns.switch_port_ref(self.index, p as u16);
+                (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == r.held_blocks(v))
+            })
     }
 }

@@ -28,9 +28,10 @@
 //! overrun to the entry's next turn (deficit round robin), which shares the
 //! link in exactly the weight ratio; it is an option, not the IBA rule.
 //!
-//! Interface for the hot path: [`VlArbiter::select`] asks a closure whether
-//! a VL can send now (a packet at its head and credit for all of it) at most
-//! once per VL, allocates nothing, and returns the VL; the caller starts that
+//! Interface for the hot path: [`VlArbiter::select_mask`] takes the VLs that
+//! can send now (a packet at its head and credit for all of it) as a bit
+//! mask, allocates nothing, and returns the VL ([`VlArbiter::select`] asks a
+//! closure instead); the caller starts that
 //! packet and reports it with [`VlArbiter::on_sent`]. A `select` that returns
 //! `None` leaves the arbiter as it was.
 
@@ -88,6 +89,8 @@ struct Table {
     open: bool,
     /// Bytes left in an entry's turn; under `Carry`, a debt (<= 0) between turns.
     balance: [i32; MAX_ENTRIES],
+    /// The VLs of the enabled entries (bit mask).
+    vls: u16,
 }
 
 impl Table {
@@ -96,19 +99,22 @@ impl Table {
         e[..entries.len()].copy_from_slice(entries);
         // The first turn goes to entry 0.
         let cur = entries.len().saturating_sub(1);
-        Table { entries: e, len: entries.len(), cur, open: false, balance: [0; MAX_ENTRIES] }
+        let vls = entries.iter().filter(|e| e.weight > 0).fold(0u16, |m, e| m | 1 << e.vl);
+        Table { entries: e, len: entries.len(), cur, open: false, balance: [0; MAX_ENTRIES], vls }
     }
 
-    fn any_ready(&self, ready: &mut impl FnMut(u8) -> bool) -> bool {
-        self.entries[..self.len].iter().any(|e| e.weight > 0 && ready(e.vl))
+    #[inline]
+    fn any_ready(&self, ready: u16) -> bool {
+        self.vls & ready != 0
     }
 
     /// The entry to send from next, opening a new turn if needed; `None`
     /// (and no change) if no entry's VL can send.
-    fn pick(&mut self, overrun: Overrun, ready: &mut impl FnMut(u8) -> bool) -> Option<usize> {
+    fn pick(&mut self, overrun: Overrun, ready: u16) -> Option<usize> {
         if !self.any_ready(ready) {
             return None;
         }
+        let ready = |vl: u8| ready & (1 << vl) != 0;
         if self.open {
             let c = self.cur;
             if self.balance[c] > 0 && ready(self.entries[c].vl) {
@@ -227,21 +233,19 @@ impl VlArbiter {
 
     /// The VL to send from next, or `None` if no VL can send. `ready(vl)`
     /// says whether `vl` has a packet at its head and credit for all of it;
-    /// it is asked at most once per VL (VL15 included). After `Some(vl)` the
-    /// caller must start that VL's head packet and call [`Self::on_sent`].
+    /// it is asked once per VL (VL15 included). After `Some(vl)` the caller
+    /// must start that VL's head packet and call [`Self::on_sent`].
     pub fn select(&mut self, mut ready: impl FnMut(u8) -> bool) -> Option<u8> {
+        let mask = (0..16u8).filter(|&vl| ready(vl)).fold(0u16, |m, vl| m | 1 << vl);
+        self.select_mask(mask)
+    }
+
+    /// [`Self::select`] given the VLs that can send as a bit mask (bit `vl`):
+    /// the hot path's form, bit tests instead of calls.
+    #[inline]
+    pub fn select_mask(&mut self, ready: u16) -> Option<u8> {
         assert!(self.pending.is_none(), "VL arbiter: select before on_sent of the previous grant");
-        let mut known = [0u8; 16]; // 0 unknown, 1 ready, 2 not ready
-        let mut ready = |vl: u8| match known[vl as usize] {
-            1 => true,
-            2 => false,
-            _ => {
-                let r = ready(vl);
-                known[vl as usize] = if r { 1 } else { 2 };
-                r
-            }
-        };
-        if ready(VL15) {
+        if ready & (1 << VL15) != 0 {
             self.pending = Some((Priority::Management, VL15));
             return Some(VL15);
         }
@@ -249,14 +253,14 @@ impl VlArbiter {
             None => true,
             Some(limit) => self.high_sent == 0 || self.high_sent < limit,
         };
-        if high_allowed || !self.low.any_ready(&mut ready) {
-            if let Some(i) = self.high.pick(self.overrun, &mut ready) {
+        if high_allowed || !self.low.any_ready(ready) {
+            if let Some(i) = self.high.pick(self.overrun, ready) {
                 let vl = self.high.entries[i].vl;
                 self.pending = Some((Priority::High, vl));
                 return Some(vl);
             }
         }
-        let i = self.low.pick(self.overrun, &mut ready)?;
+        let i = self.low.pick(self.overrun, ready)?;
         let vl = self.low.entries[i].vl;
         self.pending = Some((Priority::Low, vl));
         Some(vl)

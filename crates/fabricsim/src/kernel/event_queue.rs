@@ -21,6 +21,8 @@ struct Entry<E> {
 pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
     next_seq: u64,
+    /// Key of the event popped last: everything keyed below it has run.
+    current: u128,
 }
 
 const ARITY: usize = 2;
@@ -30,13 +32,19 @@ fn key(time: Time, seq: u64) -> u128 {
     ((time as u128) << 64) | seq as u128
 }
 
+/// The time of an event key.
+#[inline]
+pub fn key_time(key: u128) -> Time {
+    (key >> 64) as Time
+}
+
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self::with_capacity(1024)
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: Vec::with_capacity(capacity), next_seq: 0 }
+        EventQueue { heap: Vec::with_capacity(capacity), next_seq: 0, current: 0 }
     }
 
     #[inline]
@@ -54,9 +62,35 @@ impl<E: Copy> EventQueue<E> {
         self.heap.is_empty()
     }
 
-    /// Number of events ever scheduled (the next sequence number).
+    /// Number of events ever scheduled or keyed (the next sequence number).
     pub fn scheduled(&self) -> u64 {
         self.next_seq
+    }
+
+    /// The key an event scheduled now at `time` would have, taken without
+    /// scheduling it: a model that may not need the event holds the key, and
+    /// pushes it with [`Self::push_keyed`] only if it turns out to be needed,
+    /// in the same order among simultaneous events as if it had been pushed now.
+    #[inline]
+    pub fn reserve_key(&mut self, time: Time) -> u128 {
+        let k = key(time, self.next_seq);
+        self.next_seq += 1;
+        k
+    }
+
+    /// Schedules `event` under a key from [`Self::reserve_key`] (still in the future).
+    #[inline]
+    pub fn push_keyed(&mut self, key: u128, event: E) {
+        debug_assert!(key > self.current, "a reserved key pushed after its time");
+        self.heap.push(Entry { key, event });
+        self.sift_up(self.heap.len() - 1);
+    }
+
+    /// Key of the event being handled (the last one popped): every event
+    /// keyed below it has run, every event keyed above it has not.
+    #[inline]
+    pub fn current_key(&self) -> u128 {
+        self.current
     }
 
     /// Time of the earliest pending event.
@@ -85,6 +119,7 @@ impl<E: Copy> EventQueue<E> {
         if n > 1 {
             self.sift_down(0);
         }
+        self.current = top.key;
         Some(((top.key >> 64) as Time, top.event))
     }
 
