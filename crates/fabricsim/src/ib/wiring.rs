@@ -32,8 +32,8 @@ pub fn topology(spec: &IbSpec) -> Result<Topology> {
         ..ShapeParams::default()
     };
     let topo = match t.kind {
-        IbTopologyKind::Irregular => build_shape(
-            "irregular",
+        IbTopologyKind::Irregular | IbTopologyKind::Random => build_shape(
+            if t.kind == IbTopologyKind::Irregular { "irregular" } else { "random" },
             &ShapeParams { radix: Some(t.ports.unwrap_or(PAPER_SWITCH_PORTS)), levels: None, ..params },
         )?,
         IbTopologyKind::FatTree => build_shape("fat_tree", &ShapeParams { nodes: None, ..params })?,

@@ -16,9 +16,13 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IbTopologyKind {
-    /// A random connected network (seed 003 section 4): `switches`
-    /// switches of `ports` ports, `links` links, reproducible from `seed`.
+    /// Seed 003's irregular network (section 4, Fig. 6): `switches`
+    /// switches of `ports` ports, `links` links, each switch on one or two
+    /// independent cycles, reproducible from `seed`.
     Irregular,
+    /// A random connected network of `switches` switches and `links` links,
+    /// switches on any number of cycles, reproducible from `seed`.
+    Random,
     /// A k-ary n-tree (`arity` k, `levels` n): k^n HCAs, switches of 2k ports.
     FatTree,
     /// Any graph: `hcas` per switch and `cables` between switches.
@@ -447,10 +451,11 @@ impl IbTopologySpec {
             require(!present, &format!("ib.topology.{key}"), "given", &format!("only with ib.topology.kind = {kinds}"))
         };
         let k = self.kind;
-        given(self.switches.is_some() && k != IbTopologyKind::Irregular, "switches", "\"irregular\"")?;
-        given(self.links.is_some() && k != IbTopologyKind::Irregular, "links", "\"irregular\"")?;
+        let generated = matches!(k, IbTopologyKind::Irregular | IbTopologyKind::Random);
+        given(self.switches.is_some() && !generated, "switches", "\"irregular\" or \"random\"")?;
+        given(self.links.is_some() && !generated, "links", "\"irregular\" or \"random\"")?;
         given(self.cables.is_some() && k != IbTopologyKind::Custom, "cables", "\"custom\"")?;
-        given(self.hcas.is_some() && k == IbTopologyKind::FatTree, "hcas", "\"irregular\" or \"custom\"")?;
+        given(self.hcas.is_some() && k == IbTopologyKind::FatTree, "hcas", "\"irregular\", \"random\" or \"custom\"")?;
         given(self.arity.is_some() && k != IbTopologyKind::FatTree, "arity", "\"fat_tree\"")?;
         given(self.levels.is_some() && k != IbTopologyKind::FatTree, "levels", "\"fat_tree\"")?;
         if k == IbTopologyKind::Custom {

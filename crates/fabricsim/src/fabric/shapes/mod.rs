@@ -1,7 +1,7 @@
 //! Built-in topology shapes, one per file, picked by name from one table
 //! (as BookSim picks routing functions from `gRoutingFunctionMap`): the
 //! single switch and seed 000's star, house, envelope and complete fabrics,
-//! any custom fabric, seed 003's irregular networks and k-ary n-trees.
+//! any custom fabric, seed 003's irregular networks, random networks and k-ary n-trees.
 
 mod complete;
 mod custom;
@@ -9,6 +9,7 @@ mod envelope;
 mod fat_tree;
 mod house;
 mod irregular;
+mod random;
 mod star;
 mod switch;
 
@@ -118,6 +119,7 @@ pub static SHAPES: &[Shape] = &[
     complete::SHAPE,
     custom::SHAPE,
     irregular::SHAPE,
+    random::SHAPE,
     fat_tree::SHAPE,
 ];
 
@@ -183,7 +185,7 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("topology.kind"));
         assert_eq!(
             e.allowed.as_deref(),
-            Some("one of: switch, star, house, envelope, complete, custom, irregular, fat_tree")
+            Some("one of: switch, star, house, envelope, complete, custom, irregular, random, fat_tree")
         );
     }
 

@@ -1,0 +1,153 @@
+//! Random connected networks of 5-port switches with one endpoint each by
+//! default, at seed 003's density (23 links per 15 switches), with no
+//! constraint on how many cycles a switch is on (for seed 003's own
+//! networks, where each switch is on one or two, see `irregular`).
+//!
+//! Generated reproducibly from the seed: a random spanning tree (each
+//! switch in a random order joins a random earlier one with a free port),
+//! then extra single links between random pairs of non-adjacent switches
+//! with free ports. Connected and within the radix by construction; not a
+//! uniform draw over all such graphs.
+
+use super::{Shape, ShapeParams};
+use crate::error::{Error, Result};
+use crate::fabric::topology::Topology;
+use crate::kernel::RandomStream;
+
+pub(super) const SHAPE: Shape = Shape {
+    name: "random",
+    description: "random connected network of `switches` switches (radix 5) with `links` links, one endpoint each \
+                  by default, switches on any number of cycles",
+    params: &["switches", "links", "nodes"],
+    build,
+};
+
+/// Seed 003's switches have 5 ports.
+const DEFAULT_RADIX: u32 = 5;
+const DEFAULT_SWITCHES: u32 = 15;
+
+/// Fig. 6's density: 23 links for 15 switches, rounded.
+fn default_links(switches: u32) -> u32 {
+    (switches * 23 + 7) / 15
+}
+
+fn build(params: &ShapeParams) -> Result<Topology> {
+    let radix = params.radix.unwrap_or(DEFAULT_RADIX);
+    let n = params.switches.unwrap_or(DEFAULT_SWITCHES);
+    if !(2..=4096).contains(&n) {
+        return Err(Error::invalid(&params.key("switches"), n, "2 to 4096 switches"));
+    }
+    let nodes = match &params.nodes {
+        Some(v) if v.len() != n as usize => {
+            return Err(Error::invalid(&params.key("nodes"), format!("{v:?}"), format!("{n} counts, one per switch")));
+        }
+        Some(v) => v.clone(),
+        None => vec![1; n as usize],
+    };
+    let target = params.links.unwrap_or_else(|| default_links(n));
+    let max_links = n * (n - 1) / 2;
+    if target < n - 1 || target > max_links {
+        return Err(Error::invalid(
+            &params.key("links"),
+            target,
+            format!("{} to {max_links} links for {n} connected switches", n - 1),
+        ));
+    }
+    let mut free: Vec<u32> = nodes.iter().map(|&e| radix.saturating_sub(e)).collect();
+    let mut adjacent = vec![vec![false; n as usize]; n as usize];
+    let mut groups: Vec<(u32, u32, u32)> = Vec::with_capacity(target as usize);
+    let join = |a: u32, b: u32, free: &mut [u32], adjacent: &mut [Vec<bool>], groups: &mut Vec<(u32, u32, u32)>| {
+        free[a as usize] -= 1;
+        free[b as usize] -= 1;
+        adjacent[a as usize][b as usize] = true;
+        adjacent[b as usize][a as usize] = true;
+        groups.push((a.min(b), a.max(b), 1));
+    };
+    let no_room = || {
+        Error::invalid(
+            &params.key("links"),
+            target,
+            format!("as many links as {radix}-port switches with these endpoints can hold"),
+        )
+    };
+    let mut rng = RandomStream::new(params.seed, "fabric.irregular", 0);
+    // Spanning tree over a random order of the switches.
+    let mut order: Vec<u32> = (0..n).collect();
+    for i in (1..order.len()).rev() {
+        let j = rng.below(i as u32 + 1) as usize;
+        order.swap(i, j);
+    }
+    for i in 1..order.len() {
+        let v = order[i];
+        let open: Vec<u32> = order[..i].iter().copied().filter(|&u| free[u as usize] > 0).collect();
+        if open.is_empty() || free[v as usize] == 0 {
+            return Err(no_room());
+        }
+        let u = open[rng.below(open.len() as u32) as usize];
+        join(u, v, &mut free, &mut adjacent, &mut groups);
+    }
+    // Extra links close the independent cycles.
+    while (groups.len() as u32) < target {
+        let mut open: Vec<(u32, u32)> = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                if free[a as usize] > 0 && free[b as usize] > 0 && !adjacent[a as usize][b as usize] {
+                    open.push((a, b));
+                }
+            }
+        }
+        if open.is_empty() {
+            return Err(no_room());
+        }
+        let (a, b) = open[rng.below(open.len() as u32) as usize];
+        join(a, b, &mut free, &mut adjacent, &mut groups);
+    }
+    groups.sort_unstable();
+    Ok(Topology::canonical(vec![radix; n as usize], &nodes, params.endpoint_kind, &groups))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::Topology;
+
+    fn irregular(switches: Option<u32>, seed: u64) -> Topology {
+        let p = ShapeParams { switches, seed, ..ShapeParams::default() };
+        build_shape("random", &p).unwrap()
+    }
+
+    #[test]
+    fn fifteen_switches_have_nine_independent_cycles() {
+        for seed in 0..50 {
+            let t = irregular(None, seed);
+            assert_eq!(t.switch_count(), 15);
+            assert_eq!(t.endpoint_count(), 15);
+            assert_eq!(t.links.len() - t.switch_count() + 1, 9);
+            for s in 0..15 {
+                assert!(t.link_ports(s) <= 4, "seed {seed}: switch {s} over its radix");
+                assert!(t.links.iter().all(|l| l.multiplicity() == 1));
+            }
+        }
+    }
+
+    #[test]
+    fn thirty_switches_keep_the_density() {
+        let t = irregular(Some(30), 7);
+        assert_eq!((t.switch_count(), t.endpoint_count(), t.links.len()), (30, 30, 46));
+    }
+
+    #[test]
+    fn the_seed_decides_the_graph() {
+        assert_eq!(irregular(None, 3), irregular(None, 3));
+        assert_ne!(irregular(None, 3).links, irregular(None, 4).links);
+    }
+
+    #[test]
+    fn impossible_link_counts_are_refused() {
+        let p = ShapeParams { switches: Some(15), links: Some(31), ..ShapeParams::default() };
+        let e = build_shape("random", &p).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("topology.links"), "{e}"); // 15 switches x 4 ports hold 30
+        let p = ShapeParams { switches: Some(15), links: Some(13), ..ShapeParams::default() };
+        assert!(build_shape("random", &p).is_err());
+    }
+}
