@@ -24,7 +24,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
@@ -125,7 +124,7 @@ impl Sources {
         let wants_video = real_time > 0.0 && spec.streams_per_hca != Some(0);
         if wants_video {
             let path = find_trace(&spec.trace)?;
-            let trace = Arc::new(VideoTrace::read(&path)?);
+            let trace = VideoTrace::shared(&path)?;
             let profiles = paper_streams(&trace);
             let rates: Vec<f64> = profiles.iter().map(|&p| wire_rate(&trace, p)).collect();
             let mean_rate = rates.iter().sum::<f64>() / PAPER_STREAM_COUNT as f64;

@@ -28,8 +28,10 @@
 //! its generation time. A frame arrives when its last packet does (the
 //! selective dropping of section 3.5 never drops a frame's last packet).
 
-use std::path::Path;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 
 use crate::error::{Error, Result};
 use crate::kernel::time::SECOND;
@@ -86,6 +88,29 @@ impl VideoTrace {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::scenario(format!("cannot read video trace: {e}")).in_file(&name))?;
         Self::parse(&text, &name)
+    }
+
+    /// The trace at `path`, read once per process while the file is
+    /// unchanged (same length and modification time): a sweep builds many
+    /// runs from one trace, and parsing it costs more than building a fabric.
+    pub fn shared(path: impl AsRef<Path>) -> Result<Arc<Self>> {
+        type Cache = HashMap<PathBuf, (Option<SystemTime>, u64, Arc<VideoTrace>)>;
+        static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+        let path = path.as_ref();
+        let stamp = std::fs::metadata(path).map(|m| (m.modified().ok(), m.len())).ok();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some((modified, len)) = stamp {
+            if let Some((m, l, t)) = cache.lock().expect("trace cache lock").get(path) {
+                if (*m, *l) == (modified, len) && modified.is_some() {
+                    return Ok(t.clone());
+                }
+            }
+        }
+        let trace = Arc::new(Self::read(path)?);
+        if let Some((modified, len)) = stamp {
+            cache.lock().expect("trace cache lock").insert(path.to_path_buf(), (modified, len, trace.clone()));
+        }
+        Ok(trace)
     }
 
     /// Parses trace text; `source` names it in errors.
