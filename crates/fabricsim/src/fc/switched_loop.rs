@@ -774,7 +774,8 @@ impl SwitchedLoopModel {
             return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
         }
         let frames: u64 = self.rings.iter().map(|r| r.stats.counters.frames).sum();
-        let refused: u64 = self.rings.iter().map(|r| r.stats.counters.refused_opens).sum();
+        // Refusals the bridges made: closed by the rings, or still closing.
+        let refused: u64 = self.rings.iter().map(|r| r.stats.counters.refused_opens + r.refusal_pending() as u64).sum();
         if refused != c.refused_circuits + c.refused_bridge_opens {
             return Err(Error::model(format!(
                 "refused opens: the rings closed {refused}, the bridges refused {}",

@@ -194,6 +194,11 @@ impl Ring {
         self.arbiter.owner
     }
 
+    /// The tenancy in progress has been refused and awaits its release.
+    pub fn refusal_pending(&self) -> bool {
+        self.tenancy.refused && self.tenancy.job.is_some()
+    }
+
     /// Some port owns the loop.
     pub fn is_owned(&self) -> bool {
         self.arbiter.owner.is_some()
