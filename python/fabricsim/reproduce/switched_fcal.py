@@ -49,12 +49,12 @@ PACKET_LATENCY_MS = {10: 68.52, 12: 86.52}
 
 
 def switched_scenario(name: str, loops: int, disks: int, switching: str, global_pct: float, load: str,
-                      run: dict[str, Any]) -> dict[str, Any]:
+                      run: dict[str, Any], **switched: Any) -> dict[str, Any]:
     ports = disks + 2
     return {
         "name": name,
         "run": {"seed": 1, **run},
-        "switched_loop": {"loops": loops, "switching": switching, "global_fraction": global_pct / 100.0, "load": load},
+        "switched_loop": {"loops": loops, "switching": switching, "global_fraction": global_pct / 100.0, "load": load, **switched},
         # Table 1: 100 MB/s links, 6 words per node, 3.5 ns between adjacent nodes.
         "loop": {"baud": 1.0e9, "length_m": float(ports), "propagation_ns_per_m": 3.5, "node_delay_words": 6.0},
         "disks": [{"count": disks, "model": "sinha-disk1", "queue_depth": 256}],
