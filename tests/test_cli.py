@@ -174,7 +174,7 @@ def test_scenario_keys_come_from_the_schema(cli):
     assert proc.returncode == 0, proc.stderr
     keys = {k["key"]: k for k in json.loads(proc.stdout)}
     assert keys["switch.buffers_per_port"]["default"] == "15"
-    assert keys["loop.length_m"]["models"] == "arbitrated loop"
+    assert keys["loop.length_m"]["models"] == "switched loop, arbitrated loop"
     assert keys["run.max_observations"]["meaning"]
     assert all(k["meaning"] for k in keys.values())
     proc = cli("scenario", "keys")
