@@ -153,7 +153,7 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     proc = cli("bench", "--size", "3000", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
-    assert set(rows) == {"kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "ib-irregular", "ib-fat-tree"}
+    assert set(rows) == {"kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree"}
     sw = rows["fc-switch"]
     assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
     assert sw["frames"] == sw["data_frames"] + sw["ack_frames"]
@@ -161,6 +161,7 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     assert sw["frames"] <= sw["hops"] <= sw["frames"] + 16 * 15
     assert rows["fc-envelope"]["hops"] > rows["fc-envelope"]["frames"]
     assert rows["fc-loop"]["ios_per_s"] > 0
+    assert rows["switched-loop"]["ios_per_s"] > 0 and rows["switched-loop"]["frames"] > 0
     # InfiniBand: packets delivered; every packet crosses at least one switch
     # (a fat tree's up to 2n - 1), and a transfer counts when it starts.
     for name in ("ib-irregular", "ib-fat-tree"):
@@ -173,7 +174,7 @@ def test_scenario_keys_come_from_the_schema(cli):
     assert proc.returncode == 0, proc.stderr
     keys = {k["key"]: k for k in json.loads(proc.stdout)}
     assert keys["switch.buffers_per_port"]["default"] == "15"
-    assert keys["loop.length_m"]["models"] == "arbitrated loop"
+    assert keys["loop.length_m"]["models"] == "switched loop, arbitrated loop"
     assert keys["run.max_observations"]["meaning"]
     assert all(k["meaning"] for k in keys.values())
     proc = cli("scenario", "keys")

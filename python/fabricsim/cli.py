@@ -215,7 +215,7 @@ def reproduce(
 @_fails_cleanly
 def bench(
     which: str = typer.Option(
-        "all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop, ib-irregular, ib-fat-tree or all."
+        "all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree or all."
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
@@ -223,15 +223,16 @@ def bench(
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "ib-irregular", "ib-fat-tree")
+    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree")
     names = list(known) if which == "all" else [which]
     rows = []
     for name in names:
         if name not in known:
             raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all")
-        # fc-loop counts I/Os (about a hundred frames and events each), so it runs a smaller size.
+        # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller size.
         try:
-            data = json.loads(_core.bench(name, max(1, size // 100) if name == "fc-loop" else size))
+            ios = name in ("fc-loop", "switched-loop")
+            data = json.loads(_core.bench(name, max(1, size // 100) if ios else size))
         except ValueError as exc:
             raise FabricsimError(str(exc)) from None
         rows.append(data)

@@ -142,7 +142,7 @@ fn default_scenario() -> &'static str {
 }
 
 /// Runs a benchmark: `kernel-hold` (size = hold operations), `fc-switch` or
-/// `fc-envelope` (size = data frames delivered), `fc-loop` (size = I/Os),
+/// `fc-envelope` (size = data frames delivered), `fc-loop` or `switched-loop` (size = I/Os),
 /// `ib-irregular` or `ib-fat-tree` (size = packets delivered). Returns JSON.
 #[pyfunction]
 #[pyo3(name = "bench")]
@@ -152,11 +152,12 @@ fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
         "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
         "fc-switch" => fabricsim::bench::fc_switch(size).map_err(|e| e.to_string()),
         "fc-loop" => fabricsim::bench::fc_loop(size).map_err(|e| e.to_string()),
+        "switched-loop" => fabricsim::bench::switched_loop(size).map_err(|e| e.to_string()),
         "ib-irregular" => fabricsim::bench::ib_irregular(size).map_err(|e| e.to_string()),
         "ib-fat-tree" => fabricsim::bench::ib_fat_tree(size).map_err(|e| e.to_string()),
         "fc-envelope" => fabricsim::bench::fc_envelope(size).map_err(|e| e.to_string()),
         other => Err(format!(
-            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, ib-irregular, ib-fat-tree"
+            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree"
         )),
     });
     match result {

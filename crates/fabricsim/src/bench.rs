@@ -134,6 +134,39 @@ pub fn fc_loop(ios: u64) -> Result<BenchResult> {
     })
 }
 
+/// The switched-loop benchmark (seed 001 heavy load): 8 loops of 12
+/// type-1 disks on a switch, circuit switching, 30% global traffic, eight
+/// 64 KB reads outstanding per disk at every host, `ios` I/Os measured.
+pub fn switched_loop_scenario(ios: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nprecision = 0\nwarmup_observations = 0\nmax_observations = {ios}\nmin_observations = 0\n\
+         [switched_loop]\nloops = 8\nglobal_fraction = 0.3\nload = \"heavy\"\noutstanding_per_disk = 8\n\
+         [loop]\nbaud = 1.0e9\nlength_m = 14.0\npropagation_ns_per_m = 3.5\n\
+         [[disks]]\ncount = 12\nmodel = \"sinha-disk1\"\nqueue_depth = 256\n"
+    );
+    Scenario::from_toml_str(&toml, "<switched-loop benchmark>").expect("benchmark scenario is valid")
+}
+
+/// One heavy-load run of 8 switched loops completing `ios` I/Os.
+pub fn switched_loop(ios: u64) -> Result<BenchResult> {
+    let report = crate::run(&switched_loop_scenario(ios))?;
+    let done = report.counter("ios_completed").unwrap_or(0) as f64;
+    let frames = report.counter("loop_frames").unwrap_or(0) + report.counter("switch_frames").unwrap_or(0);
+    Ok(BenchResult {
+        name: "switched-loop".into(),
+        events: report.run.events,
+        frames: frames as u64,
+        data_frames: None,
+        ack_frames: None,
+        hops: None,
+        wall_s: report.run.wall_time_s,
+        events_per_s: report.run.events_per_s,
+        frames_per_s: report.run.frames_per_s,
+        ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
+        frame_hops_per_s: None,
+    })
+}
+
 /// Packets delivered, events and packet-hops (crossbar transfers) of an InfiniBand run.
 fn packet_result(name: &str, report: &crate::RunReport) -> BenchResult {
     let delivered = ["real_time", "best_effort", "control"]

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::fc::arbitrated_loop::LoopModel;
-use crate::fc::FcFabric;
+use crate::fc::{FcFabric, SwitchedLoopModel};
 use crate::ib::IbFabric;
 use crate::report::RunReport;
 use crate::scenario::{ModelSpec, Scenario};
@@ -28,6 +28,10 @@ pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Re
             let plan = MeasurementPlan::from_run(&scenario.run, false);
             run_model_observed(&mut IbFabric::build(scenario)?, &plan, observer)
         }
+        ModelSpec::SwitchedLoop(_) => {
+            let plan = MeasurementPlan::from_run(&scenario.run, false);
+            run_model_observed(&mut SwitchedLoopModel::build(scenario)?, &plan, observer)
+        }
     }
 }
 
@@ -38,6 +42,7 @@ pub fn check(scenario: &Scenario) -> Result<()> {
         ModelSpec::FcFabric(_) => FcFabric::build(scenario).map(|_| ()),
         ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario).map(|_| ()),
         ModelSpec::InfiniBand(_) => IbFabric::build(scenario).map(|_| ()),
+        ModelSpec::SwitchedLoop(_) => SwitchedLoopModel::build(scenario).map(|_| ()),
     }
 }
 
@@ -49,6 +54,9 @@ pub fn routing(scenario: &Scenario) -> Result<serde_json::Value> {
         ModelSpec::InfiniBand(spec) => crate::ib::wiring::routing_report(spec),
         ModelSpec::ArbitratedLoop(_) => Err(crate::Error::scenario(
             "an arbitrated loop has no switches or routing; `fabricsim routing` needs a switched fabric".to_string(),
+        )),
+        ModelSpec::SwitchedLoop(_) => Err(crate::Error::scenario(
+            "switched loops have one switch and no routing; `fabricsim routing` needs a switched fabric".to_string(),
         )),
     }
 }

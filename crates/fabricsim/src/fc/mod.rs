@@ -1,4 +1,5 @@
-//! Fibre Channel: frames, the switch, N_Ports and the fabric that joins them.
+//! Fibre Channel: frames, the switch, N_Ports and the fabric that joins them;
+//! arbitrated loops, alone or bridged through a switch.
 
 pub mod arbitrated_loop;
 pub mod connection;
@@ -7,6 +8,8 @@ pub mod frame;
 pub mod metrics;
 pub mod node;
 pub mod switch;
+pub mod switched_loop;
 pub mod timing;
 
 pub use fabric::FcFabric;
+pub use switched_loop::SwitchedLoopModel;

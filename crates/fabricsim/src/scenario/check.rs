@@ -145,6 +145,7 @@ pub fn ranges() -> impl Iterator<Item = &'static Range> {
         .chain(super::fc::RANGES)
         .chain(super::workload::RANGES)
         .chain(super::loops::RANGES)
+        .chain(super::switched_loops::RANGES)
         .chain(super::ib::RANGES)
 }
 

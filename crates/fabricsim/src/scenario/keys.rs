@@ -206,7 +206,8 @@ mod tests {
         assert!(find("workload.arrivals").allowed.contains("\"saturated\""));
         assert!(find("topology.kind").allowed.contains("\"envelope\""));
         assert_eq!(find("loop.length_m").default, "50.0");
-        assert_eq!(find("loop.length_m").models, "arbitrated loop");
+        assert_eq!(find("loop.length_m").models, "switched loop, arbitrated loop");
+        assert!(find("switched_loop.bridge_buffers").allowed.contains("frames"));
         assert_eq!(find("run.seed").models, "all");
         let undocumented: Vec<_> = keys.iter().filter(|k| k.meaning.is_empty()).map(|k| k.key.as_str()).collect();
         assert!(undocumented.is_empty(), "keys without a doc comment: {undocumented:?}");

@@ -86,7 +86,7 @@ pub enum DiskScheduler {
 pub struct DiskGroupSpec {
     /// Drives in the group.
     pub count: u32,
-    /// A built-in drive: cheetah4lp, cheetah9lp, barracuda, ibm18es, atlas10k, sinha-disk1.
+    /// A built-in drive: cheetah4lp, cheetah9lp, barracuda, ibm18es, atlas10k, sinha-disk1, sinha-disk2, sinha-disk3.
     pub model: String,
     /// Implements the access fairness algorithm (false: old firmware that re-arbitrates at will).
     pub fair: bool,

@@ -15,6 +15,7 @@ pub mod load;
 pub mod loops;
 pub mod routing;
 pub mod run_plan;
+pub mod switched_loops;
 pub mod topology;
 pub mod upgrade;
 pub mod workload;
@@ -28,6 +29,7 @@ pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
 pub use self::routing::{ForwardingOverride, PathPolicy, RoutingSpec, TrunkChoice};
 pub use self::run_plan::{ObservationDefaults, RunPlan};
+pub use self::switched_loops::{SwitchedLoopModelSpec, SwitchedLoopSpec};
 pub use self::topology::{TopologyKind, TopologySpec};
 pub use self::workload::{Arrivals, MessageSizes, Pattern, SizeDistribution, SizeKind, WorkloadSpec};
 use crate::error::{Error, Result};
@@ -67,6 +69,10 @@ pub struct ScenarioFile {
     /// An InfiniBand fabric of switches and HCAs (seed 003).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ib: Option<IbSpec>,
+    /// Arbitrated loops bridged through a switch (seed 001); `[loop]` and
+    /// `[[disks]]` then describe every loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switched_loop: Option<SwitchedLoopSpec>,
 }
 
 /// The models a scenario can run.
@@ -79,6 +85,8 @@ pub enum ModelKind {
     ArbitratedLoop,
     /// InfiniBand switches and host channel adapters (seed 003).
     InfiniBand,
+    /// Arbitrated loops with hosts and disks, bridged through a switch (seed 001).
+    SwitchedLoop,
 }
 
 /// One row of the table of models: the sections that select it, those it
@@ -95,7 +103,15 @@ pub struct ModelEntry {
 /// The one table of section combinations. The first entry one of whose
 /// selecting sections is present wins; the entry that no section selects
 /// is the default.
-pub const MODELS: [ModelEntry; 3] = [
+pub const MODELS: [ModelEntry; 4] = [
+    ModelEntry {
+        kind: ModelKind::SwitchedLoop,
+        name: "switched loop",
+        selected_by: &["switched_loop"],
+        required: &["disks"],
+        sections: &["switched_loop", "loop", "disks"],
+        defaults: ObservationDefaults { warmup: 200, max: 20_000, min: 1_000 },
+    },
     ModelEntry {
         kind: ModelKind::InfiniBand,
         name: "InfiniBand",
@@ -139,6 +155,7 @@ pub enum ModelSpec {
     FcFabric(FcFabricSpec),
     ArbitratedLoop(ArbitratedLoopSpec),
     InfiniBand(IbSpec),
+    SwitchedLoop(SwitchedLoopModelSpec),
 }
 
 /// A validated scenario: the common sections and the model's, every default filled in.
@@ -171,6 +188,7 @@ impl ScenarioFile {
             ("disks", self.disks.is_some()),
             ("initiator", self.initiator.is_some()),
             ("ib", self.ib.is_some()),
+            ("switched_loop", self.switched_loop.is_some()),
         ];
         present.into_iter().filter(|(_, p)| *p).map(|(n, _)| n).collect()
     }
@@ -271,6 +289,15 @@ impl Scenario {
                 spec.validate()?;
                 ModelSpec::InfiniBand(spec)
             }
+            ModelKind::SwitchedLoop => {
+                let spec = SwitchedLoopModelSpec {
+                    switched: file.switched_loop.unwrap_or_default(),
+                    ring: file.ring.unwrap_or_default(),
+                    disks: file.disks.unwrap_or_default(),
+                };
+                spec.validate()?;
+                ModelSpec::SwitchedLoop(spec)
+            }
         };
         Ok(Scenario { name: file.name, description: file.description, run, model })
     }
@@ -298,6 +325,11 @@ impl Scenario {
                 file.initiator = Some(l.initiator.clone());
             }
             ModelSpec::InfiniBand(ib) => file.ib = Some(ib.clone()),
+            ModelSpec::SwitchedLoop(s) => {
+                file.switched_loop = Some(s.switched.clone());
+                file.ring = Some(s.ring.clone());
+                file.disks = Some(s.disks.clone());
+            }
         }
         file
     }
@@ -307,6 +339,7 @@ impl Scenario {
             ModelSpec::FcFabric(_) => ModelKind::FcFabric,
             ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
             ModelSpec::InfiniBand(_) => ModelKind::InfiniBand,
+            ModelSpec::SwitchedLoop(_) => ModelKind::SwitchedLoop,
         }
     }
 
@@ -334,6 +367,17 @@ impl Scenario {
 }
 
 impl Scenario {
+    /// The switched-loop sections, or an error naming the model this scenario runs.
+    pub fn switched_loop(&self) -> Result<&SwitchedLoopModelSpec> {
+        match &self.model {
+            ModelSpec::SwitchedLoop(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not the switched loops",
+                self.model_kind()
+            ))),
+        }
+    }
+
     /// The InfiniBand sections, or an error naming the model this scenario runs.
     pub fn infiniband(&self) -> Result<&IbSpec> {
         match &self.model {

@@ -38,4 +38,10 @@ pub struct Exchange {
     pub done_at: Time,
     /// The status tenancy has closed; the record is freed once both hold.
     pub status_closed: bool,
+    /// The initiator that issued it, in assemblies of several.
+    pub initiator: u32,
+    /// Opens or switch requests refused and tried again (switched loops).
+    pub retries: u32,
+    /// Requests made to a switch for a remote loop, refused ones included.
+    pub switch_requests: u32,
 }

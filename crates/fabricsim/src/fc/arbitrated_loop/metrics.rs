@@ -15,6 +15,8 @@ pub struct RingCounters {
     pub tenancies: u64,
     pub frames: u64,
     pub stale_wins: u64,
+    /// Opens refused by a bridge (the opener arbitrates again).
+    pub refused_opens: u64,
 }
 
 #[derive(Clone, Debug)]

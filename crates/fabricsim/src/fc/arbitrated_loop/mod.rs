@@ -2,10 +2,12 @@
 //! priorities, ARB/OPN/CLS tenancies, the access fairness window, login
 //! BB_Credit and R_RDY flow control (including the alternate credit model),
 //! loop timing and loop initialization; the ring as a component, and the
-//! standalone loop of an initiator and its disks.
+//! standalone loop of an initiator and its disks; the bridge that attaches
+//! a loop to a switch port.
 
 pub mod al_pa;
 pub mod arbitration;
+pub mod bridge;
 pub mod initialization;
 pub mod metrics;
 pub mod port;

@@ -28,6 +28,10 @@ pub struct Job {
     pub bytes: u32,
     pub target: u32,
     pub queued_at: Time,
+    /// The ring does not answer the OPN itself: the loop's bridge (its
+    /// switch-connected node) connects the tenancy through the switch with
+    /// [`super::Ring::connect`] or refuses it with [`super::Ring::release_at`].
+    pub external: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -63,6 +63,22 @@ pub struct Closed {
     pub job: Job,
     /// Time the loop was held, from the win to the release.
     pub held: Time,
+    /// The open was refused and the job is back at the front of the
+    /// opener's queue: it will arbitrate for it again.
+    pub refused: bool,
+}
+
+/// Where a tenancy's frames and credits travel beyond the ring's own trip
+/// (a circuit through a switch into another loop): each a delay counted
+/// from the end of a frame's transmission at the opener.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TenancyPath {
+    /// Until the frame's R_RDY is back at the opener.
+    pub credit: Time,
+    /// Until the frame is in the target's buffer.
+    pub deliver: Time,
+    /// After the last frame: until the target's CLS is back (the release).
+    pub close: Time,
 }
 
 /// What the layer above must hear of an event.
@@ -91,6 +107,9 @@ struct Tenancy {
     sending: bool,
     won_at: Time,
     first_credit: Option<Time>,
+    path: TenancyPath,
+    /// Released by [`Ring::release_at`] with the job put back in the queue.
+    refused: bool,
 }
 
 pub struct Ring {
@@ -168,6 +187,16 @@ impl Ring {
     /// Loop initialization: addresses, loop master and how long it took.
     pub fn init(&self) -> &LoopInit {
         &self.init
+    }
+
+    /// The port that owns the loop, if any.
+    pub fn owner(&self) -> Option<u32> {
+        self.arbiter.owner
+    }
+
+    /// The tenancy in progress has been refused and awaits its release.
+    pub fn refusal_pending(&self) -> bool {
+        self.tenancy.refused && self.tenancy.job.is_some()
     }
 
     /// Some port owns the loop.
@@ -269,6 +298,9 @@ impl Ring {
         let trips = self.timing.delay(origin, port) as f64 / self.timing.trip() as f64 + 2.0;
         let frames = if job.phase == Phase::Data { self.timing.frames_for(job.bytes) } else { 1 };
         let seq = self.tenancy.seq.wrapping_add(1);
+        let w = self.timing.word;
+        let trip = self.timing.trip();
+        let path = TenancyPath { credit: trip + w, deliver: self.timing.delay(port, job.target), close: 2 * w + trip };
         self.tenancy = Tenancy {
             seq,
             opener: port,
@@ -279,10 +311,13 @@ impl Ring {
             sending: false,
             won_at: now,
             first_credit: None,
+            path,
+            refused: false,
         };
         let target = &self.ports[job.target as usize];
-        let w = self.timing.word;
-        if target.login_bb_credit > 0 {
+        if job.external {
+            // The bridge answers: it connects or refuses the tenancy.
+        } else if target.login_bb_credit > 0 {
             // Login credit: frames may follow OPN at once.
             self.push(queue, now + w, RingEvent::Credit { seq, n: target.login_bb_credit });
         } else {
@@ -330,10 +365,11 @@ impl Ring {
         t.credit -= 1;
         t.sending = true;
         let seq = t.seq;
+        let credit = t.path.credit;
         self.stats.counters.frames += 1;
         self.push(queue, now + ft, RingEvent::TxDone { seq });
         // The target frees the buffer on receipt; its R_RDY needs the rest of the trip.
-        self.push(queue, now + ft + self.timing.trip() + self.timing.word, RingEvent::Credit { seq, n: 1 });
+        self.push(queue, now + ft + credit, RingEvent::Credit { seq, n: 1 });
     }
 
     fn on_tx_done<E: Carries<RingEvent>>(&mut self, seq: u32, now: Time, queue: &mut EventQueue<E>) {
@@ -348,11 +384,10 @@ impl Ring {
         }
         self.tenancy.sending = false;
         let job = self.tenancy.job.expect("tenancy has a job");
-        let opener = self.tenancy.opener;
-        let d = self.timing.delay(opener, job.target);
-        self.push(queue, now + d, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
+        let path = self.tenancy.path;
+        self.push(queue, now + path.deliver, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
         // CLS out, the target's CLS back.
-        self.push(queue, now + 2 * self.timing.word + self.timing.trip(), RingEvent::Release { seq });
+        self.push(queue, now + path.close, RingEvent::Release { seq });
     }
 
     fn on_release(&mut self, seq: u32, now: Time, set: &mut MetricSet) -> RingReport {
@@ -364,7 +399,38 @@ impl Ring {
         self.tenancy.job = None;
         self.stats.loop_released(set, now);
         set.record(self.stats.tenancy, now - t.won_at);
-        RingReport::Closed(Closed { opener: t.opener, job, held: now - t.won_at })
+        if t.refused {
+            self.stats.counters.refused_opens += 1;
+            self.ports[t.opener as usize].jobs.push_front(job);
+        }
+        RingReport::Closed(Closed { opener: t.opener, job, held: now - t.won_at, refused: t.refused })
+    }
+
+    // ---- tenancies a bridge answers ----------------------------------------
+
+    /// Connects the current (external) tenancy: `n` credits reach the opener
+    /// at `credit_at`, and its frames travel along `path`.
+    pub fn connect<E: Carries<RingEvent>>(
+        &mut self,
+        credit_at: Time,
+        n: u32,
+        path: TenancyPath,
+        queue: &mut EventQueue<E>,
+    ) {
+        debug_assert!(self.tenancy.job.is_some_and(|j| j.external), "only an external tenancy is connected");
+        self.tenancy.path = path;
+        let seq = self.tenancy.seq;
+        self.push(queue, credit_at, RingEvent::Credit { seq, n });
+    }
+
+    /// Ends the current tenancy at `at` without frames of its own (a bridge
+    /// holding its loop for a circuit, or an open refused); `refused` puts
+    /// the job back at the front of the opener's queue.
+    pub fn release_at<E: Carries<RingEvent>>(&mut self, at: Time, refused: bool, queue: &mut EventQueue<E>) {
+        debug_assert!(self.tenancy.job.is_some(), "a tenancy to release");
+        self.tenancy.refused = refused;
+        let seq = self.tenancy.seq;
+        self.push(queue, at, RingEvent::Release { seq });
     }
 
     /// After a closed tenancy: the opener arbitrates again if it may; then

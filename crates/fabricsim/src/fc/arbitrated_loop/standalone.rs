@@ -154,7 +154,7 @@ impl LoopModel {
     /// Queues phase `phase` of exchange `xid` at `port`, for `target`.
     #[inline]
     fn send(&mut self, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
-        let job = Job { xid, phase, bytes, target, queued_at: self.clock.now };
+        let job = Job { xid, phase, bytes, target, queued_at: self.clock.now, external: false };
         self.ring.enqueue(port, job, self.clock.now, &mut self.clock.queue);
     }
 

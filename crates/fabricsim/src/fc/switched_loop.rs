@@ -1,0 +1,890 @@
+//! Arbitrated loops on a switch (seed 001, "Switched FC-AL"): any number of
+//! loops, each a ring of one host (SCSI initiator, port 0), its disks
+//! (ports 1..=n) and a bridge (switch-connected node, the last port)
+//! attached to one switch port; circuit or packet switching between loops
+//! (see [`crate::fc::arbitrated_loop::bridge`]).
+//!
+//! Hosts read: each command goes to a disk on another loop with the
+//! scenario's global share (that loop uniform among the others, drawn from
+//! one stream) and to a uniform disk of the loop (a second stream). A read
+//! is three phases, each its own tenancy: the command (host to disk), the
+//! data (the disk re-arbitrates once its blocks are in the buffer; it is
+//! the opener, seed 001 footnote 3) and the status. A phase for a port on
+//! another loop goes through the bridges.
+//!
+//! The switch is seen by the bridges only through what they ask of it:
+//! a grant or a refusal for a remote loop, and a latency for every request,
+//! answer, R_RDY and frame that crosses it (one way, bridge to bridge).
+//!
+//! Metrics follow the seed: disk time (queueing, overhead, seek, rotation,
+//! media), loop time (the rest of the I/O: arbitration, opens, frames,
+//! circuits and bridges), total time, re-attempts and switch requests per
+//! I/O, the longest circuit establishment (first ARB to the first R_RDY
+//! back at the opener) of the command and the data phase, throughput.
+
+use std::collections::VecDeque;
+
+use super::arbitrated_loop::bridge::{Bridge, BridgeEvent, Crossing};
+use super::arbitrated_loop::initialization::InitPort;
+use super::arbitrated_loop::port::{Job, PortConfig};
+use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyPath, Won};
+use crate::error::{Error, Result};
+use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
+use crate::kernel::{time, Arena, RandomStream, Time};
+use crate::report::MetricSummary;
+use crate::scenario::loops::DiskScheduler;
+use crate::scenario::switched_loops::{LightScope, SwitchedLoad, Switching};
+use crate::scenario::{Scenario, SwitchedLoopModelSpec};
+use crate::sim::driver::{Metrics, Sections};
+use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
+use crate::sim::{Carries, Clock, ComponentPath, MetricSet, Model};
+use crate::storage::disk_target::{DiskEvent, DiskTarget};
+use crate::storage::exchange::Exchange;
+use crate::storage::scsi::{blocks_for, Phase};
+use crate::storage::scsi_initiator::InitiatorEvent;
+use crate::storage::{drive, Disk, Scheduler};
+
+/// The host's port on every loop.
+const HOST: u32 = 0;
+/// AL_PA of every bridge: the highest NL_Port priority.
+const BRIDGE_AL_PA: u8 = 0x01;
+
+/// Every event of the model, tagged by the component that handles it.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    Ring(u32, RingEvent),
+    Host(u32, InitiatorEvent),
+    Disk(u32, DiskEvent),
+    Bridge(u32, BridgeEvent),
+}
+
+impl Carries<RingEvent> for Event {
+    #[inline]
+    fn wrap(ring: u32, ev: RingEvent) -> Self {
+        Event::Ring(ring, ev)
+    }
+}
+
+impl Carries<InitiatorEvent> for Event {
+    #[inline]
+    fn wrap(host: u32, ev: InitiatorEvent) -> Self {
+        Event::Host(host, ev)
+    }
+}
+
+impl Carries<DiskEvent> for Event {
+    #[inline]
+    fn wrap(disk: u32, ev: DiskEvent) -> Self {
+        Event::Disk(disk, ev)
+    }
+}
+
+/// A host's workload streams: which loop, which disk, which block.
+struct Host {
+    loop_rng: RandomStream,
+    disk_rng: RandomStream,
+    address_rng: RandomStream,
+}
+
+struct Stats {
+    io_time: DurationId,
+    global_io_time: DurationId,
+    local_io_time: DurationId,
+    disk_time: DurationId,
+    loop_time: DurationId,
+    retries_per_io: MeanId,
+    retries_per_global_io: MeanId,
+    switch_requests_per_global_io: MeanId,
+    global_share: MeanId,
+    /// Circuit establishment of the command (phase 1) and data (phase 2) tenancies.
+    establish: [DurationId; 2],
+    throughput: SeriesId,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    ios_issued: u64,
+    ios_completed: u64,
+    bytes_completed: u64,
+    /// Completed reads whose data did not all arrive (must stay 0).
+    short_reads: u64,
+    circuits: u64,
+    refused_circuits: u64,
+    segments: u64,
+    refused_segments: u64,
+    refused_bridge_opens: u64,
+    switch_frames: u64,
+}
+
+pub struct SwitchedLoopModel {
+    clock: Clock<Event>,
+    set: MetricSet,
+    rings: Vec<Ring>,
+    bridges: Vec<Bridge>,
+    hosts: Vec<Host>,
+    disks: Vec<DiskTarget>,
+    exchanges: Arena<Exchange>,
+    segments: Arena<Crossing>,
+    /// Segments refused by the switch, waiting for their remote bridge, in request order.
+    waiting: VecDeque<u32>,
+    /// Loops whose bridge a waiting segment found busy in the current grant pass.
+    blocked: Vec<bool>,
+    /// Bridges whose turn to ask the switch has passed in the current grant pass.
+    src_seen: Vec<bool>,
+    spec: SwitchedLoopModelSpec,
+    disks_per_loop: u32,
+    slots_per_host: u32,
+    switch_latency: Time,
+    system_rng: RandomStream,
+    stopping: bool,
+    stats: Stats,
+    counters: Counters,
+    scenario: Scenario,
+}
+
+/// `n` distinct AL_PAs below the bridge's priority, in a random order.
+fn random_al_pas(rng: &mut RandomStream, n: usize) -> Vec<u8> {
+    let mut pool: Vec<u8> = VALID_AL_PAS.iter().copied().filter(|&a| a > BRIDGE_AL_PA).collect();
+    for i in 0..n.min(pool.len()) {
+        let j = i + rng.below((pool.len() - i) as u32) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(n);
+    pool
+}
+
+impl SwitchedLoopModel {
+    pub fn build(scenario: &Scenario) -> Result<Self> {
+        let spec = scenario.switched_loop()?.clone();
+        let s = &spec.switched;
+        let seed = scenario.run.seed;
+        let root = ComponentPath::root();
+        let mut set = MetricSet::new(scenario.run.batches);
+        let dpl = spec.disks_per_loop();
+        let bridge_port = dpl + 1;
+        let mut rings = Vec::with_capacity(s.loops as usize);
+        let mut bridges = Vec::with_capacity(s.loops as usize);
+        let mut disks = Vec::with_capacity((s.loops * dpl) as usize);
+        let mut hosts = Vec::with_capacity(s.loops as usize);
+        for l in 0..s.loops {
+            let path = root.child(format!("loop_{l:02}"));
+            let mut al_pas = random_al_pas(&mut path.stream(seed, "al-pa", 0), dpl as usize + 1).into_iter();
+            let port = |name: u64, al_pa: u8, fair: bool, receive_buffers: u32, login_bb_credit: u32| PortConfig {
+                init: InitPort {
+                    port_name: 0x2000_0000_0000_0000 + ((l as u64) << 16) + name,
+                    fl_port: false,
+                    hard_al_pa: Some(al_pa),
+                    previous_al_pa: None,
+                },
+                fair,
+                receive_buffers,
+                login_bb_credit,
+            };
+            let mut ports =
+                vec![port(0, al_pas.next().expect("an AL_PA per port"), s.host_fair, s.host_receive_buffers, 0)];
+            for (i, g) in spec.disks.iter().enumerate() {
+                let params = drive(&g.model).ok_or_else(|| {
+                    Error::invalid(
+                        &format!("disks[{i}].model"),
+                        &g.model,
+                        crate::storage::drive_params::drive_names().join(", "),
+                    )
+                })?;
+                for _ in 0..g.count {
+                    let k = ports.len() as u64;
+                    ports.push(port(
+                        k,
+                        al_pas.next().expect("an AL_PA per port"),
+                        g.fair,
+                        g.receive_buffers,
+                        g.login_bb_credit,
+                    ));
+                    let scheduler = match g.scheduler {
+                        DiskScheduler::Fifo => Scheduler::Fifo,
+                        DiskScheduler::Sstf => Scheduler::Sstf,
+                    };
+                    let disk = Disk::new(&params, scheduler, g.read_cache, g.read_ahead, g.queue_depth as usize);
+                    disks.push(DiskTarget::new(disks.len() as u32, disk, g.burst_bytes, g.write_cache));
+                }
+            }
+            ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
+            rings.push(Ring::new(path.clone(), l, &spec.ring, &ports, &mut set)?);
+            bridges.push(Bridge::new(bridge_port, s.bridge_buffers));
+            let host = path.child("host");
+            hosts.push(Host {
+                loop_rng: host.stream(seed, "target-loop", 0),
+                disk_rng: host.stream(seed, "target-disk", 0),
+                address_rng: host.stream(seed, "address", 0),
+            });
+        }
+        let slots_per_host = match s.load {
+            SwitchedLoad::Heavy => s.outstanding_per_disk * dpl,
+            SwitchedLoad::Light => 1,
+        };
+        let batch_ps = 100 * rings[0].timing().frame_time(spec.ring.frame_payload_bytes);
+        let stats = Stats {
+            io_time: set.duration("io_time_us", true),
+            global_io_time: set.duration("global_io_time_us", false),
+            local_io_time: set.duration("local_io_time_us", false),
+            disk_time: set.duration("disk_time_us", false),
+            loop_time: set.duration("loop_time_us", false),
+            retries_per_io: set.mean("retries_per_io"),
+            retries_per_global_io: set.mean("retries_per_global_io"),
+            switch_requests_per_global_io: set.mean("switch_requests_per_global_io"),
+            global_share: set.mean("global_share"),
+            establish: [set.duration("establish_command_us", false), set.duration("establish_data_us", false)],
+            throughput: set.series("throughput", batch_ps, true),
+        };
+        let loops = s.loops as usize;
+        Ok(SwitchedLoopModel {
+            clock: Clock::with_capacity(4096),
+            set,
+            rings,
+            bridges,
+            hosts,
+            disks,
+            exchanges: Arena::with_capacity(1024),
+            segments: Arena::with_capacity(64),
+            waiting: VecDeque::with_capacity(64),
+            blocked: vec![false; loops],
+            src_seen: vec![false; loops],
+            disks_per_loop: dpl,
+            slots_per_host,
+            switch_latency: time::from_ns(s.switch_latency_ns),
+            system_rng: root.stream(seed, "light-host", 0),
+            stopping: false,
+            stats,
+            counters: Counters::default(),
+            scenario: scenario.clone(),
+            spec,
+        })
+    }
+
+    fn switching(&self) -> Switching {
+        self.spec.switched.switching
+    }
+
+    #[inline]
+    fn bridge_port(&self) -> u32 {
+        self.disks_per_loop + 1
+    }
+
+    /// Where phase `phase` of exchange `xid` ends: (loop, port).
+    #[inline]
+    fn destination(&self, xid: u32, phase: Phase) -> (u32, u32) {
+        let ex = &self.exchanges[xid];
+        match phase {
+            Phase::Command | Phase::TransferReady => (ex.disk / self.disks_per_loop, ex.disk % self.disks_per_loop + 1),
+            Phase::Data | Phase::Status => (ex.initiator, HOST),
+        }
+    }
+
+    /// Frames of a phase of `bytes`.
+    #[inline]
+    fn frames(&self, phase: Phase, bytes: u32) -> u32 {
+        if phase == Phase::Data {
+            self.rings[0].timing().frames_for(bytes)
+        } else {
+            1
+        }
+    }
+
+    /// Queues phase `phase` of `xid` at `port` of loop `l`: for its target
+    /// there, or for the bridge when the target is on another loop.
+    fn send(&mut self, l: u32, port: u32, xid: u32, phase: Phase, bytes: u32) {
+        let (dl, dp) = self.destination(xid, phase);
+        let (target, external) = if dl == l { (dp, false) } else { (self.bridge_port(), true) };
+        let now = self.clock.now;
+        let job = Job { xid, phase, bytes, target, queued_at: now, external };
+        self.rings[l as usize].enqueue(port, job, now, &mut self.clock.queue);
+    }
+
+    // ---- hosts -------------------------------------------------------------
+
+    fn issue(&mut self, slot: u32) {
+        if self.stopping {
+            return;
+        }
+        let now = self.clock.now;
+        let s = &self.spec.switched;
+        let loops = s.loops;
+        let h = match s.light_scope {
+            LightScope::System if s.load == SwitchedLoad::Light => self.system_rng.below(loops),
+            _ => slot / self.slots_per_host,
+        };
+        let host = &mut self.hosts[h as usize];
+        let dl = if loops > 1 && host.loop_rng.bernoulli(s.global_fraction) {
+            let o = host.loop_rng.below(loops - 1);
+            if o >= h {
+                o + 1
+            } else {
+                o
+            }
+        } else {
+            h
+        };
+        let disk = dl * self.disks_per_loop + host.disk_rng.below(self.disks_per_loop);
+        let bytes = s.request_bytes;
+        let blocks = blocks_for(bytes);
+        let span = (self.disks[disk as usize].capacity_blocks() / blocks as u64).max(1);
+        let lbn = (host.address_rng.next_u64() % span) * blocks as u64;
+        let xid = self.exchanges.insert(Exchange {
+            disk,
+            slot,
+            read: true,
+            lbn,
+            blocks,
+            bytes,
+            issued: now,
+            initiator: h,
+            ..Exchange::default()
+        });
+        self.counters.ios_issued += 1;
+        self.send(h, HOST, xid, Phase::Command, 0);
+    }
+
+    /// The status is at the host: the read is done and its slot issues the next.
+    fn complete(&mut self, xid: u32) {
+        let now = self.clock.now;
+        let ex = self.exchanges[xid];
+        self.exchanges.remove(xid);
+        let c = &mut self.counters;
+        c.ios_completed += 1;
+        c.bytes_completed += ex.bytes as u64;
+        if ex.delivered != ex.bytes {
+            c.short_reads += 1;
+        }
+        let total = now - ex.issued;
+        let disk: Time = ex.parts[1..=5].iter().sum();
+        let global = ex.disk / self.disks_per_loop != ex.initiator;
+        let st = &self.stats;
+        let set = &mut self.set;
+        set.record(st.io_time, total);
+        set.record(if global { st.global_io_time } else { st.local_io_time }, total);
+        set.record(st.disk_time, disk);
+        set.record(st.loop_time, total.saturating_sub(disk));
+        set.observe(st.retries_per_io, ex.retries as f64);
+        set.observe(st.global_share, if global { 1.0 } else { 0.0 });
+        if global {
+            set.observe(st.retries_per_global_io, ex.retries as f64);
+            set.observe(st.switch_requests_per_global_io, ex.switch_requests as f64);
+        }
+        set.impulse(st.throughput, now, ex.bytes as f64);
+        self.issue(ex.slot);
+    }
+
+    // ---- the ring's reports --------------------------------------------------
+
+    /// Records the establishment of the command or data phase of `xid`,
+    /// its first R_RDY reaching the opener at `credit_at`.
+    fn establish(&mut self, xid: u32, phase: Phase, credit_at: Time) {
+        let i = match phase {
+            Phase::Command => 0,
+            Phase::Data => 1,
+            _ => return,
+        };
+        if let Some(first) = self.exchanges[xid].phase_first[phase as usize] {
+            self.set.record(self.stats.establish[i], credit_at.saturating_sub(first));
+        }
+    }
+
+    fn on_won(&mut self, l: u32, opener: u32, w: Won) {
+        let now = self.clock.now;
+        let job = w.job;
+        let bp = self.bridge_port();
+        let first = &mut self.exchanges[job.xid].phase_first[job.phase as usize];
+        if first.is_none() && opener != bp {
+            *first = Some(w.arb_start.max(job.queued_at));
+        }
+        let ring = &self.rings[l as usize];
+        let t = ring.timing();
+        let word = t.word;
+        let target = &ring.ports()[job.target as usize];
+        let credit_at = if target.login_bb_credit > 0 { now + word } else { now + 2 * word + t.trip() };
+        if !job.external {
+            if opener != self.bridge_port() {
+                self.establish(job.xid, job.phase, credit_at);
+            }
+            return;
+        }
+        if opener == bp {
+            self.remote_open(l, job);
+            return;
+        }
+        let (dst, target) = self.destination(job.xid, job.phase);
+        let frames = self.frames(job.phase, job.bytes);
+        let crossing = Crossing {
+            xid: job.xid,
+            phase: Some(job.phase),
+            bytes: job.bytes,
+            frames,
+            src: l,
+            opener,
+            dst,
+            target,
+            requested: false,
+        };
+        match self.switching() {
+            Switching::Circuit => {
+                let at = now + word + t.delay(opener, bp);
+                self.bridges[l as usize].outbound = Some(crossing);
+                self.clock.queue.push(at, Event::Bridge(l, BridgeEvent::Intercept));
+            }
+            Switching::Packet => {
+                let b = &mut self.bridges[l as usize];
+                if b.free_out >= frames {
+                    // The bridge answers with an R_RDY per buffer it holds for the phase.
+                    b.free_out -= frames;
+                    let path = TenancyPath {
+                        credit: t.trip() + word,
+                        deliver: t.delay(opener, bp),
+                        close: 2 * word + t.trip(),
+                    };
+                    self.establish(job.xid, job.phase, credit_at);
+                    self.rings[l as usize].connect(credit_at, frames, path, &mut self.clock.queue);
+                } else {
+                    // No room: the bridge closes at once (OPN in, CLS back, the opener's CLS).
+                    self.counters.refused_bridge_opens += 1;
+                    self.exchanges[job.xid].retries += 1;
+                    let at = now + 3 * word + t.trip();
+                    self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+                }
+            }
+        }
+    }
+
+    /// Circuit: the remote bridge won its loop: it opens the target, whose
+    /// R_RDYs travel back through the switch to the initiator.
+    fn remote_open(&mut self, d: u32, job: Job) {
+        let now = self.clock.now;
+        let src = self.bridges[d as usize].inbound.expect("a remote open serves an inbound circuit");
+        let c = self.bridges[src as usize].outbound.expect("the circuit's request stands");
+        debug_assert_eq!((c.xid, c.target), (job.xid, job.target));
+        let bp = self.bridge_port();
+        let sw = self.switch_latency;
+        let (rd, rs) = (self.rings[d as usize].timing(), self.rings[src as usize].timing());
+        let w = rd.word;
+        let target = &self.rings[d as usize].ports()[c.target as usize];
+        let (n, rrdy_at_bridge) = if target.login_bb_credit > 0 {
+            (target.login_bb_credit, now + w + rd.delay(bp, c.target))
+        } else {
+            (target.receive_buffers, now + 2 * w + rd.trip())
+        };
+        let credit_at = rrdy_at_bridge + sw + rs.delay(bp, c.opener);
+        let path = TenancyPath {
+            credit: rs.trip() + rd.trip() + 2 * sw + w,
+            deliver: rs.delay(c.opener, bp) + sw + rd.delay(bp, c.target),
+            close: rs.trip() + rd.trip() + 2 * sw + 2 * w,
+        };
+        self.counters.circuits += 1;
+        self.establish(c.xid, job.phase, credit_at);
+        self.rings[src as usize].connect(credit_at, n, path, &mut self.clock.queue);
+    }
+
+    /// A phase's frames reached the end of a tenancy on loop `l`.
+    fn on_delivered(&mut self, l: u32, xid: u32, phase: Phase, bytes: u32) {
+        let (dl, dp) = self.destination(xid, phase);
+        if dl != l {
+            match self.switching() {
+                Switching::Circuit => {
+                    // At the remote target; the target's CLS will release the remote loop.
+                    let r = self.rings[dl as usize].timing();
+                    let at = self.clock.now + 2 * r.word + r.delay(dp, self.bridge_port());
+                    self.rings[dl as usize].release_at(at, false, &mut self.clock.queue);
+                }
+                Switching::Packet => {
+                    // Stored in this loop's bridge: ask the switch to forward it.
+                    let frames = self.frames(phase, bytes);
+                    let c = Crossing {
+                        xid,
+                        phase: Some(phase),
+                        bytes,
+                        frames,
+                        src: l,
+                        opener: 0,
+                        dst: dl,
+                        target: dp,
+                        requested: false,
+                    };
+                    let seg = self.segments.insert(c);
+                    self.waiting.push_back(seg);
+                    self.grant_segments();
+                    return;
+                }
+            }
+        }
+        self.arrived(xid, phase, bytes);
+    }
+
+    /// Phase `phase` of `xid` is in its target's buffer: the target acts on it.
+    fn arrived(&mut self, xid: u32, phase: Phase, bytes: u32) {
+        let now = self.clock.now;
+        match phase {
+            Phase::Command => {
+                let disk = self.exchanges[xid].disk;
+                self.disks[disk as usize].read_command(xid, now, &mut self.exchanges, &mut self.clock.queue);
+            }
+            Phase::Data => self.exchanges[xid].delivered += bytes,
+            Phase::Status => self.complete(xid),
+            Phase::TransferReady => unreachable!("the switched-loop hosts only read"),
+        }
+    }
+
+    fn on_closed(&mut self, l: u32, c: Closed) {
+        let now = self.clock.now;
+        let bp = self.bridge_port();
+        let job = c.job;
+        if !c.refused {
+            match (job.external, c.opener == bp) {
+                // Circuit: the remote bridge's hold ends; nothing else to do.
+                (true, true) => {}
+                (true, false) => {
+                    if self.switching() == Switching::Circuit {
+                        let dst = self.bridges[l as usize].outbound.take().expect("a circuit ends").dst;
+                        self.bridges[l as usize].engaged = false;
+                        self.bridges[dst as usize].engaged = false;
+                        self.bridges[dst as usize].inbound = None;
+                    }
+                    self.phase_closed(c);
+                }
+                (false, true) => {
+                    // Packet: the remote bridge has delivered a stored phase.
+                    self.bridges[l as usize].free_in += self.frames(job.phase, job.bytes);
+                    self.grant_segments();
+                }
+                (false, false) => self.phase_closed(c),
+            }
+        }
+        self.rings[l as usize].pass_on(c.opener, now, &mut self.clock.queue);
+    }
+
+    /// An opener's phase is out: a disk's next read burst or its status.
+    fn phase_closed(&mut self, c: Closed) {
+        if c.opener == HOST || c.job.phase != Phase::Data {
+            return;
+        }
+        let xid = c.job.xid;
+        let now = self.clock.now;
+        let ex = self.exchanges[xid];
+        let disk = ex.disk;
+        if self.disks[disk as usize].read_burst_sent(xid, now, &ex, &mut self.clock.queue) {
+            self.send(disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
+        }
+    }
+
+    // ---- bridges and the switch ----------------------------------------------
+
+    fn on_bridge(&mut self, l: u32, ev: BridgeEvent) {
+        let now = self.clock.now;
+        let sw = self.switch_latency;
+        match ev {
+            BridgeEvent::Intercept => {
+                let c = self.bridges[l as usize].outbound.expect("an intercepted open");
+                self.exchanges[c.xid].switch_requests += 1;
+                if Bridge::circuit_free(&self.bridges, l, c.dst) {
+                    self.bridges[l as usize].engaged = true;
+                    self.bridges[c.dst as usize].engaged = true;
+                    self.clock.queue.push(now + sw, Event::Bridge(c.dst, BridgeEvent::Connect { from: l }));
+                } else {
+                    self.clock.queue.push(now + sw, Event::Bridge(l, BridgeEvent::Refused));
+                }
+            }
+            BridgeEvent::Refused => {
+                let c = self.bridges[l as usize].outbound.take().expect("a refused open");
+                self.counters.refused_circuits += 1;
+                self.exchanges[c.xid].retries += 1;
+                // The bridge's CLS reaches the opener, which answers with its own.
+                let t = self.rings[l as usize].timing();
+                let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
+                self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+            }
+            BridgeEvent::Connect { from } => {
+                let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
+                self.bridges[l as usize].inbound = Some(from);
+                let phase = c.phase.expect("a phase");
+                let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: true };
+                let bp = self.bridge_port();
+                self.rings[l as usize].enqueue(bp, job, now, &mut self.clock.queue);
+            }
+            BridgeEvent::SentOut { seg } => {
+                let c = self.segments[seg];
+                let b = &mut self.bridges[c.src as usize];
+                b.tx_busy = false;
+                b.free_out += c.frames;
+                self.bridges[c.dst as usize].rx_busy = false;
+                self.grant_segments();
+            }
+            BridgeEvent::Arrived { seg } => {
+                let c = self.segments[seg];
+                self.segments.remove(seg);
+                let phase = c.phase.expect("a phase");
+                let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: false };
+                let bp = self.bridge_port();
+                self.rings[c.dst as usize].enqueue(bp, job, now, &mut self.clock.queue);
+            }
+        }
+    }
+
+    /// Packet: each bridge whose sender is free asks the switch for the
+    /// first phase it stores (one attempt); the switch grants what fits, in
+    /// request order. A refused request waits at the switch and holds back
+    /// later ones for the same remote bridge; it is granted (its second
+    /// attempt) when that bridge frees.
+    fn grant_segments(&mut self) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        self.blocked.iter_mut().for_each(|b| *b = false);
+        self.src_seen.iter_mut().for_each(|b| *b = false);
+        let now = self.clock.now;
+        let mut i = 0;
+        while i < self.waiting.len() {
+            let seg = self.waiting[i];
+            let c = self.segments[seg];
+            let (src, dst) = (c.src as usize, c.dst as usize);
+            if self.src_seen[src] || self.bridges[src].tx_busy {
+                // Not this bridge's turn to ask yet.
+                self.src_seen[src] = true;
+                i += 1;
+                continue;
+            }
+            self.src_seen[src] = true;
+            if !c.requested {
+                self.segments[seg].requested = true;
+                let ex = &mut self.exchanges[c.xid];
+                ex.switch_requests += 1;
+                if self.blocked[dst] || !Bridge::segment_fits(&self.bridges, &c) {
+                    self.counters.refused_segments += 1;
+                    ex.retries += 1;
+                    ex.switch_requests += 1; // the grant, later, is a second attempt
+                }
+            }
+            if self.blocked[dst] || !Bridge::segment_fits(&self.bridges, &c) {
+                self.blocked[dst] = true;
+                i += 1;
+                continue;
+            }
+            self.waiting.remove(i);
+            self.bridges[src].tx_busy = true;
+            let d = &mut self.bridges[dst];
+            d.rx_busy = true;
+            d.free_in -= c.frames;
+            let t = self.rings[0].timing();
+            let phase = c.phase.expect("a phase");
+            let out: Time = if phase == Phase::Data {
+                (0..c.frames).map(|k| t.frame_time(t.payload_of(c.bytes, k))).sum()
+            } else {
+                t.frame_time(phase.control_bytes())
+            };
+            self.counters.segments += 1;
+            self.counters.switch_frames += c.frames as u64;
+            self.clock.queue.push(now + out, Event::Bridge(c.src, BridgeEvent::SentOut { seg }));
+            self.clock.queue.push(now + out + self.switch_latency, Event::Bridge(c.dst, BridgeEvent::Arrived { seg }));
+        }
+    }
+
+    // ---- event loop ------------------------------------------------------------
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        let now = self.clock.now;
+        match ev {
+            Event::Ring(l, ev) => match self.rings[l as usize].handle(ev, now, &mut self.clock.queue, &mut self.set) {
+                RingReport::Nothing => {}
+                RingReport::Won(w) => {
+                    let opener = self.rings[l as usize].owner().expect("a winner owns the loop");
+                    self.on_won(l, opener, w)
+                }
+                RingReport::Delivered { xid, phase, bytes } => self.on_delivered(l, xid, phase, bytes),
+                RingReport::Closed(c) => self.on_closed(l, c),
+            },
+            Event::Host(_, InitiatorEvent::Issue { slot }) => self.issue(slot),
+            Event::Host(_, InitiatorEvent::Send { .. } | InitiatorEvent::Complete { .. }) => {
+                unreachable!("hosts send at once and complete on the status")
+            }
+            Event::Disk(disk, DiskEvent::BurstReady { xid }) => {
+                let burst = self.disks[disk as usize].next_burst(&mut self.exchanges[xid]);
+                let port = disk % self.disks_per_loop + 1;
+                self.send(disk / self.disks_per_loop, port, xid, Phase::Data, burst);
+            }
+            Event::Disk(_, DiskEvent::WriteSetup { .. }) => unreachable!("the switched-loop hosts only read"),
+            Event::Disk(disk, DiskEvent::MechDone { xid }) => {
+                self.disks[disk as usize].mech_done(xid);
+                self.disks[disk as usize].start_mechanism(now, &mut self.exchanges, &mut self.clock.queue);
+            }
+            Event::Bridge(l, ev) => self.on_bridge(l, ev),
+        }
+    }
+
+    fn metric_summaries(&self, stop: Time) -> Metrics {
+        let set = &self.set;
+        let st = &self.stats;
+        let elapsed = (stop - set.measure_start()).max(1);
+        let mut out: Metrics = Vec::new();
+        for id in [st.io_time, st.global_io_time, st.local_io_time, st.disk_time, st.loop_time] {
+            out.push((set.duration_name(id).to_string(), set.duration_summary(id)));
+        }
+        for id in [st.retries_per_io, st.retries_per_global_io, st.switch_requests_per_global_io, st.global_share] {
+            out.push((set.mean_name(id).to_string(), set.mean_summary(id)));
+        }
+        for id in st.establish {
+            out.push((set.duration_name(id).to_string(), set.duration_summary(id)));
+        }
+        let tp = set.time_series(st.throughput);
+        let ci = tp.interval().map(|c| c.half_width * 1e12 / 1e6);
+        out.push(("throughput_mb_s".into(), MetricSummary::with_ci(tp.mean(stop) * 1e12 / 1e6, ci)));
+        let ios = set.duration_summary(st.io_time).count.unwrap_or(0) as f64;
+        out.push(("iops".into(), MetricSummary::value(ios / (elapsed as f64 * 1e-12))));
+        let mut util = 0.0;
+        for r in &self.rings {
+            let u = r.stats.owned_time(set) as f64 / elapsed as f64;
+            util += u;
+            out.push((r.path().metric("utilization"), MetricSummary::value(u)));
+            for id in [r.stats.tenancy, r.stats.arbitration_wait, r.stats.open_round_trip] {
+                out.push((set.duration_name(id).to_string(), set.duration_summary(id)));
+            }
+        }
+        out.push(("loop_utilization".into(), MetricSummary::value(util / self.rings.len() as f64)));
+        out.push(("loop_trip_us".into(), MetricSummary::value(time::to_us(self.rings[0].timing().trip()))));
+        out
+    }
+
+    fn section(&self) -> serde_json::Value {
+        serde_json::json!({
+            "loops": self.rings.len(),
+            "switching": self.switching(),
+            "ports_per_loop": self.rings[0].ports().len(),
+            "trip_us": time::to_us(self.rings[0].timing().trip()),
+            "al_pas": self.rings.iter().map(|r| r.ports().iter().map(|p| p.al_pa).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn counters(&self) -> Result<Vec<(String, i64)>> {
+        let c = &self.counters;
+        let in_flight = c.ios_issued - c.ios_completed;
+        if self.exchanges.live() as u64 != in_flight {
+            return Err(Error::model(format!(
+                "I/O conservation violated: {} exchanges alive, {} issued - {} completed",
+                self.exchanges.live(),
+                c.ios_issued,
+                c.ios_completed
+            )));
+        }
+        if c.short_reads > 0 {
+            return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
+        }
+        let frames: u64 = self.rings.iter().map(|r| r.stats.counters.frames).sum();
+        // Refusals the bridges made: closed by the rings, or still closing.
+        let refused: u64 = self.rings.iter().map(|r| r.stats.counters.refused_opens + r.refusal_pending() as u64).sum();
+        if refused != c.refused_circuits + c.refused_bridge_opens {
+            return Err(Error::model(format!(
+                "refused opens: the rings closed {refused}, the bridges refused {}",
+                c.refused_circuits + c.refused_bridge_opens
+            )));
+        }
+        Ok(vec![
+            ("ios_issued".to_string(), c.ios_issued as i64),
+            ("ios_completed".into(), c.ios_completed as i64),
+            ("ios_in_flight".into(), in_flight as i64),
+            ("bytes_completed".into(), c.bytes_completed as i64),
+            ("loop_frames".into(), frames as i64),
+            ("switch_frames".into(), c.switch_frames as i64),
+            ("circuits".into(), c.circuits as i64),
+            ("refused_circuits".into(), c.refused_circuits as i64),
+            ("segments".into(), c.segments as i64),
+            ("refused_segments".into(), c.refused_segments as i64),
+            ("refused_bridge_opens".into(), c.refused_bridge_opens as i64),
+            ("segments_in_switch".into(), self.segments.live() as i64),
+            ("events".into(), self.clock.events as i64),
+        ])
+    }
+}
+
+impl Model for SwitchedLoopModel {
+    fn unit(&self) -> &'static str {
+        "I/Os"
+    }
+
+    /// I/O starts once every loop has initialized.
+    fn start(&mut self) -> Time {
+        let start = self.rings.iter().map(|r| r.init().duration).max().unwrap_or(0);
+        self.clock.now = start;
+        let slots = match (self.spec.switched.load, self.spec.switched.light_scope) {
+            (SwitchedLoad::Light, LightScope::System) => 1,
+            _ => self.slots_per_host * self.rings.len() as u32,
+        };
+        for slot in 0..slots {
+            let host = slot / self.slots_per_host;
+            self.clock.queue.push(start, Event::Host(host, InitiatorEvent::Issue { slot }));
+        }
+        start
+    }
+
+    type Event = Event;
+
+    fn clock(&self) -> &Clock<Event> {
+        &self.clock
+    }
+
+    fn clock_mut(&mut self) -> &mut Clock<Event> {
+        &mut self.clock
+    }
+
+    #[inline]
+    fn dispatch(&mut self, event: Event) {
+        self.handle(event);
+    }
+
+    fn observations(&self) -> u64 {
+        self.counters.ios_completed
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.exchanges.live() as u64
+    }
+
+    fn frames_moved(&self) -> u64 {
+        self.rings.iter().map(|r| r.stats.counters.frames).sum::<u64>() + self.counters.switch_frames
+    }
+
+    fn metrics(&self) -> &MetricSet {
+        &self.set
+    }
+
+    fn reset_statistics(&mut self, now: Time) {
+        self.set.reset(now);
+        for r in &mut self.rings {
+            r.stats.reset(now);
+        }
+    }
+
+    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+        for r in &mut self.rings {
+            r.close_measurement(&mut self.set, stop);
+        }
+        self.set.finish(stop);
+        (self.metric_summaries(stop), vec![("switched_loop".into(), self.section())])
+    }
+
+    fn stop_sources(&mut self) {
+        self.stopping = true;
+    }
+
+    fn audit(&self) -> Result<Vec<(String, i64)>> {
+        self.counters()
+    }
+
+    fn scenario_json(&self) -> serde_json::Value {
+        self.scenario.to_json()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn composite_event_stays_small() {
+        assert!(std::mem::size_of::<Event>() <= 24);
+    }
+}

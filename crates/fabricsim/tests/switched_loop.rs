@@ -1,0 +1,206 @@
+//! Arbitrated loops bridged through a switch (seed 001): the zero-load
+//! arithmetic of one remote read, conservation, re-attempts, determinism
+//! and the refusal of bad input.
+
+use fabricsim::fc::arbitrated_loop::timing::LoopTiming;
+use fabricsim::kernel::time;
+use fabricsim::scenario::LoopSpec;
+use fabricsim::{RunReport, Scenario};
+
+fn scenario(extra: &str, loop_keys: &str, disks: u32) -> Scenario {
+    scenario_of(400, extra, loop_keys, disks)
+}
+
+/// A scenario that measures `ios` reads from the start and drains.
+fn scenario_of(ios: u64, extra: &str, loop_keys: &str, disks: u32) -> Scenario {
+    let text = format!(
+        "[run]\nwarmup_observations = 0\nmax_observations = {ios}\nmin_observations = 0\nprecision = 0\ndrain = true\n\
+         [switched_loop]\n{extra}\n\
+         [loop]\nbaud = 1.0e9\nlength_m = {}\npropagation_ns_per_m = 3.5\ninitialize = false\n{loop_keys}\n\
+         [[disks]]\ncount = {disks}\nmodel = \"sinha-disk1\"\nread_cache = false\nqueue_depth = 256\n",
+        disks + 2
+    );
+    Scenario::from_toml_str(&text, "<test>").expect("valid scenario")
+}
+
+fn run(s: &Scenario) -> RunReport {
+    fabricsim::run(s).expect("run succeeds")
+}
+
+fn mean(r: &RunReport, metric: &str) -> f64 {
+    r.metric(metric).unwrap_or_else(|| panic!("no metric {metric}")).mean
+}
+
+/// The shortest: the first read, which nothing before it delays (later
+/// ones may find a loop still closing the previous read's status).
+fn min(r: &RunReport, metric: &str) -> f64 {
+    r.metric(metric).and_then(|m| m.min).unwrap_or_else(|| panic!("no minimum of {metric}"))
+}
+
+/// The loop time of one circuit-switched read of a disk on the other loop,
+/// on idle loops: every arbitration a full trip, every open and close the
+/// paths the bridges add, 32 data frames back to back (16 host buffers
+/// never run out of credit on a round trip of a few microseconds).
+fn remote_read_loop_time_us(sw_ns: f64) -> f64 {
+    let spec = LoopSpec { baud: 1.0e9, length_m: 3.0, propagation_ns_per_m: 3.5, ..LoopSpec::default() };
+    let t = LoopTiming::new(&spec, 3);
+    let (host, disk, bridge) = (0, 1, 2);
+    let (trip, w, sw) = (t.trip(), t.word, time::from_ns(sw_ns));
+    let d = |a, b| t.delay(a, b);
+    let data: u64 = (0..32).map(|_| t.frame_time(2048)).sum();
+    let (cmd, status) = (t.frame_time(32), t.frame_time(24));
+    // The opener wins, its OPN reaches its bridge, crosses the switch; the remote bridge
+    // wins its loop, OPN and R_RDY go round it, the R_RDY crosses back to the opener.
+    let open = |from: u32| trip + w + d(from, bridge) + sw + trip + 2 * w + trip + sw + d(bridge, from);
+    let command = open(host) + cmd + d(host, bridge) + sw + d(bridge, disk);
+    // The data circuit closes (CLS to the host, the host's CLS back) before the status goes.
+    let data_phase = open(disk) + data + (2 * trip + 2 * sw + 2 * w);
+    let status_phase = open(disk) + status + d(disk, bridge) + sw + d(bridge, host);
+    time::to_us(command + data_phase + status_phase)
+}
+
+#[test]
+fn one_remote_read_on_idle_loops_costs_the_circuit_arithmetic() {
+    for sw in [0.0, 1000.0, 25_000.0] {
+        // The first read alone: the next one would overlap the closing of this one.
+        let s = scenario_of(
+            1,
+            &format!("loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\nswitch_latency_ns = {sw}"),
+            "",
+            1,
+        );
+        let r = run(&s);
+        let expected = remote_read_loop_time_us(sw);
+        let ours = min(&r, "loop_time_us");
+        assert!((ours - expected).abs() < 1e-3, "switch {sw} ns: loop time {ours} us, arithmetic {expected} us");
+        // Later reads may find the previous read's circuit still closing: each refusal is one more request.
+        let (requests, retries) = (mean(&r, "switch_requests_per_global_io"), mean(&r, "retries_per_global_io"));
+        assert!((requests - 3.0 - retries).abs() < 1e-9, "{requests} requests, {retries} retries");
+        assert_eq!(mean(&r, "global_share"), 1.0);
+    }
+}
+
+#[test]
+fn one_remote_read_packet_switched_stores_and_forwards_each_phase() {
+    let sw = 1000.0;
+    let s = scenario_of(
+        1,
+        &format!("loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\nswitching = \"packet\"\nswitch_latency_ns = {sw}"),
+        "",
+        1,
+    );
+    let r = run(&s);
+    let spec = LoopSpec { baud: 1.0e9, length_m: 3.0, propagation_ns_per_m: 3.5, ..LoopSpec::default() };
+    let t = LoopTiming::new(&spec, 3);
+    let (trip, w, sw) = (t.trip(), t.word, time::from_ns(sw));
+    let d = |a, b| t.delay(a, b);
+    let (host, disk, bridge) = (0, 1, 2);
+    let data: u64 = (0..32).map(|_| t.frame_time(2048)).sum();
+    let (cmd, status) = (t.frame_time(32), t.frame_time(24));
+    // A hop: arbitrate (a trip), OPN and R_RDY (two words and a trip), the frames, delivery.
+    let hop = |from: u32, to: u32, frames: u64| trip + 2 * w + trip + frames + d(from, to);
+    let command = hop(host, bridge, cmd) + cmd + sw + hop(bridge, disk, cmd);
+    // The disk's status follows its data tenancy's close; the data crosses the switch and
+    // the remote loop meanwhile, and the status queues behind it at the switch and the bridge.
+    let data_in_bridge = hop(disk, bridge, data);
+    let data_at_host = data_in_bridge + data + sw + hop(bridge, host, data);
+    let status_released = data_in_bridge - d(disk, bridge) + 2 * w + trip;
+    let status_in_bridge = status_released + hop(disk, bridge, status);
+    // The status crosses once the bridge's sender is free (the data's tail has left),
+    // then its remote tenancy follows the data's (released two words and a trip after delivery).
+    let status_arrived = status_in_bridge.max(data_in_bridge + data) + status + sw;
+    let remote_free = data_at_host - d(bridge, host) + 2 * w + trip;
+    let status_at_host = status_arrived.max(remote_free) + hop(bridge, host, status);
+    let expected = time::to_us(command + status_at_host);
+    let ours = min(&r, "loop_time_us");
+    assert!((ours - expected).abs() < 1e-3, "loop time {ours} us, arithmetic {expected} us");
+    let (requests, retries) = (mean(&r, "switch_requests_per_global_io"), mean(&r, "retries_per_global_io"));
+    assert!((requests - 3.0 - retries).abs() < 1e-9, "{requests} requests, {retries} retries");
+}
+
+#[test]
+fn local_reads_never_touch_the_switch_and_both_switchings_agree() {
+    let mut times = Vec::new();
+    for mode in ["circuit", "packet"] {
+        let s = scenario(&format!("loops = 3\nglobal_fraction = 0.0\nswitching = \"{mode}\""), "", 4);
+        let r = run(&s);
+        assert_eq!(r.counter("circuits"), Some(0));
+        assert_eq!(r.counter("segments"), Some(0));
+        assert_eq!(mean(&r, "retries_per_io"), 0.0);
+        times.push((mean(&r, "io_time_us"), mean(&r, "disk_time_us")));
+    }
+    assert_eq!(times[0], times[1], "0% global: the switching cannot matter");
+}
+
+#[test]
+fn conservation_and_refusals_at_heavy_load() {
+    for mode in ["circuit", "packet"] {
+        let s = scenario(
+            &format!(
+                "loops = 3\nglobal_fraction = 0.5\nswitching = \"{mode}\"\nload = \"heavy\"\noutstanding_per_disk = 2"
+            ),
+            "",
+            4,
+        );
+        let r = run(&s);
+        let issued = r.counter("ios_issued").unwrap();
+        let done = r.counter("ios_completed").unwrap();
+        assert_eq!(issued, done + r.counter("ios_in_flight").unwrap());
+        // Drained: nothing left in flight, in the switch or in a bridge.
+        assert_eq!(r.counter("ios_in_flight"), Some(0), "{mode}");
+        assert_eq!(r.counter("segments_in_switch"), Some(0), "{mode}");
+        assert_eq!(r.counter("bytes_completed"), Some(done * 65536));
+        // Every completed read moved 32 data frames and two control frames on the loops it used.
+        let loop_frames = r.counter("loop_frames").unwrap();
+        let switch_frames = r.counter("switch_frames").unwrap();
+        match mode {
+            "circuit" => {
+                assert_eq!(loop_frames, done * 34, "a circuit's frames are counted once, at the opener");
+                assert!(r.counter("refused_circuits").unwrap() > 0, "half the traffic global: some circuits refused");
+                assert!(mean(&r, "retries_per_global_io") > 0.0);
+            }
+            _ => {
+                assert_eq!(loop_frames, done * 34 + switch_frames, "a forwarded phase runs on both loops");
+                assert!(switch_frames > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_numbers() {
+    let s = scenario("loops = 3\nglobal_fraction = 0.3\nload = \"heavy\"\noutstanding_per_disk = 2", "", 3);
+    let (a, b) = (run(&s), run(&s));
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(mean(&a, "io_time_us").to_bits(), mean(&b, "io_time_us").to_bits());
+    let mut other = s.clone();
+    other.run.seed += 1;
+    assert_ne!(run(&other).counters, a.counters);
+}
+
+#[test]
+fn bad_input_names_the_key() {
+    let bad = |extra: &str, disks: &str| {
+        let text = format!("[switched_loop]\n{extra}\n[[disks]]\n{disks}\n");
+        Scenario::from_toml_str(&text, "bad.toml").unwrap_err()
+    };
+    let e = bad("loops = 1\nglobal_fraction = 0.2", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switched_loop.global_fraction"));
+    let e = bad("bridge_buffers = 8", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switched_loop.bridge_buffers"));
+    assert!(e.allowed.as_deref().unwrap().contains("32 frames"), "{e}");
+    let e = bad("loops = 0", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switched_loop.loops"));
+    let e = bad("switching = \"wormhole\"", "count = 2");
+    assert!(e.to_string().contains("switching"), "{e}");
+    let e = bad("request_bytes = 131072", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("disks[0].burst_bytes"));
+    let e = Scenario::from_toml_str("[switched_loop]\n", "s.toml").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("disks"));
+    let e =
+        Scenario::from_toml_str("[switched_loop]\n[[disks]]\n[initiator]\nmode = \"light\"\n", "s.toml").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("initiator"));
+    let s = Scenario::from_toml_str("[switched_loop]\n[[disks]]\nmodel = \"no-such-drive\"\n", "s.toml").unwrap();
+    let e = fabricsim::run(&s).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("disks[0].model"));
+}
