@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod fc;
+pub mod hosts;
 pub mod ib;
 pub mod keys;
 pub mod load;
@@ -23,6 +24,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, CALIBRATED_ROUTING_TIME_NS};
+pub use self::hosts::{HostsSpec, MachineType, NetperfSpec, NetperfTest};
 pub use self::ib::IbSpec;
 pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
@@ -67,6 +69,12 @@ pub struct ScenarioFile {
     /// An InfiniBand fabric of switches and HCAs (seed 003).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ib: Option<IbSpec>,
+    /// Two workstations running TCP/IP over the FC switch (seed 002).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<HostsSpec>,
+    /// A netperf test between the two hosts (seed 002).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netperf: Option<NetperfSpec>,
 }
 
 /// The models a scenario can run.
@@ -79,6 +87,8 @@ pub enum ModelKind {
     ArbitratedLoop,
     /// InfiniBand switches and host channel adapters (seed 003).
     InfiniBand,
+    /// TCP/IP between two hosts over a Fibre Channel switch, netperf tests (seed 002).
+    TcpNetperf,
 }
 
 /// One row of the table of models: the sections that select it, those it
@@ -95,7 +105,7 @@ pub struct ModelEntry {
 /// The one table of section combinations. The first entry one of whose
 /// selecting sections is present wins; the entry that no section selects
 /// is the default.
-pub const MODELS: [ModelEntry; 3] = [
+pub const MODELS: [ModelEntry; 4] = [
     ModelEntry {
         kind: ModelKind::InfiniBand,
         name: "InfiniBand",
@@ -120,6 +130,15 @@ pub const MODELS: [ModelEntry; 3] = [
         sections: &["topology", "routing", "switch", "link", "protocol", "workload"],
         defaults: ObservationDefaults { warmup: 20_000, max: 1_000_000, min: 50_000 },
     },
+    ModelEntry {
+        kind: ModelKind::TcpNetperf,
+        name: "TCP over Fibre Channel",
+        selected_by: &["netperf", "hosts"],
+        required: &[],
+        sections: &["netperf", "hosts", "switch", "link"],
+        // A netperf test is fixed work (its length); the counts are unused.
+        defaults: ObservationDefaults { warmup: 0, max: 1_000_000_000, min: 0 },
+    },
 ];
 
 /// The Fibre Channel fabric model's sections, defaults filled in.
@@ -139,6 +158,16 @@ pub enum ModelSpec {
     FcFabric(FcFabricSpec),
     ArbitratedLoop(ArbitratedLoopSpec),
     InfiniBand(IbSpec),
+    TcpNetperf(TcpNetperfSpec),
+}
+
+/// The TCP-over-FC model's sections, defaults filled in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpNetperfSpec {
+    pub hosts: HostsSpec,
+    pub netperf: NetperfSpec,
+    pub switch: SwitchSpec,
+    pub link: LinkSpec,
 }
 
 /// A validated scenario: the common sections and the model's, every default filled in.
@@ -171,6 +200,8 @@ impl ScenarioFile {
             ("disks", self.disks.is_some()),
             ("initiator", self.initiator.is_some()),
             ("ib", self.ib.is_some()),
+            ("hosts", self.hosts.is_some()),
+            ("netperf", self.netperf.is_some()),
         ];
         present.into_iter().filter(|(_, p)| *p).map(|(n, _)| n).collect()
     }
@@ -271,6 +302,20 @@ impl Scenario {
                 spec.validate()?;
                 ModelSpec::InfiniBand(spec)
             }
+            ModelKind::TcpNetperf => {
+                let spec = TcpNetperfSpec {
+                    hosts: file.hosts.unwrap_or_default(),
+                    netperf: file.netperf.unwrap_or_default(),
+                    switch: file.switch.unwrap_or_default(),
+                    link: file.link.unwrap_or_default(),
+                };
+                spec.switch.validate()?;
+                spec.link.validate()?;
+                spec.hosts.validate()?;
+                spec.netperf.validate()?;
+                fc::check_frame_times(&spec.link, &ProtocolSpec::default())?;
+                ModelSpec::TcpNetperf(spec)
+            }
         };
         Ok(Scenario { name: file.name, description: file.description, run, model })
     }
@@ -298,6 +343,12 @@ impl Scenario {
                 file.initiator = Some(l.initiator.clone());
             }
             ModelSpec::InfiniBand(ib) => file.ib = Some(ib.clone()),
+            ModelSpec::TcpNetperf(t) => {
+                file.hosts = Some(t.hosts.clone());
+                file.netperf = Some(t.netperf.clone());
+                file.switch = Some(t.switch.clone());
+                file.link = Some(t.link.clone());
+            }
         }
         file
     }
@@ -307,6 +358,7 @@ impl Scenario {
             ModelSpec::FcFabric(_) => ModelKind::FcFabric,
             ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
             ModelSpec::InfiniBand(_) => ModelKind::InfiniBand,
+            ModelSpec::TcpNetperf(_) => ModelKind::TcpNetperf,
         }
     }
 
@@ -334,6 +386,17 @@ impl Scenario {
 }
 
 impl Scenario {
+    /// The TCP-over-FC sections, or an error naming the model this scenario runs.
+    pub fn tcp_netperf(&self) -> Result<&TcpNetperfSpec> {
+        match &self.model {
+            ModelSpec::TcpNetperf(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not TCP over Fibre Channel",
+                self.model_kind()
+            ))),
+        }
+    }
+
     /// The InfiniBand sections, or an error naming the model this scenario runs.
     pub fn infiniband(&self) -> Result<&IbSpec> {
         match &self.model {
