@@ -5,10 +5,11 @@
 //! ("lightly to moderately loaded" machines in a departmental LAN).
 //!
 //! Cycle counts are one set for the HP-UX 10.x stack, scaled by each
-//! machine's clock; the 9000/735 runs the older HP-UX 10.01, whose stack
-//! costs `stack_factor` times as many cycles (calibrated, see
-//! docs/tcp-netperf-model.md). Per-byte costs belong to the memory system,
-//! not the clock, so a faster CPU does not copy proportionally faster.
+//! machine's clock. Per-byte costs belong to the memory system, not the
+//! clock, so a faster CPU does not copy proportionally faster. The 9000/735
+//! runs the older HP-UX 10.01, whose send path also copies each outgoing
+//! packet into the driver's transmit buffer (`driver_copy_ns_per_byte`,
+//! calibrated, see docs/tcp-netperf-model.md).
 
 use crate::kernel::{time, Time};
 use crate::scenario::MachineType;
@@ -49,8 +50,9 @@ pub struct Machine {
     pub copy_ns_per_byte: f64,
     /// The Internet checksum over data sent or received, ns per byte.
     pub checksum_ns_per_byte: f64,
-    /// Multiplies the stack's cycle counts (older HP-UX releases).
-    pub stack_factor: f64,
+    /// The driver's copy of each outgoing packet, ns per byte (0: the
+    /// interface reads the socket buffer's pages directly).
+    pub driver_copy_ns_per_byte: f64,
     /// Default share of the CPU taken by other work.
     pub background_load: f64,
 }
@@ -59,9 +61,9 @@ pub struct Machine {
 pub const LIGHT_LOAD: f64 = 0.02;
 /// Background load of a moderately loaded machine (J210, 9000/735).
 pub const MODERATE_LOAD: f64 = 0.10;
-/// HP-UX 10.01 on the 9000/735: cycles per unit of stack work relative to
-/// 10.20; calibrated on the 67 Mbit/s of the 735 sending 2 MB messages.
-pub const CALIBRATED_HPUX_10_01_FACTOR: f64 = 5.0;
+/// HP-UX 10.01 on the 9000/735: the send path's extra copy, ns per byte;
+/// calibrated on the 67 Mbit/s of the 735 sending 2 MB messages.
+pub const CALIBRATED_HPUX_10_01_DRIVER_COPY_NS: f64 = 70.0;
 
 impl Machine {
     pub fn of(kind: MachineType) -> Machine {
@@ -71,7 +73,7 @@ impl Machine {
                 cpu_mhz: 120.0,
                 copy_ns_per_byte: 10.0,
                 checksum_ns_per_byte: 6.0,
-                stack_factor: 1.0,
+                driver_copy_ns_per_byte: 0.0,
                 background_load: LIGHT_LOAD,
             },
             MachineType::C180 => Machine {
@@ -79,7 +81,7 @@ impl Machine {
                 cpu_mhz: 180.0,
                 copy_ns_per_byte: 8.0,
                 checksum_ns_per_byte: 4.5,
-                stack_factor: 1.0,
+                driver_copy_ns_per_byte: 0.0,
                 background_load: LIGHT_LOAD,
             },
             MachineType::J210 => Machine {
@@ -87,7 +89,7 @@ impl Machine {
                 cpu_mhz: 120.0,
                 copy_ns_per_byte: 10.0,
                 checksum_ns_per_byte: 6.0,
-                stack_factor: 1.0,
+                driver_copy_ns_per_byte: 0.0,
                 background_load: MODERATE_LOAD,
             },
             MachineType::Hp735 => Machine {
@@ -95,7 +97,7 @@ impl Machine {
                 cpu_mhz: 125.0,
                 copy_ns_per_byte: 12.0,
                 checksum_ns_per_byte: 7.0,
-                stack_factor: CALIBRATED_HPUX_10_01_FACTOR,
+                driver_copy_ns_per_byte: CALIBRATED_HPUX_10_01_DRIVER_COPY_NS,
                 background_load: MODERATE_LOAD,
             },
         }
@@ -103,7 +105,7 @@ impl Machine {
 
     /// Time for `cycles` of stack work on this machine.
     pub fn cycles(&self, cycles: f64) -> Time {
-        time::from_ns(cycles * self.stack_factor * 1000.0 / self.cpu_mhz)
+        time::from_ns(cycles * 1000.0 / self.cpu_mhz)
     }
 }
 
@@ -120,6 +122,8 @@ pub struct HostCosts {
     pub copy_ps_per_byte: f64,
     /// Picoseconds per byte checksummed.
     pub checksum_ps_per_byte: f64,
+    /// Picoseconds per byte the driver copies on the send path.
+    pub driver_copy_ps_per_byte: f64,
 }
 
 impl HostCosts {
@@ -134,12 +138,19 @@ impl HostCosts {
             output_check: m.cycles(c.output_check),
             copy_ps_per_byte: m.copy_ns_per_byte * 1000.0,
             checksum_ps_per_byte: m.checksum_ns_per_byte * 1000.0,
+            driver_copy_ps_per_byte: m.driver_copy_ns_per_byte * 1000.0,
         }
     }
 
     #[inline]
     pub fn copy(&self, bytes: u64) -> Time {
         (bytes as f64 * self.copy_ps_per_byte) as Time
+    }
+
+    /// Output of a segment of `bytes` data bytes: protocol work, checksum, driver copy.
+    #[inline]
+    pub fn output(&self, bytes: u64) -> Time {
+        self.packet_output + (bytes as f64 * (self.checksum_ps_per_byte + self.driver_copy_ps_per_byte)) as Time
     }
 
     #[inline]
@@ -153,12 +164,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cycle_costs_scale_with_the_clock_and_the_older_stack() {
+    fn cycle_costs_scale_with_the_clock_and_the_older_stack_copies_on_send() {
         let c110 = HostCosts::new(&Machine::of(MachineType::C110));
         let c180 = HostCosts::new(&Machine::of(MachineType::C180));
         let hp735 = HostCosts::new(&Machine::of(MachineType::Hp735));
         assert_eq!(c110.syscall, time::from_ns(20_000.0));
         assert!((c180.syscall as f64 * 1.5 - c110.syscall as f64).abs() < 2.0);
-        assert!(hp735.packet_output > c110.packet_output);
+        assert!(hp735.output(4096) > c110.output(4096) + hp735.packet_output - c110.packet_output);
     }
 }

@@ -334,7 +334,7 @@ impl NetperfModel {
                 let fixed = if syscall { c.syscall } else { 0 } + if wake { c.wakeup } else { 0 };
                 (fixed + c.copy(n), n)
             }
-            Job::Output { packet } => (c.packet_output + c.checksum(self.packets[packet].seg.len as u64), 0),
+            Job::Output { packet } => (c.output(self.packets[packet].seg.len as u64), 0),
             Job::Input { packet } => {
                 (c.interrupt + c.packet_input + c.checksum(self.packets[packet].seg.len as u64), 0)
             }
