@@ -133,7 +133,7 @@ def throughput(ctx: Context) -> ExperimentOutput:
         check("2 MB messages, 245760/262143-byte sockets, C110/C180/J210 senders (Mbit/s)", 82.0, mean(large),
               tolerance=5.0, note="calibrated: C110 to C110 at 262143 set the bus rate; other pairs and 245760 predicted"),
         check("2 MB messages, 9000/735 sending, 262143-byte sockets (Mbit/s)", 67.0, mean(hp), tolerance=5.0,
-              note="calibrated: the HP-UX 10.01 stack factor"),
+              note="calibrated: the 9000/735 send-path copy (HP-UX 10.01)"),
         check("2 MB messages, sockets 64K-224K, C180 to C180 (Mbit/s)", 60.0, mean(fastest), tolerance=6.0,
               note=f"prediction; sockets {mid_sockets}, per socket {[round(v, 1) for v in fastest]}"),
         check("32 KB sockets: throughput at 8 KB over 4 KB messages (a sudden drop: < 0.8)", [0.0, 0.8], drop,
