@@ -215,7 +215,8 @@ def reproduce(
 @_fails_cleanly
 def bench(
     which: str = typer.Option(
-        "all", "--which", help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree or all."
+        "all", "--which",
+        help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, tcp-stream or all.",
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
@@ -223,16 +224,23 @@ def bench(
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    known = ("kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree")
+    known = (
+        "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "tcp-stream",
+    )
     names = list(known) if which == "all" else [which]
     rows = []
     for name in names:
         if name not in known:
             raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all")
-        # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller size.
+        # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller
+        # size; tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
+        scaled = {
+            "fc-loop": max(1, size // 100),
+            "switched-loop": max(1, size // 100),
+            "tcp-stream": max(1, min(size // 10, 3_600_000)),
+        }.get(name, size)
         try:
-            ios = name in ("fc-loop", "switched-loop")
-            data = json.loads(_core.bench(name, max(1, size // 100) if ios else size))
+            data = json.loads(_core.bench(name, scaled))
         except ValueError as exc:
             raise FabricsimError(str(exc)) from None
         rows.append(data)
@@ -254,7 +262,21 @@ def _bench_line(data: dict[str, Any]) -> str:
         f"{data['frames_per_s'] / 1e6:8.3f} Mframes/s"
         + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
         + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} M{unit}-hops/s" if data.get("frame_hops_per_s") else "")
+        + (f"  {data['sim_s_per_wall_s']:8.1f} simulated s per wall s" if data.get("sim_s_per_wall_s") else "")
     )
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+    add_help_option=False,
+)
+@_fails_cleanly
+def netperf(ctx: typer.Context) -> None:
+    """netperf TCP_STREAM / TCP_RR between two simulated hosts on the FC switch
+    (netperf's options: -t -H -l -- -m -M -r -s -S -D; -L local machine type; --reps, --seed, --json; -h for all)."""
+    from .netperf import main as netperf_main
+
+    typer.echo(netperf_main(list(ctx.args)))
 
 
 @app.command()

@@ -143,7 +143,8 @@ fn default_scenario() -> &'static str {
 
 /// Runs a benchmark: `kernel-hold` (size = hold operations), `fc-switch` or
 /// `fc-envelope` (size = data frames delivered), `fc-loop` or `switched-loop` (size = I/Os),
-/// `ib-irregular` or `ib-fat-tree` (size = packets delivered). Returns JSON.
+/// `ib-irregular` or `ib-fat-tree` (size = packets delivered), `tcp-stream`
+/// (size = simulated milliseconds of netperf TCP_STREAM). Returns JSON.
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
@@ -156,8 +157,9 @@ fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
         "ib-irregular" => fabricsim::bench::ib_irregular(size).map_err(|e| e.to_string()),
         "ib-fat-tree" => fabricsim::bench::ib_fat_tree(size).map_err(|e| e.to_string()),
         "fc-envelope" => fabricsim::bench::fc_envelope(size).map_err(|e| e.to_string()),
+        "tcp-stream" => fabricsim::bench::tcp_stream(size as f64 / 1000.0).map_err(|e| e.to_string()),
         other => Err(format!(
-            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree"
+            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, tcp-stream"
         )),
     });
     match result {

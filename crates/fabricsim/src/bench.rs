@@ -32,6 +32,9 @@ pub struct BenchResult {
     /// Frames times switches crossed, per wall second (switched fabrics only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_hops_per_s: Option<f64>,
+    /// Simulated seconds per wall second (TCP over FC only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim_s_per_wall_s: Option<f64>,
 }
 
 /// The kernel's hold model: `steps` pop/push pairs on a queue of 1024 events.
@@ -52,6 +55,7 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
         frames_per_s: 0.0,
         ios_per_s: None,
         frame_hops_per_s: None,
+        sim_s_per_wall_s: None,
     }
 }
 
@@ -86,6 +90,7 @@ fn frame_result(name: &str, report: &crate::RunReport) -> BenchResult {
         frames_per_s: report.run.frames_per_s,
         ios_per_s: None,
         frame_hops_per_s: hops_per_s(report),
+        sim_s_per_wall_s: None,
     }
 }
 
@@ -131,6 +136,7 @@ pub fn fc_loop(ios: u64) -> Result<BenchResult> {
         frames_per_s: report.run.frames_per_s,
         ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
         frame_hops_per_s: None,
+        sim_s_per_wall_s: None,
     })
 }
 
@@ -164,6 +170,7 @@ pub fn switched_loop(ios: u64) -> Result<BenchResult> {
         frames_per_s: report.run.frames_per_s,
         ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
         frame_hops_per_s: None,
+        sim_s_per_wall_s: None,
     })
 }
 
@@ -186,6 +193,7 @@ fn packet_result(name: &str, report: &crate::RunReport) -> BenchResult {
         frames_per_s: report.run.frames_per_s,
         ios_per_s: None,
         frame_hops_per_s: hops.map(|h| h as f64 / report.run.wall_time_s.max(1e-9)),
+        sim_s_per_wall_s: None,
     }
 }
 
@@ -218,4 +226,36 @@ pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
 
 pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
+}
+
+/// Seed 002's headline test: netperf TCP_STREAM, C110 to C110, 2 MB
+/// messages, 262143-byte socket buffers, `seconds` of simulated time.
+pub fn tcp_stream_scenario(seconds: f64) -> Scenario {
+    let toml = format!(
+        "[netperf]\ntest = \"TCP_STREAM\"\nlength_s = {seconds}\nmessage_bytes = 2097152\n\
+         local_socket_bytes = 262143\nremote_socket_bytes = 262143\n"
+    );
+    Scenario::from_toml_str(&toml, "<tcp-stream benchmark>").expect("benchmark scenario is valid")
+}
+
+/// One TCP_STREAM run of `seconds` simulated seconds; reports simulated
+/// seconds per wall second and FC frames moved.
+pub fn tcp_stream(seconds: f64) -> Result<BenchResult> {
+    let report = crate::run(&tcp_stream_scenario(seconds))?;
+    let frames = report.counter("data_frames_delivered").unwrap_or(0) as u64;
+    let wall = report.run.wall_time_s.max(1e-9);
+    Ok(BenchResult {
+        name: "tcp-stream".into(),
+        events: report.run.events,
+        frames,
+        data_frames: None,
+        ack_frames: None,
+        hops: None,
+        wall_s: report.run.wall_time_s,
+        events_per_s: report.run.events_per_s,
+        frames_per_s: report.run.frames_per_s,
+        ios_per_s: None,
+        frame_hops_per_s: None,
+        sim_s_per_wall_s: Some(report.run.sim_time_us / 1e6 / wall),
+    })
 }

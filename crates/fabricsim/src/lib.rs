@@ -14,6 +14,7 @@ pub mod scenario;
 pub mod sim;
 pub mod storage;
 pub mod traffic;
+pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};
 pub use report::{MetricSummary, RunReport, StopReason};

@@ -7,6 +7,7 @@ use crate::ib::IbFabric;
 use crate::report::RunReport;
 use crate::scenario::{ModelSpec, Scenario};
 use crate::sim::{run_model_observed, MeasurementPlan, RunObserver, Unobserved};
+use crate::transport::NetperfModel;
 
 /// Builds the model a validated scenario describes and runs its measurement plan.
 pub fn run(scenario: &Scenario) -> Result<RunReport> {
@@ -32,6 +33,10 @@ pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Re
             let plan = MeasurementPlan::from_run(&scenario.run, false);
             run_model_observed(&mut SwitchedLoopModel::build(scenario)?, &plan, observer)
         }
+        ModelSpec::TcpNetperf(_) => {
+            let plan = MeasurementPlan::from_run(&scenario.run, true);
+            run_model_observed(&mut NetperfModel::build(scenario)?, &plan, observer)
+        }
     }
 }
 
@@ -43,6 +48,7 @@ pub fn check(scenario: &Scenario) -> Result<()> {
         ModelSpec::ArbitratedLoop(_) => LoopModel::build(scenario).map(|_| ()),
         ModelSpec::InfiniBand(_) => IbFabric::build(scenario).map(|_| ()),
         ModelSpec::SwitchedLoop(_) => SwitchedLoopModel::build(scenario).map(|_| ()),
+        ModelSpec::TcpNetperf(_) => NetperfModel::build(scenario).map(|_| ()),
     }
 }
 
@@ -52,6 +58,9 @@ pub fn routing(scenario: &Scenario) -> Result<serde_json::Value> {
     match &scenario.model {
         ModelSpec::FcFabric(_) => crate::fabric::report::routing_report(scenario),
         ModelSpec::InfiniBand(spec) => crate::ib::wiring::routing_report(spec),
+        ModelSpec::TcpNetperf(_) => Err(crate::Error::scenario(
+            "a netperf scenario has one switch and two hosts; `fabricsim routing` needs a switched fabric".to_string(),
+        )),
         ModelSpec::ArbitratedLoop(_) => Err(crate::Error::scenario(
             "an arbitrated loop has no switches or routing; `fabricsim routing` needs a switched fabric".to_string(),
         )),

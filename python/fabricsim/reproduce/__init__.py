@@ -26,7 +26,15 @@ from .framework import (
 
 # Study modules, one per published study; an experiment module that is listed
 # here but missing is an error, never silently skipped.
-STUDY_MODULES: tuple[str, ...] = ("hp_fc_1995", "hp_fc_1995_fabrics", "fc_classes", "fcal_loop", "iba_2007", "switched_fcal")
+STUDY_MODULES: tuple[str, ...] = (
+    "hp_fc_1995",
+    "hp_fc_1995_fabrics",
+    "fc_classes",
+    "fcal_loop",
+    "iba_2007",
+    "switched_fcal",
+    "ong_farrell_fc",
+)
 
 for _name in STUDY_MODULES:
     importlib.import_module(f"{__name__}.{_name}")

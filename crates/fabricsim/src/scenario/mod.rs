@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod fc;
+pub mod hosts;
 pub mod ib;
 pub mod keys;
 pub mod load;
@@ -24,6 +25,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, CALIBRATED_ROUTING_TIME_NS};
+pub use self::hosts::{HostsSpec, MachineType, NetperfSpec, NetperfTest};
 pub use self::ib::IbSpec;
 pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
@@ -73,6 +75,12 @@ pub struct ScenarioFile {
     /// `[[disks]]` then describe every loop.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switched_loop: Option<SwitchedLoopSpec>,
+    /// Two workstations running TCP/IP over the FC switch (seed 002).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<HostsSpec>,
+    /// A netperf test between the two hosts (seed 002).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netperf: Option<NetperfSpec>,
 }
 
 /// The models a scenario can run.
@@ -87,6 +95,8 @@ pub enum ModelKind {
     InfiniBand,
     /// Arbitrated loops with hosts and disks, bridged through a switch (seed 001).
     SwitchedLoop,
+    /// TCP/IP between two hosts over a Fibre Channel switch, netperf tests (seed 002).
+    TcpNetperf,
 }
 
 /// One row of the table of models: the sections that select it, those it
@@ -103,7 +113,7 @@ pub struct ModelEntry {
 /// The one table of section combinations. The first entry one of whose
 /// selecting sections is present wins; the entry that no section selects
 /// is the default.
-pub const MODELS: [ModelEntry; 4] = [
+pub const MODELS: [ModelEntry; 5] = [
     ModelEntry {
         kind: ModelKind::SwitchedLoop,
         name: "switched loop",
@@ -136,6 +146,15 @@ pub const MODELS: [ModelEntry; 4] = [
         sections: &["topology", "routing", "switch", "link", "protocol", "workload"],
         defaults: ObservationDefaults { warmup: 20_000, max: 1_000_000, min: 50_000 },
     },
+    ModelEntry {
+        kind: ModelKind::TcpNetperf,
+        name: "TCP over Fibre Channel",
+        selected_by: &["netperf", "hosts"],
+        required: &[],
+        sections: &["netperf", "hosts", "switch", "link"],
+        // A netperf test is fixed work (its length); the counts are unused.
+        defaults: ObservationDefaults { warmup: 0, max: 1_000_000_000, min: 0 },
+    },
 ];
 
 /// The Fibre Channel fabric model's sections, defaults filled in.
@@ -156,6 +175,16 @@ pub enum ModelSpec {
     ArbitratedLoop(ArbitratedLoopSpec),
     InfiniBand(IbSpec),
     SwitchedLoop(SwitchedLoopModelSpec),
+    TcpNetperf(TcpNetperfSpec),
+}
+
+/// The TCP-over-FC model's sections, defaults filled in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpNetperfSpec {
+    pub hosts: HostsSpec,
+    pub netperf: NetperfSpec,
+    pub switch: SwitchSpec,
+    pub link: LinkSpec,
 }
 
 /// A validated scenario: the common sections and the model's, every default filled in.
@@ -189,6 +218,8 @@ impl ScenarioFile {
             ("initiator", self.initiator.is_some()),
             ("ib", self.ib.is_some()),
             ("switched_loop", self.switched_loop.is_some()),
+            ("hosts", self.hosts.is_some()),
+            ("netperf", self.netperf.is_some()),
         ];
         present.into_iter().filter(|(_, p)| *p).map(|(n, _)| n).collect()
     }
@@ -298,6 +329,20 @@ impl Scenario {
                 spec.validate()?;
                 ModelSpec::SwitchedLoop(spec)
             }
+            ModelKind::TcpNetperf => {
+                let spec = TcpNetperfSpec {
+                    hosts: file.hosts.unwrap_or_default(),
+                    netperf: file.netperf.unwrap_or_default(),
+                    switch: file.switch.unwrap_or_default(),
+                    link: file.link.unwrap_or_default(),
+                };
+                spec.switch.validate()?;
+                spec.link.validate()?;
+                spec.hosts.validate()?;
+                spec.netperf.validate()?;
+                fc::check_frame_times(&spec.link, &ProtocolSpec::default())?;
+                ModelSpec::TcpNetperf(spec)
+            }
         };
         Ok(Scenario { name: file.name, description: file.description, run, model })
     }
@@ -330,6 +375,12 @@ impl Scenario {
                 file.ring = Some(s.ring.clone());
                 file.disks = Some(s.disks.clone());
             }
+            ModelSpec::TcpNetperf(t) => {
+                file.hosts = Some(t.hosts.clone());
+                file.netperf = Some(t.netperf.clone());
+                file.switch = Some(t.switch.clone());
+                file.link = Some(t.link.clone());
+            }
         }
         file
     }
@@ -340,6 +391,7 @@ impl Scenario {
             ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
             ModelSpec::InfiniBand(_) => ModelKind::InfiniBand,
             ModelSpec::SwitchedLoop(_) => ModelKind::SwitchedLoop,
+            ModelSpec::TcpNetperf(_) => ModelKind::TcpNetperf,
         }
     }
 
@@ -373,6 +425,17 @@ impl Scenario {
             ModelSpec::SwitchedLoop(spec) => Ok(spec),
             _ => Err(Error::scenario(format!(
                 "this scenario runs the {:?} model, not the switched loops",
+                self.model_kind()
+            ))),
+        }
+    }
+
+    /// The TCP-over-FC sections, or an error naming the model this scenario runs.
+    pub fn tcp_netperf(&self) -> Result<&TcpNetperfSpec> {
+        match &self.model {
+            ModelSpec::TcpNetperf(spec) => Ok(spec),
+            _ => Err(Error::scenario(format!(
+                "this scenario runs the {:?} model, not TCP over Fibre Channel",
                 self.model_kind()
             ))),
         }

@@ -1,0 +1,175 @@
+//! The workstations of seed 002 (section 3.1) as parameter sets: a CPU
+//! clock, the memory system's cost per byte copied and checksummed, the
+//! HP-UX protocol stack's cost per system call, per packet and per
+//! interrupt in CPU cycles, and the background load the paper describes
+//! ("lightly to moderately loaded" machines in a departmental LAN).
+//!
+//! Cycle counts are one set for the HP-UX 10.x stack, scaled by each
+//! machine's clock. Per-byte costs belong to the memory system, not the
+//! clock, so a faster CPU does not copy proportionally faster. The 9000/735
+//! runs the older HP-UX 10.01, whose send path also copies each outgoing
+//! packet into the driver's transmit buffer (`driver_copy_ns_per_byte`,
+//! calibrated, see docs/tcp-netperf-model.md).
+
+use crate::kernel::{time, Time};
+use crate::scenario::MachineType;
+
+/// Cycles the HP-UX 10.x stack spends on each unit of protocol work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StackCycles {
+    /// Entering and leaving a send or receive system call.
+    pub syscall: f64,
+    /// TCP and IP output and the driver, per segment sent (data or ACK).
+    pub packet_output: f64,
+    /// The driver, IP and TCP input, per segment received.
+    pub packet_input: f64,
+    /// Taking the interface's interrupt.
+    pub interrupt: f64,
+    /// Waking a process blocked in a socket call (scheduling, context switch).
+    pub wakeup: f64,
+    /// One pass of tcp_output that finds nothing to send.
+    pub output_check: f64,
+}
+
+/// The HP-UX 10.20 stack. Orders of magnitude from the BSD-derived stacks
+/// of the period (a few thousand cycles per packet each way).
+pub const HPUX_10_20: StackCycles = StackCycles {
+    syscall: 2400.0,
+    packet_output: 4800.0,
+    packet_input: 4800.0,
+    interrupt: 2400.0,
+    wakeup: 3600.0,
+    output_check: 600.0,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    pub name: &'static str,
+    pub cpu_mhz: f64,
+    /// Copying between user space and socket buffers, ns per byte.
+    pub copy_ns_per_byte: f64,
+    /// The Internet checksum over data sent or received, ns per byte.
+    pub checksum_ns_per_byte: f64,
+    /// The driver's copy of each outgoing packet, ns per byte (0: the
+    /// interface reads the socket buffer's pages directly).
+    pub driver_copy_ns_per_byte: f64,
+    /// Default share of the CPU taken by other work.
+    pub background_load: f64,
+}
+
+/// Background load of a lightly loaded machine (C110, C180).
+pub const LIGHT_LOAD: f64 = 0.02;
+/// Background load of a moderately loaded machine (J210, 9000/735).
+pub const MODERATE_LOAD: f64 = 0.10;
+/// HP-UX 10.01 on the 9000/735: the send path's extra copy, ns per byte;
+/// calibrated on the 67 Mbit/s of the 735 sending 2 MB messages.
+pub const CALIBRATED_HPUX_10_01_DRIVER_COPY_NS: f64 = 70.0;
+
+impl Machine {
+    pub fn of(kind: MachineType) -> Machine {
+        match kind {
+            MachineType::C110 => Machine {
+                name: "C110",
+                cpu_mhz: 120.0,
+                copy_ns_per_byte: 10.0,
+                checksum_ns_per_byte: 6.0,
+                driver_copy_ns_per_byte: 0.0,
+                background_load: LIGHT_LOAD,
+            },
+            MachineType::C180 => Machine {
+                name: "C180",
+                cpu_mhz: 180.0,
+                copy_ns_per_byte: 8.0,
+                checksum_ns_per_byte: 4.5,
+                driver_copy_ns_per_byte: 0.0,
+                background_load: LIGHT_LOAD,
+            },
+            MachineType::J210 => Machine {
+                name: "J210",
+                cpu_mhz: 120.0,
+                copy_ns_per_byte: 10.0,
+                checksum_ns_per_byte: 6.0,
+                driver_copy_ns_per_byte: 0.0,
+                background_load: MODERATE_LOAD,
+            },
+            MachineType::Hp735 => Machine {
+                name: "HP 9000/735",
+                cpu_mhz: 125.0,
+                copy_ns_per_byte: 12.0,
+                checksum_ns_per_byte: 7.0,
+                driver_copy_ns_per_byte: CALIBRATED_HPUX_10_01_DRIVER_COPY_NS,
+                background_load: MODERATE_LOAD,
+            },
+        }
+    }
+
+    /// Time for `cycles` of stack work on this machine.
+    pub fn cycles(&self, cycles: f64) -> Time {
+        time::from_ns(cycles * 1000.0 / self.cpu_mhz)
+    }
+}
+
+/// A machine's costs as picosecond counts, derived once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct HostCosts {
+    pub syscall: Time,
+    pub packet_output: Time,
+    pub packet_input: Time,
+    pub interrupt: Time,
+    pub wakeup: Time,
+    pub output_check: Time,
+    /// Picoseconds per byte copied.
+    pub copy_ps_per_byte: f64,
+    /// Picoseconds per byte checksummed.
+    pub checksum_ps_per_byte: f64,
+    /// Picoseconds per byte the driver copies on the send path.
+    pub driver_copy_ps_per_byte: f64,
+}
+
+impl HostCosts {
+    pub fn new(m: &Machine) -> Self {
+        let c = HPUX_10_20;
+        HostCosts {
+            syscall: m.cycles(c.syscall),
+            packet_output: m.cycles(c.packet_output),
+            packet_input: m.cycles(c.packet_input),
+            interrupt: m.cycles(c.interrupt),
+            wakeup: m.cycles(c.wakeup),
+            output_check: m.cycles(c.output_check),
+            copy_ps_per_byte: m.copy_ns_per_byte * 1000.0,
+            checksum_ps_per_byte: m.checksum_ns_per_byte * 1000.0,
+            driver_copy_ps_per_byte: m.driver_copy_ns_per_byte * 1000.0,
+        }
+    }
+
+    #[inline]
+    pub fn copy(&self, bytes: u64) -> Time {
+        (bytes as f64 * self.copy_ps_per_byte) as Time
+    }
+
+    /// Output of a segment of `bytes` data bytes: protocol work, checksum, driver copy.
+    #[inline]
+    pub fn output(&self, bytes: u64) -> Time {
+        self.packet_output + (bytes as f64 * (self.checksum_ps_per_byte + self.driver_copy_ps_per_byte)) as Time
+    }
+
+    #[inline]
+    pub fn checksum(&self, bytes: u64) -> Time {
+        (bytes as f64 * self.checksum_ps_per_byte) as Time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycle_costs_scale_with_the_clock_and_the_older_stack_copies_on_send() {
+        let c110 = HostCosts::new(&Machine::of(MachineType::C110));
+        let c180 = HostCosts::new(&Machine::of(MachineType::C180));
+        let hp735 = HostCosts::new(&Machine::of(MachineType::Hp735));
+        assert_eq!(c110.syscall, time::from_ns(20_000.0));
+        assert!((c180.syscall as f64 * 1.5 - c110.syscall as f64).abs() < 2.0);
+        assert!(hp735.output(4096) > c110.output(4096) + hp735.packet_output - c110.packet_output);
+    }
+}

@@ -1,0 +1,909 @@
+//! Two workstations running TCP/IP over the Fibre Channel switch, measured
+//! the way netperf measures (seed 002): TCP_STREAM (bytes sent over the
+//! elapsed time) and TCP_RR (transactions per second).
+//!
+//! Each host has one CPU doing all protocol work (interrupt-level work
+//! first, then process-level work in order, neither preempted), an FC
+//! interface on its I/O bus, and a TCP endpoint (`tcp.rs`). One segment
+//! travels as follows: the application's send call copies its message into
+//! the send buffer in chunks (`COPY_CHUNK`), calling tcp_output after each;
+//! tcp_output's segment costs output processing and checksum on the CPU;
+//! the interface moves the IP packet across the bus and sends it as an FC
+//! sequence of class 3 frames of at most 2048 payload bytes, each under
+//! buffer-to-buffer credit, through the switch model of `fc/switch.rs`; the
+//! receiving interface collects the sequence, moves it across its bus and
+//! interrupts; input processing and checksum put the data in the receive
+//! buffer, and the receiving application's call copies it out.
+//!
+//! The switch keeps its own event set (`fc::fabric::Event`); the hosts have
+//! theirs. [`Model::step`] runs whichever is due first, the switch's on a
+//! tie, so one run is one deterministic sequence of events.
+
+use std::collections::VecDeque;
+
+use super::machine::{HostCosts, Machine};
+use super::tcp::{Segment, TcpConfig, TcpEndpoint};
+use crate::error::{Error, Result};
+use crate::fc::connection::Connection;
+use crate::fc::fabric::{Ctx, Event as FcEvent};
+use crate::fc::frame::{Frame, FrameKind, Message};
+use crate::fc::metrics::{FcMetrics, FcMetricsSpec};
+use crate::fc::switch::FcSwitch;
+use crate::fc::timing::FcTiming;
+use crate::kernel::{time, Arena, EventQueue, LineRate, RandomStream, Time};
+use crate::report::MetricSummary;
+use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
+use crate::sim::driver::{Metrics, Sections};
+use crate::sim::{Clock, Link, MetricSet, Model, PortRef};
+
+/// Bytes the send and receive calls copy between two looks at the socket
+/// (one mbuf cluster, a 4 KB page on HP-UX): tcp_output runs after each.
+pub const COPY_CHUNK: u64 = 4096;
+/// A blocked sender wakes once this much send buffer is free (BSD sb_lowat).
+pub const SEND_LOW_WATER: u64 = 2048;
+/// BSD's shortest persist interval (TCPTV_PERSMIN).
+pub const PERSIST_TIME: Time = 5 * time::SECOND;
+/// RFC 2625: the FC network header (16) and LLC/SNAP (8) ahead of the IP datagram.
+pub const IP_OVER_FC_HEADER: u32 = 24;
+
+/// Host index of netperf (local, sender of TCP_STREAM) and of netserver.
+const LOCAL: usize = 0;
+const REMOTE: usize = 1;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// The CPU of `host` finished its current job.
+    CpuDone { host: u8 },
+    /// The I/O bus of `host` finished moving a packet.
+    BusDone { host: u8 },
+    /// The interface of `host` has sent a frame's last byte.
+    TransmitDone { host: u8 },
+    /// A tick of `host`'s delayed-ACK timer.
+    DelayedAckTick { host: u8 },
+    /// The persist timer of `host` fired.
+    Persist { host: u8 },
+    /// A burst of other work arrives at `host`.
+    Background { host: u8 },
+    /// netperf's test length is over.
+    TestEnd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Job {
+    /// The application copies the next chunk of its message into the send buffer.
+    SendChunk { syscall: bool, wake: bool },
+    /// The application copies the next chunk of received data out.
+    RecvChunk { syscall: bool, wake: bool },
+    /// tcp_output, IP and the driver for one segment.
+    Output { packet: u32 },
+    /// Interrupt, driver, IP and TCP input of one segment.
+    Input { packet: u32 },
+    /// Other work on the machine.
+    Background { duration: Time },
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Packet {
+    seg: Segment,
+    /// Frames of the sequence not yet received.
+    frames_left: u32,
+    /// Bytes of the FC payload (IP datagram with its FC encapsulation).
+    payload: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    StreamSender,
+    StreamReceiver,
+    RrClient,
+    RrServer,
+}
+
+struct App {
+    role: Role,
+    /// Bytes left to copy in the current send call (0: not sending).
+    send_left: u64,
+    blocked_send: bool,
+    /// Bytes the current receive call may still take (0: not receiving).
+    recv_left: u64,
+    blocked_recv: bool,
+    /// Bytes of the current request or response received so far (TCP_RR).
+    got: u64,
+    /// Sending: no further message or transaction starts.
+    stopped: bool,
+    bytes_written: u64,
+    bytes_read: u64,
+}
+
+struct Host {
+    machine: Machine,
+    costs: HostCosts,
+    tcp: TcpEndpoint,
+    app: App,
+    interrupt_queue: VecDeque<Job>,
+    process_queue: VecDeque<Job>,
+    /// The job on the CPU and the bytes it copies.
+    running: Option<(Job, u64)>,
+    cpu_busy: Time,
+    bus_queue: VecDeque<(u32, bool)>,
+    bus_busy: bool,
+    /// Frames whose packet has crossed the bus, waiting for the link.
+    tx_frames: VecDeque<u32>,
+    transmitting: bool,
+    bb_credit: u32,
+    link: Link,
+    persist_armed: bool,
+    background_rng: RandomStream,
+    background_load: f64,
+}
+
+/// The FC side: the switch, its event set and what its handlers touch.
+struct FcSide {
+    queue: EventQueue<FcEvent>,
+    frames: Arena<Frame>,
+    messages: Arena<Message>,
+    connections: Arena<Connection>,
+    timing: FcTiming,
+    metrics: FcMetrics,
+    switch: FcSwitch,
+}
+
+macro_rules! ctx {
+    ($fc:expr, $now:expr) => {
+        Ctx {
+            now: $now,
+            queue: &mut $fc.queue,
+            frames: &mut $fc.frames,
+            messages: &mut $fc.messages,
+            connections: &mut $fc.connections,
+            timing: &$fc.timing,
+            metrics: &mut $fc.metrics,
+        }
+    };
+}
+
+pub struct NetperfModel {
+    clock: Clock<Event>,
+    fc: FcSide,
+    hosts: [Host; 2],
+    packets: Arena<Packet>,
+    spec: TcpNetperfSpec,
+    bus_rate: LineRate,
+    adapter_send: Time,
+    adapter_receive: Time,
+    background_burst_ps: f64,
+    delayed_ack_period: Time,
+    /// Bytes of TCP, IP and FC encapsulation ahead of a segment's data.
+    packet_overhead: u32,
+    /// netperf's -l has passed.
+    test_over: bool,
+    /// The measurement is complete: timers stop, what is in flight drains.
+    finished: bool,
+    end_time: Time,
+    transactions: u64,
+    segments_delivered: u64,
+    frames_delivered: u64,
+    /// ACKs the delayed-ACK timer sent, and segments the persist timer forced.
+    timer_acks: u64,
+    persist_probes: u64,
+    pure_acks: u64,
+    metrics: MetricSet,
+    scenario: Scenario,
+}
+
+impl NetperfModel {
+    pub fn build(scenario: &Scenario) -> Result<Self> {
+        let spec = scenario.tcp_netperf()?.clone();
+        let fc_spec = FcFabricSpec { switch: spec.switch.clone(), link: spec.link.clone(), ..FcFabricSpec::default() };
+        let timing = FcTiming::new(&fc_spec);
+        let buffers = spec.switch.buffers_per_port;
+        let ports = spec.switch.ports as usize;
+        let peers: Vec<Option<Link>> =
+            (0..ports).map(|p| (p < 2).then(|| Link::new(PortRef::node(p as u32), timing.propagation))).collect();
+        let switch = FcSwitch::new(0, &peers, buffers, buffers, &[vec![0], vec![1]], scenario.run.seed);
+        let metrics = FcMetrics::new(
+            &[ports],
+            FcMetricsSpec {
+                buffers,
+                batches: scenario.run.batches,
+                batch_ps: 10 * timing.data_time,
+                nodes: 2,
+                class: 3,
+            },
+        );
+        let n = &spec.netperf;
+        let mss = n.mss();
+        let local_shift = TcpConfig::shift_for(n.local_socket_bytes, n.window_scale);
+        let remote_shift = TcpConfig::shift_for(n.remote_socket_bytes, n.window_scale);
+        let cfg = |buffer: u32, shift: u8| TcpConfig {
+            mss,
+            send_buffer: buffer,
+            receive_buffer: buffer,
+            nodelay: n.nodelay,
+            window_shift: shift,
+        };
+        let local_cfg = cfg(n.local_socket_bytes, local_shift);
+        let remote_cfg = cfg(n.remote_socket_bytes, remote_shift);
+        let local_tcp = TcpEndpoint::new(local_cfg, TcpEndpoint::initial_window(&remote_cfg), remote_shift);
+        let remote_tcp = TcpEndpoint::new(remote_cfg, TcpEndpoint::initial_window(&local_cfg), local_shift);
+        let roles = match n.test {
+            NetperfTest::TcpStream => [Role::StreamSender, Role::StreamReceiver],
+            NetperfTest::TcpRr => [Role::RrClient, Role::RrServer],
+        };
+        let h = &spec.hosts;
+        let kinds = [(h.sender, h.sender_background_load), (h.receiver, h.receiver_background_load)];
+        let hosts = [0, 1].map(|i| {
+            let machine = Machine::of(kinds[i].0);
+            Host {
+                machine,
+                costs: HostCosts::new(&machine),
+                tcp: if i == LOCAL { local_tcp.clone() } else { remote_tcp.clone() },
+                app: App {
+                    role: roles[i],
+                    send_left: 0,
+                    blocked_send: false,
+                    recv_left: 0,
+                    blocked_recv: false,
+                    got: 0,
+                    stopped: false,
+                    bytes_written: 0,
+                    bytes_read: 0,
+                },
+                interrupt_queue: VecDeque::with_capacity(64),
+                process_queue: VecDeque::with_capacity(64),
+                running: None,
+                cpu_busy: 0,
+                bus_queue: VecDeque::with_capacity(64),
+                bus_busy: false,
+                tx_frames: VecDeque::with_capacity(256),
+                transmitting: false,
+                bb_credit: buffers,
+                link: Link::new(PortRef::switch(0, i as u16), timing.propagation),
+                persist_armed: false,
+                background_rng: RandomStream::new(scenario.run.seed, "hosts.background", i as u64),
+                background_load: kinds[i].1.unwrap_or(machine.background_load),
+            }
+        });
+        let packet_overhead = n.mtu_bytes - mss + IP_OVER_FC_HEADER;
+        let period = time::from_us(n.delayed_ack_ms * 1000.0);
+        Ok(NetperfModel {
+            clock: Clock::with_capacity(256),
+            fc: FcSide {
+                queue: EventQueue::with_capacity(1024),
+                frames: Arena::with_capacity(1024),
+                messages: Arena::with_capacity(1),
+                connections: Arena::with_capacity(1),
+                timing,
+                metrics,
+                switch,
+            },
+            hosts,
+            packets: Arena::with_capacity(256),
+            bus_rate: LineRate::from_bytes_per_second(h.bus_mb_s * 1e6),
+            adapter_send: time::from_us(h.adapter_send_us),
+            adapter_receive: time::from_us(h.adapter_receive_us),
+            background_burst_ps: h.background_burst_us * time::MICROSECOND as f64,
+            delayed_ack_period: period,
+            packet_overhead,
+            test_over: false,
+            finished: false,
+            end_time: 0,
+            transactions: 0,
+            segments_delivered: 0,
+            frames_delivered: 0,
+            timer_acks: 0,
+            persist_probes: 0,
+            pure_acks: 0,
+            metrics: MetricSet::new(scenario.run.batches),
+            scenario: scenario.clone(),
+            spec,
+        })
+    }
+
+    fn receive_size(&self) -> u64 {
+        let n = &self.spec.netperf;
+        n.receive_bytes.unwrap_or(n.remote_socket_bytes) as u64
+    }
+
+    // ---- CPU ----
+
+    fn push_job(&mut self, h: usize, job: Job) {
+        match job {
+            Job::Output { .. } | Job::Input { .. } => self.hosts[h].interrupt_queue.push_back(job),
+            _ => self.hosts[h].process_queue.push_back(job),
+        }
+        if self.hosts[h].running.is_none() {
+            self.start_job(h);
+        }
+    }
+
+    fn start_job(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        let Some(job) = host.interrupt_queue.pop_front().or_else(|| host.process_queue.pop_front()) else {
+            return;
+        };
+        let c = host.costs;
+        let (duration, bytes) = match job {
+            Job::SendChunk { syscall, wake } => {
+                let n = COPY_CHUNK.min(host.app.send_left).min(host.tcp.send_space());
+                let fixed = if syscall { c.syscall } else { 0 } + if wake { c.wakeup } else { 0 };
+                (fixed + c.copy(n) + c.output_check, n)
+            }
+            Job::RecvChunk { syscall, wake } => {
+                let n = COPY_CHUNK.min(host.app.recv_left).min(host.tcp.rcv_unread);
+                let fixed = if syscall { c.syscall } else { 0 } + if wake { c.wakeup } else { 0 };
+                (fixed + c.copy(n), n)
+            }
+            Job::Output { packet } => (c.output(self.packets[packet].seg.len as u64), 0),
+            Job::Input { packet } => {
+                (c.interrupt + c.packet_input + c.checksum(self.packets[packet].seg.len as u64), 0)
+            }
+            Job::Background { duration } => (duration, 0),
+        };
+        host.running = Some((job, bytes));
+        host.cpu_busy += duration;
+        self.clock.queue.push(self.clock.now + duration, Event::CpuDone { host: h as u8 });
+    }
+
+    fn on_cpu_done(&mut self, h: usize) {
+        let (job, bytes) = self.hosts[h].running.take().expect("a job was running");
+        match job {
+            Job::SendChunk { .. } => self.send_chunk_done(h, bytes),
+            Job::RecvChunk { .. } => self.recv_chunk_done(h, bytes),
+            Job::Output { packet } => self.bus_push(h, packet, true),
+            Job::Input { packet } => self.input_done(h, packet),
+            Job::Background { .. } => {}
+        }
+        if self.hosts[h].running.is_none() {
+            self.start_job(h);
+        }
+    }
+
+    // ---- TCP output ----
+
+    /// tcp_output: every data segment the rules allow, then an ACK if one is owed.
+    fn tcp_output(&mut self, h: usize) {
+        while let Some(len) = self.hosts[h].tcp.next_data_segment() {
+            let seg = self.hosts[h].tcp.send_data(len);
+            self.emit(h, seg);
+        }
+        if self.hosts[h].tcp.ack_now {
+            let tcp = &mut self.hosts[h].tcp;
+            let seg = tcp.stamp(tcp.snd_nxt, 0);
+            self.pure_acks += 1;
+            self.emit(h, seg);
+        }
+        if self.hosts[h].tcp.needs_persist() && !self.hosts[h].persist_armed {
+            self.hosts[h].persist_armed = true;
+            self.clock.queue.push(self.clock.now + PERSIST_TIME, Event::Persist { host: h as u8 });
+        }
+    }
+
+    fn emit(&mut self, h: usize, seg: Segment) {
+        let payload = seg.len + self.packet_overhead;
+        let frames = payload.div_ceil(self.fc.timing.data_bytes - self.fc.timing.header_bytes);
+        let packet = self.packets.insert(Packet { seg, frames_left: frames, payload });
+        self.push_job(h, Job::Output { packet });
+    }
+
+    // ---- interface and bus ----
+
+    fn bus_push(&mut self, h: usize, packet: u32, transmit: bool) {
+        self.hosts[h].bus_queue.push_back((packet, transmit));
+        if !self.hosts[h].bus_busy {
+            self.bus_start(h);
+        }
+    }
+
+    fn bus_start(&mut self, h: usize) {
+        let Some(&(packet, transmit)) = self.hosts[h].bus_queue.front() else { return };
+        let firmware = if transmit { self.adapter_send } else { self.adapter_receive };
+        let t = firmware + self.bus_rate.time_for(self.packets[packet].payload as u64);
+        self.hosts[h].bus_busy = true;
+        self.clock.queue.push(self.clock.now + t, Event::BusDone { host: h as u8 });
+    }
+
+    fn on_bus_done(&mut self, h: usize) {
+        let (packet, transmit) = self.hosts[h].bus_queue.pop_front().expect("a transfer was under way");
+        self.hosts[h].bus_busy = false;
+        if transmit {
+            self.queue_frames(h, packet);
+            self.try_transmit(h);
+        } else {
+            self.push_job(h, Job::Input { packet });
+        }
+        self.bus_start(h);
+    }
+
+    /// Splits a packet into its FC sequence of frames.
+    fn queue_frames(&mut self, h: usize, packet: u32) {
+        let max_payload = self.fc.timing.data_bytes - self.fc.timing.header_bytes;
+        let mut left = self.packets[packet].payload;
+        while left > 0 {
+            let chunk = left.min(max_payload);
+            left -= chunk;
+            let frame = self.fc.frames.insert(Frame {
+                kind: FrameKind::Data,
+                src: h as u32,
+                dst: (1 - h) as u32,
+                bytes: chunk + self.fc.timing.header_bytes,
+                message: packet,
+                t_inject: self.clock.now,
+                ..Frame::default()
+            });
+            self.hosts[h].tx_frames.push_back(frame);
+        }
+    }
+
+    fn try_transmit(&mut self, h: usize) {
+        let now = self.clock.now;
+        let host = &mut self.hosts[h];
+        if host.transmitting || host.bb_credit == 0 {
+            return;
+        }
+        let Some(frame) = host.tx_frames.pop_front() else { return };
+        host.bb_credit -= 1;
+        host.transmitting = true;
+        let bytes = self.fc.frames[frame].bytes;
+        self.fc.metrics.counters.data_frames_injected += 1;
+        let mut ctx = ctx!(self.fc, now);
+        host.link.send_head(&mut ctx, frame, now);
+        let done = now + self.fc.timing.frame_time(bytes);
+        self.clock.queue.push(done, Event::TransmitDone { host: h as u8 });
+    }
+
+    fn on_frame_delivered(&mut self, h: usize, frame: u32) {
+        let packet = self.fc.frames[frame].message;
+        self.fc.frames.remove(frame);
+        self.fc.metrics.counters.data_frames_delivered += 1;
+        self.frames_delivered += 1;
+        let p = &mut self.packets[packet];
+        p.frames_left -= 1;
+        if p.frames_left == 0 {
+            self.bus_push(h, packet, false);
+        }
+    }
+
+    // ---- TCP input and the applications ----
+
+    fn input_done(&mut self, h: usize, packet: u32) {
+        let seg = self.packets[packet].seg;
+        self.packets.remove(packet);
+        self.segments_delivered += 1;
+        let freed = self.hosts[h].tcp.receive(&seg);
+        if freed > 0 {
+            self.wake_sender(h);
+        }
+        if seg.len > 0 && self.hosts[h].app.blocked_recv {
+            self.hosts[h].app.blocked_recv = false;
+            self.push_job(h, Job::RecvChunk { syscall: true, wake: true });
+        }
+        self.tcp_output(h);
+        self.check_stream_done();
+    }
+
+    /// A sender blocked on a full send buffer wakes once enough is free.
+    fn wake_sender(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        if host.app.blocked_send && host.tcp.send_space() >= SEND_LOW_WATER.min(host.app.send_left) {
+            host.app.blocked_send = false;
+            self.push_job(h, Job::SendChunk { syscall: false, wake: true });
+        }
+    }
+
+    /// Starts a send call of `bytes`.
+    fn start_send(&mut self, h: usize, bytes: u64) {
+        self.hosts[h].app.send_left = bytes;
+        self.push_job(h, Job::SendChunk { syscall: true, wake: false });
+    }
+
+    /// Starts a receive call for at most `bytes`; it blocks if nothing is there.
+    fn start_recv(&mut self, h: usize, bytes: u64) {
+        let host = &mut self.hosts[h];
+        host.app.recv_left = bytes;
+        if host.tcp.rcv_unread > 0 {
+            self.push_job(h, Job::RecvChunk { syscall: true, wake: false });
+        } else {
+            host.app.blocked_recv = true;
+        }
+    }
+
+    fn send_chunk_done(&mut self, h: usize, bytes: u64) {
+        let host = &mut self.hosts[h];
+        host.tcp.write(bytes);
+        host.app.send_left -= bytes;
+        host.app.bytes_written += bytes;
+        self.tcp_output(h);
+        let host = &mut self.hosts[h];
+        if host.app.send_left > 0 {
+            if host.tcp.send_space() >= SEND_LOW_WATER.min(host.app.send_left) {
+                self.push_job(h, Job::SendChunk { syscall: false, wake: false });
+            } else {
+                host.app.blocked_send = true;
+            }
+            return;
+        }
+        // The send call returned.
+        match host.app.role {
+            Role::StreamSender => {
+                if self.test_over {
+                    host.app.stopped = true;
+                    self.check_stream_done();
+                } else {
+                    self.start_send(h, self.spec.netperf.message_bytes as u64);
+                }
+            }
+            Role::RrClient => {
+                let (_, response) = self.spec.netperf.rr_sizes();
+                self.hosts[h].app.got = 0;
+                self.start_recv(h, response as u64);
+            }
+            Role::RrServer => {
+                let (request, _) = self.spec.netperf.rr_sizes();
+                self.hosts[h].app.got = 0;
+                self.start_recv(h, request as u64);
+            }
+            Role::StreamReceiver => unreachable!("the stream receiver does not send"),
+        }
+    }
+
+    fn recv_chunk_done(&mut self, h: usize, bytes: u64) {
+        let host = &mut self.hosts[h];
+        host.tcp.read(bytes);
+        host.app.recv_left -= bytes;
+        host.app.bytes_read += bytes;
+        host.app.got += bytes;
+        if host.app.recv_left > 0 && host.tcp.rcv_unread > 0 {
+            self.push_job(h, Job::RecvChunk { syscall: false, wake: false });
+            return;
+        }
+        // The receive call returned: tell TCP (a window update may be due).
+        if host.tcp.window_update_due() {
+            host.tcp.ack_now = true;
+        }
+        self.tcp_output(h);
+        let (request, response) = self.spec.netperf.rr_sizes();
+        match self.hosts[h].app.role {
+            Role::StreamReceiver => {
+                self.check_stream_done();
+                if !self.finished {
+                    self.start_recv(h, self.receive_size());
+                }
+            }
+            Role::RrServer => {
+                let got = self.hosts[h].app.got;
+                if got < request as u64 {
+                    self.start_recv(h, request as u64 - got);
+                } else {
+                    self.start_send(h, response as u64);
+                }
+            }
+            Role::RrClient => {
+                let got = self.hosts[h].app.got;
+                if got < response as u64 {
+                    self.start_recv(h, response as u64 - got);
+                    return;
+                }
+                if self.test_over {
+                    self.hosts[h].app.stopped = true;
+                    self.finished = true;
+                } else {
+                    self.transactions += 1;
+                    self.start_send(h, request as u64);
+                }
+            }
+            Role::StreamSender => unreachable!("the stream sender does not receive"),
+        }
+    }
+
+    /// TCP_STREAM ends when the sender has stopped and the receiver has read
+    /// everything (netperf's shutdown and wait for the remote close).
+    fn check_stream_done(&mut self) {
+        if self.finished || self.hosts[LOCAL].app.role != Role::StreamSender {
+            return;
+        }
+        let sender = &self.hosts[LOCAL].app;
+        if sender.stopped && self.hosts[REMOTE].app.bytes_read == sender.bytes_written {
+            self.finished = true;
+            self.end_time = self.clock.now;
+        }
+    }
+
+    fn on_test_end(&mut self) {
+        self.test_over = true;
+        if self.hosts[LOCAL].app.role == Role::RrClient {
+            // netperf's alarm interrupts the transaction in progress: it is
+            // not counted, and the elapsed time is the test length.
+            self.end_time = self.clock.now;
+        }
+    }
+
+    fn on_delayed_ack_tick(&mut self, h: usize) {
+        if self.hosts[h].tcp.delayed_ack {
+            self.timer_acks += 1;
+            self.hosts[h].tcp.ack_now = true;
+            self.tcp_output(h);
+        }
+        if !self.finished {
+            self.clock.queue.push(self.clock.now + self.delayed_ack_period, Event::DelayedAckTick { host: h as u8 });
+        }
+    }
+
+    fn on_persist(&mut self, h: usize) {
+        self.hosts[h].persist_armed = false;
+        if self.hosts[h].tcp.needs_persist() {
+            let len = self.hosts[h].tcp.persist_segment();
+            let seg = self.hosts[h].tcp.send_data(len);
+            self.persist_probes += 1;
+            self.emit(h, seg);
+        }
+        self.tcp_output(h);
+    }
+
+    fn on_background(&mut self, h: usize) {
+        if self.finished {
+            return;
+        }
+        let burst = self.hosts[h].background_rng.exponential(self.background_burst_ps) as Time;
+        self.push_job(h, Job::Background { duration: burst.max(1) });
+        self.schedule_background(h);
+    }
+
+    fn schedule_background(&mut self, h: usize) {
+        let load = self.hosts[h].background_load;
+        if load <= 0.0 {
+            return;
+        }
+        let gap = self.hosts[h].background_rng.exponential(self.background_burst_ps / load) as Time;
+        self.clock.queue.push(self.clock.now + gap, Event::Background { host: h as u8 });
+    }
+
+    fn handle_fc(&mut self, ev: FcEvent) {
+        let now = self.clock.now;
+        match ev {
+            FcEvent::FrameDelivered { node, frame } => self.on_frame_delivered(node as usize, frame),
+            FcEvent::CreditToNode { node } => {
+                self.hosts[node as usize].bb_credit += 1;
+                self.try_transmit(node as usize);
+            }
+            other => {
+                let mut ctx = ctx!(self.fc, now);
+                let sw = &mut self.fc.switch;
+                match other {
+                    FcEvent::FrameStart { port, frame, .. } => sw.on_frame_start(&mut ctx, port as usize, frame),
+                    FcEvent::HeaderArrived { port, frame, .. } => sw.on_header_arrived(&mut ctx, port as usize, frame),
+                    FcEvent::RouteDone { .. } => sw.on_route_done(&mut ctx),
+                    FcEvent::TransferDone { port, .. } => sw.on_transfer_done(&mut ctx, port as usize),
+                    FcEvent::CreditToSwitch { port, .. } => sw.on_credit(&mut ctx, port as usize),
+                    e => unreachable!("class 3 between two hosts has no {e:?}"),
+                }
+            }
+        }
+    }
+
+    /// The measured figures, as netperf computes them.
+    pub fn results(&self) -> (f64, f64) {
+        let elapsed = time::to_us(self.end_time) / 1e6;
+        match self.spec.netperf.test {
+            NetperfTest::TcpStream => (self.hosts[LOCAL].app.bytes_written as f64 * 8.0 / 1e6 / elapsed, elapsed),
+            NetperfTest::TcpRr => (self.transactions as f64 / elapsed, elapsed),
+        }
+    }
+}
+
+impl Model for NetperfModel {
+    fn unit(&self) -> &'static str {
+        "segments"
+    }
+
+    fn start(&mut self) -> Time {
+        let n = self.spec.netperf.clone();
+        self.clock.queue.push(time::from_us(n.length_s * 1e6), Event::TestEnd);
+        for h in 0..2 {
+            // Each host's timer ticks on its own phase.
+            let mut rng = RandomStream::new(self.scenario.run.seed, "hosts.delayed_ack_phase", h as u64);
+            let phase = (rng.uniform() * self.delayed_ack_period as f64) as Time;
+            self.clock.queue.push(phase, Event::DelayedAckTick { host: h as u8 });
+            self.schedule_background(h);
+        }
+        match n.test {
+            NetperfTest::TcpStream => {
+                self.start_send(LOCAL, n.message_bytes as u64);
+                self.start_recv(REMOTE, self.receive_size());
+            }
+            NetperfTest::TcpRr => {
+                let (request, _) = n.rr_sizes();
+                self.start_send(LOCAL, request as u64);
+                self.start_recv(REMOTE, request as u64);
+            }
+        }
+        0
+    }
+
+    type Event = Event;
+
+    fn clock(&self) -> &Clock<Event> {
+        &self.clock
+    }
+
+    fn clock_mut(&mut self) -> &mut Clock<Event> {
+        &mut self.clock
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::CpuDone { host } => self.on_cpu_done(host as usize),
+            Event::BusDone { host } => self.on_bus_done(host as usize),
+            Event::TransmitDone { host } => {
+                self.hosts[host as usize].transmitting = false;
+                self.try_transmit(host as usize);
+            }
+            Event::DelayedAckTick { host } => self.on_delayed_ack_tick(host as usize),
+            Event::Persist { host } => self.on_persist(host as usize),
+            Event::Background { host } => self.on_background(host as usize),
+            Event::TestEnd => self.on_test_end(),
+        }
+    }
+
+    /// Runs the host event or the switch event due first (the switch's on a tie).
+    #[inline]
+    fn step(&mut self, limit: Time) -> bool {
+        let host = self.clock.queue.peek_time();
+        let fc = self.fc.queue.peek_time();
+        let fc_first = match (host, fc) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(a), Some(b)) => b <= a,
+        };
+        if fc_first {
+            let Some((t, ev)) = self.fc.queue.pop_until(limit) else { return false };
+            self.clock.now = t;
+            self.clock.events += 1;
+            self.handle_fc(ev);
+            true
+        } else {
+            match self.clock.next(limit) {
+                Some(ev) => {
+                    self.dispatch(ev);
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
+    fn idle(&self) -> bool {
+        self.clock.queue.is_empty() && self.fc.queue.is_empty()
+    }
+
+    fn observations(&self) -> u64 {
+        self.segments_delivered
+    }
+
+    fn in_flight(&self) -> u64 {
+        self.packets.live() as u64
+    }
+
+    fn frames_moved(&self) -> u64 {
+        self.frames_delivered
+    }
+
+    fn metrics(&self) -> &MetricSet {
+        &self.metrics
+    }
+
+    fn reset_statistics(&mut self, now: Time) {
+        self.metrics.reset(now);
+    }
+
+    fn stop_time(&self, now: Time) -> Time {
+        if self.finished || self.test_over {
+            self.end_time.max(1)
+        } else {
+            now
+        }
+    }
+
+    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+        let n = &self.spec.netperf;
+        let (figure, elapsed) = self.results();
+        let mut metrics = Vec::new();
+        match n.test {
+            NetperfTest::TcpStream => {
+                metrics.push(("throughput_mbit_s".to_string(), MetricSummary::value(figure)));
+            }
+            NetperfTest::TcpRr => {
+                metrics.push(("transactions_per_s".to_string(), MetricSummary::value(figure)));
+                // One way: half the time of a transaction (seed 002, section 4.2).
+                let latency = if figure > 0.0 { 1e6 / (2.0 * figure) } else { f64::NAN };
+                metrics.push(("latency_us".to_string(), MetricSummary::value(latency)));
+            }
+        }
+        metrics.push(("elapsed_s".to_string(), MetricSummary::value(elapsed)));
+        let span = stop.max(1) as f64;
+        for (h, name) in [(LOCAL, "local"), (REMOTE, "remote")] {
+            let u = self.hosts[h].cpu_busy as f64 / span * 100.0;
+            metrics.push((format!("{name}_cpu_utilization_pct"), MetricSummary::value(u)));
+        }
+        let (request, response) = n.rr_sizes();
+        let section = serde_json::json!({
+            "test": n.test,
+            "local_host": self.hosts[LOCAL].machine.name,
+            "remote_host": self.hosts[REMOTE].machine.name,
+            "local_socket_bytes": n.local_socket_bytes,
+            "remote_socket_bytes": n.remote_socket_bytes,
+            "message_bytes": n.message_bytes,
+            "request_bytes": request,
+            "response_bytes": response,
+            "receive_bytes": self.receive_size(),
+            "mss_bytes": n.mss(),
+            "elapsed_s": elapsed,
+            "bytes_sent": self.hosts[LOCAL].app.bytes_written,
+            "bytes_received": self.hosts[REMOTE].app.bytes_read,
+            "transactions": self.transactions,
+            "final_cwnd": self.hosts[LOCAL].tcp.cwnd,
+        });
+        (metrics, vec![("netperf".to_string(), section)])
+    }
+
+    fn stop_sources(&mut self) {
+        self.finished = true;
+    }
+
+    /// Conservation: whatever each application wrote, the other read (once
+    /// the run has drained); no segment arrived out of order; no frame or
+    /// packet is left when nothing is in flight.
+    fn audit(&self) -> Result<Vec<(String, i64)>> {
+        let idle = Model::idle(self);
+        for (a, b) in [(LOCAL, REMOTE), (REMOTE, LOCAL)] {
+            let written = self.hosts[a].app.bytes_written;
+            let read = self.hosts[b].app.bytes_read + self.hosts[b].tcp.rcv_unread;
+            let in_flight = self.hosts[a].tcp.written - self.hosts[b].tcp.rcv_nxt;
+            if written != read + in_flight || (idle && in_flight != 0) {
+                return Err(Error::model(format!(
+                    "byte conservation violated: host {a} wrote {written} bytes, host {b} holds or read {read}, \
+                     {in_flight} in flight"
+                )));
+            }
+            if self.hosts[b].tcp.out_of_order > 0 {
+                return Err(Error::model(format!(
+                    "{} segments reached host {b} out of order",
+                    self.hosts[b].tcp.out_of_order
+                )));
+            }
+        }
+        if idle && (self.fc.frames.live() > 0 || self.packets.live() > 0) {
+            return Err(Error::model(format!(
+                "{} frames and {} packets left in an idle fabric",
+                self.fc.frames.live(),
+                self.packets.live()
+            )));
+        }
+        let c = &self.fc.metrics.counters;
+        Ok(vec![
+            ("bytes_sent".into(), self.hosts[LOCAL].app.bytes_written as i64),
+            ("bytes_received".into(), self.hosts[REMOTE].app.bytes_read as i64),
+            ("bytes_returned".into(), self.hosts[REMOTE].app.bytes_written as i64),
+            ("transactions".into(), self.transactions as i64),
+            ("segments_delivered".into(), self.segments_delivered as i64),
+            ("pure_acks".into(), self.pure_acks as i64),
+            ("delayed_acks_by_timer".into(), self.timer_acks as i64),
+            ("persist_probes".into(), self.persist_probes as i64),
+            ("data_frames_injected".into(), c.data_frames_injected as i64),
+            ("data_frames_delivered".into(), c.data_frames_delivered as i64),
+            ("frames_in_flight".into(), self.fc.frames.live() as i64),
+            ("events".into(), self.clock.events as i64),
+        ])
+    }
+
+    fn scenario_json(&self) -> serde_json::Value {
+        self.scenario.to_json()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.packets.memory_bytes()
+            + self.fc.frames.memory_bytes()
+            + self.clock.queue.memory_bytes()
+            + self.fc.queue.memory_bytes()
+    }
+}

@@ -1,0 +1,137 @@
+//! TCP over the Fibre Channel switch, measured like netperf (seed 002):
+//! window and CPU bounds from theory, conservation, order, determinism and
+//! the errors bad input gets.
+
+use fabricsim::transport::machine::{HostCosts, Machine};
+use fabricsim::transport::netperf::COPY_CHUNK;
+use fabricsim::{RunReport, Scenario};
+
+fn run(toml: &str) -> RunReport {
+    let s = Scenario::from_toml_str(toml, "<test>").expect("valid scenario");
+    fabricsim::run(&s).expect("run succeeds")
+}
+
+fn mean(r: &RunReport, metric: &str) -> f64 {
+    r.metric(metric).unwrap_or_else(|| panic!("no metric {metric}")).mean
+}
+
+fn counter(r: &RunReport, name: &str) -> i64 {
+    r.counter(name).unwrap_or_else(|| panic!("no counter {name}"))
+}
+
+/// A stream whose window is the bottleneck sends one window per round
+/// trip: the time per window, W / throughput, grows by exactly the added
+/// round-trip propagation (four fibres: host to switch to host and back).
+/// A 4 KB window is one segment, answered by the receiver's window update
+/// as soon as its application has read it (no delayed-ACK timer involved).
+#[test]
+fn window_limited_stream_runs_at_window_over_round_trip() {
+    let window = 4096.0;
+    let stream = |prop_ms: f64| {
+        let r = run(&format!(
+            "[netperf]\nlength_s = 4.0\nmessage_bytes = 4096\nlocal_socket_bytes = 4096\n\
+             remote_socket_bytes = 4096\n[hosts]\nsender_background_load = 0.0\nreceiver_background_load = 0.0\n\
+             [link]\npropagation_ns = {}\n",
+            prop_ms * 1e6
+        ));
+        assert_eq!(counter(&r, "delayed_acks_by_timer"), 0);
+        mean(&r, "throughput_mbit_s") * 1e6 / 8.0
+    };
+    let (p1, p2) = (1.0, 3.0);
+    let (x1, x2) = (stream(p1), stream(p2));
+    let rtt1 = window / x1;
+    let rtt2 = window / x2;
+    assert!(rtt1 > 4.0 * p1 * 1e-3, "a window cannot come back faster than the propagation: {rtt1}");
+    let added = rtt2 - rtt1;
+    let expected = 4.0 * (p2 - p1) * 1e-3;
+    assert!((added - expected).abs() < 0.01 * expected, "time per window grew by {added} s, expected {expected} s");
+}
+
+/// With a fast bus and link, a slow sender's CPU is the bottleneck: the
+/// stream runs between the per-byte bound (copy and checksum of every
+/// byte) and that bound plus the per-call and per-packet costs of one
+/// segment and one ACK per copied chunk.
+#[test]
+fn cpu_limited_stream_runs_at_the_cost_bound() {
+    let r = run("[netperf]\nlength_s = 2.0\n[hosts]\nsender = \"hp735\"\nreceiver = \"c180\"\n\
+                 sender_background_load = 0.0\nreceiver_background_load = 0.0\nbus_mb_s = 2000.0\n\
+                 adapter_send_us = 0.0\nadapter_receive_us = 0.0\n[link]\nbandwidth_mb_s = 2000.0\n");
+    assert!(mean(&r, "local_cpu_utilization_pct") > 99.0, "the sender's CPU is the bottleneck");
+    let bytes_per_s = mean(&r, "throughput_mbit_s") * 1e6 / 8.0;
+    let c = HostCosts::new(&Machine::of(fabricsim::scenario::MachineType::Hp735));
+    let per_byte_s = (c.copy_ps_per_byte + c.checksum_ps_per_byte + c.driver_copy_ps_per_byte) * 1e-12;
+    let chunk = COPY_CHUNK as f64;
+    let per_chunk_ps = (c.output_check + c.packet_output + c.interrupt + c.packet_input) as f64;
+    let upper = 1.0 / per_byte_s;
+    let lower = 1.0 / (per_byte_s + per_chunk_ps * 1e-12 / chunk);
+    assert!(bytes_per_s < upper, "{bytes_per_s} B/s beats the per-byte bound {upper}");
+    assert!(bytes_per_s > lower, "{bytes_per_s} B/s below the per-chunk bound {lower}");
+}
+
+/// Every byte written arrives, once and in order, in both tests.
+#[test]
+fn bytes_are_conserved_and_arrive_in_order() {
+    let r = run("[netperf]\nlength_s = 1.0\nmessage_bytes = 10000\nlocal_socket_bytes = 32768\n\
+                 remote_socket_bytes = 32768\n");
+    let sent = counter(&r, "bytes_sent");
+    assert!(sent > 1_000_000);
+    assert_eq!(sent, counter(&r, "bytes_received"));
+    assert_eq!(sent % 10000, 0, "netperf sends whole messages");
+    assert_eq!(counter(&r, "frames_in_flight"), 0);
+    assert_eq!(counter(&r, "data_frames_injected"), counter(&r, "data_frames_delivered"));
+    let rr = run("[netperf]\ntest = \"TCP_RR\"\nlength_s = 0.5\nmessage_bytes = 3000\n");
+    let t = counter(&rr, "transactions");
+    assert!(t > 100);
+    // The transaction cut short by the end of the test still completes.
+    assert_eq!(counter(&rr, "bytes_sent"), counter(&rr, "bytes_received"));
+    assert_eq!(counter(&rr, "bytes_returned"), counter(&rr, "bytes_sent"));
+    assert_eq!(counter(&rr, "bytes_sent"), 3000 * (t + 1));
+}
+
+/// Same scenario and seed: the same numbers bit for bit; another seed
+/// moves the background load and so the result.
+#[test]
+fn same_seed_same_result() {
+    let text = |seed: u64| {
+        format!("[run]\nseed = {seed}\n[netperf]\nlength_s = 1.0\nmessage_bytes = 8192\n[hosts]\nreceiver = \"j210\"\n")
+    };
+    let a = run(&text(7));
+    let b = run(&text(7));
+    let c = run(&text(8));
+    assert_eq!(mean(&a, "throughput_mbit_s").to_bits(), mean(&b, "throughput_mbit_s").to_bits());
+    assert_eq!(a.counters, b.counters);
+    assert_ne!(mean(&a, "throughput_mbit_s"), mean(&c, "throughput_mbit_s"));
+}
+
+/// Small messages cost a system call and a segment each: throughput rises
+/// with the message size and peaks by 4 KB (seed 002, section 4.1.2).
+#[test]
+fn small_messages_are_slow() {
+    let x = |m: u32| {
+        let r = run(&format!("[netperf]\nlength_s = 0.5\nmessage_bytes = {m}\n"));
+        mean(&r, "throughput_mbit_s")
+    };
+    let (tiny, small, page) = (x(16), x(512), x(4096));
+    assert!(tiny < small / 10.0 && small < page, "{tiny} {small} {page}");
+}
+
+#[test]
+fn bad_input_names_the_key() {
+    let e = Scenario::from_toml_str("[netperf]\nlocal_socket_bytes = 300000\n", "s.toml").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("netperf.local_socket_bytes"));
+    assert_eq!(e.file.as_deref(), Some("s.toml"));
+    assert!(e.allowed.as_deref().unwrap().contains("262143"), "{e}");
+    let e = Scenario::from_toml_str("[netperf]\nwindow_scale = false\n", "s").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("netperf.local_socket_bytes"));
+    assert!(e.allowed.as_deref().unwrap().contains("window_scale"), "{e}");
+    let e = Scenario::from_toml_str("[netperf]\ntest = \"UDP_STREAM\"\n", "s").unwrap_err();
+    assert!(e.to_string().contains("UDP_STREAM"), "{e}");
+    let e = Scenario::from_toml_str("[netperf]\nsend_size = 4\n", "s").unwrap_err();
+    assert!(e.to_string().contains("send_size"), "{e}");
+    let e = Scenario::from_toml_str("[hosts]\nsender = \"c200\"\n", "s").unwrap_err();
+    assert!(e.to_string().contains("c200"), "{e}");
+    let e = Scenario::from_toml_str("[hosts]\n[workload]\noffered_load = 0.1\n", "s").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("workload"));
+    let e = Scenario::from_toml_str("[netperf]\nmtu_bytes = 100000\n", "s").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("netperf.mtu_bytes"));
+}

@@ -1,0 +1,54 @@
+"""`fabricsim netperf` and the seed-002 reproductions (quick mode)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from fabricsim.cli import app
+from fabricsim.reproduce import reproduce
+
+runner = CliRunner()
+
+
+def test_stream_prints_netperf_result_lines():
+    res = runner.invoke(app, ["netperf", "-t", "TCP_STREAM", "-H", "c180", "-l", "0.5", "--reps", "2", "--",
+                              "-D", "-m", "65536", "-s", "65536", "-S", "65536"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("TCP STREAM TEST to c180 (C110 to C180")
+    fields = lines[6].split()
+    assert fields[:3] == ["65536", "65536", "65536"]
+    assert 1.0 < float(fields[4]) < 250.0  # 10^6 bits/s, below the FC line rate
+    assert lines[8].startswith("2 runs: min")
+
+
+def test_rr_json_has_rate_latency_and_spread():
+    res = runner.invoke(app, ["netperf", "-t", "TCP_RR", "-L", "hp735", "-l", "0.3", "--reps", "3", "--json",
+                              "--", "-r", "64,128", "-s", "32768", "-S", "32768"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["local_host"] == "HP 9000/735" and data["request_bytes"] == 64 and data["response_bytes"] == 128
+    tps = data["transactions_per_s"]
+    assert len(tps["runs"]) == 3 and tps["min"] <= tps["mean"] <= tps["max"]
+    assert abs(data["latency_us"]["mean"] - 1e6 / (2 * tps["mean"])) < 1e-6
+
+
+def test_bad_options_are_errors():
+    res = runner.invoke(app, ["netperf", "-t", "UDP_STREAM"])
+    assert res.exit_code == 2 and "UDP_STREAM" in res.output
+    res = runner.invoke(app, ["netperf", "--", "-s", "300000"])
+    assert res.exit_code == 2 and "netperf.local_socket_bytes" in res.output
+    res = runner.invoke(app, ["netperf", "-H", "vax"])
+    assert res.exit_code == 2 and "vax" in res.output
+
+
+def test_seed002_reproductions_run_quick(tmp_path):
+    ids = ["ong-farrell-fc/throughput", "ong-farrell-fc/latency"]
+    reports = reproduce(ids, quick=True, jobs=2, out_dir=tmp_path, progress=False, echo=None)
+    for r in reports:
+        assert len(r.checks) == 6
+        assert all(p.exists() for p in r.files.values())
+    calibrated = [c for r in reports for c in r.checks if c.note.startswith("calibrated")]
+    assert len(calibrated) == 3 and all(c.within for c in calibrated)
