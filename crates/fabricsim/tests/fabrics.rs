@@ -79,7 +79,9 @@ fn star_hub_nodes_get_an_unfair_share() {
     let (r1, j1) = ratio(1);
     let (r2, _) = ratio(2);
     assert!(r1 > 10.0 && r1 < 20.0, "multiplicity 1: hub/satellite {r1}");
-    assert!(r2 > 4.5 && r2 < 10.0, "multiplicity 2: hub/satellite {r2}");
+    // Two trunks: how far below 14 depends on how the hub lines up its lanes
+    // (about 4 with the default partition, whose satellite lanes feed both).
+    assert!(r2 > 3.0 && r2 < 10.0, "multiplicity 2: hub/satellite {r2}");
     assert!(j1 < 0.6, "Jain index {j1}");
     // With no nodes on the hub, satellites share the trunk evenly.
     let r = run(
@@ -127,4 +129,59 @@ fn class1_connections_conserve_frames_and_skip_the_router() {
     let dedicated = (2084.0 + 36.0) / 26.6;
     assert!((min - dedicated).abs() < 0.01, "dedicated-path frame latency {min} vs {dedicated}");
     assert!(light.counter("data_frames_refused") == Some(0));
+}
+
+const SHORT_SATURATED: &str =
+    "[run]\nwarmup_observations = 5000\nmax_observations = 60000\nmin_observations = 0\nprecision = 0\n\
+                               [workload]\narrivals = \"saturated\"\n";
+
+/// Aligned lanes keep a frame's trunk index hop after hop, so the hub of a
+/// multiplicity-4 star acts as four separate switches and carries more than
+/// with the lanes mixed at the hub (partition, staggered), which carry the same.
+#[test]
+fn aligned_lanes_split_the_star_hub_into_separate_switches() {
+    let sat = |lanes: &str| {
+        mean(
+            &run(&format!(
+                "{SHORT_SATURATED}[topology]\nkind = \"star\"\nmultiplicity = 4\n[routing]\nlane_assignment = \"{lanes}\"\n"
+            )),
+            "throughput_pct",
+        )
+    };
+    let (aligned, partition, staggered) = (sat("aligned"), sat("partition"), sat("staggered"));
+    assert!(aligned > 1.1 * partition, "aligned {aligned}, partition {partition}");
+    assert!((partition - staggered).abs() < 0.05 * partition, "partition {partition}, staggered {staggered}");
+    let e = Scenario::from_toml_str(
+        "[topology]\nkind = \"star\"\n[routing]\ntrunk_choice = \"randomized\"\nlane_assignment = \"aligned\"\n",
+        "<test>",
+    )
+    .expect_err("lane assignment with randomized trunks");
+    assert_eq!(e.key.as_deref(), Some("routing.lane_assignment"), "{e}");
+}
+
+/// Oldest-first arbitration moves the head that has waited longest instead
+/// of the next output in turn; with bursts and several credits it unblocks
+/// long-waiting heads and lifts a single switch's saturation by points.
+#[test]
+fn oldest_first_arbitration_lifts_bursty_saturation() {
+    let sat = |arb: &str| {
+        let r = run(&format!(
+            "{SHORT_SATURATED}[protocol]\nend_to_end_credit = 4\n[workload.sizes]\nkind = \"bimodal\"\nlong_fraction = 0.1\n\
+             [switch]\narbitration = \"{arb}\"\n"
+        ));
+        mean(&r, "throughput_pct")
+    };
+    let (rotating, oldest) = (sat("rotating"), sat("oldest"));
+    assert!(oldest > rotating + 2.0, "oldest {oldest}, rotating {rotating}");
+}
+
+/// Class 3 sends without acknowledgements, so the end-to-end credit must
+/// not change anything: the same run, bit for bit.
+#[test]
+fn class3_ignores_end_to_end_credit() {
+    let sat = |credit: u32| {
+        let r = run(&format!("{SHORT_SATURATED}[protocol]\nclass = 3\nend_to_end_credit = {credit}\n"));
+        (mean(&r, "throughput_pct"), r.counter("data_frames_delivered"))
+    };
+    assert_eq!(sat(1), sat(5));
 }

@@ -194,14 +194,12 @@ def graph10_12(ctx: Context) -> ExperimentOutput:
     drop = {k: 1 - tput[(k, 30.0)] / tput[(k, 0.05)] for k in ("read", "write")}
     drop75 = 1 - tput[("read", 7.5)] / tput[("read", 0.05)]
     checks = [
-        check("added trip time, 7.5 km loop (us)", 35.0, trip[(12, 7.5)] - base, tolerance=3.0, note="author's figure ('approximately 35 us'); 5 ns/m"),
+        # "100 to 1000 times" a device's elasticity buffer is arithmetic on the inputs, not a result: noted, not checked.
+        check("added trip time, 7.5 km loop (us)", 35.0, trip[(12, 7.5)] - base, tolerance=3.0,
+              note=f"author's figure ('approximately 35 us'); 5 ns/m; {(trip[(12, 7.5)] - base) / node_us:.0f} (7.5 km) and "
+                   f"{(trip[(12, 30.0)] - base) / node_us:.0f} (30 km) times one device's elasticity buffer"),
         check("added trip time, 30 km loop (us)", 150.0, trip[(12, 30.0)] - base, tolerance=5.0, note="author's figure"),
         check("one trip, 30 km and 96 disks (us)", 170.0, trip[(96, 30.0)], tolerance=5.0, note="verified with analyzer traces (hardware)"),
-        check("fibre delay of 7.5 km / one device's elasticity buffer", [100.0, 1000.0],
-              (trip[(12, 7.5)] - base) / node_us, tolerance=0.0,
-              note="author's statement: length contributes 100 to 1000 times more delay than a device's elasticity buffer"),
-        check("fibre delay of 30 km / one device's elasticity buffer", [100.0, 1000.0],
-              (trip[(12, 30.0)] - base) / node_us, tolerance=0.0, note="same statement, at 30 km"),
         check("writes lose more at 30 km than reads (write drop / read drop)", [1.0, 100.0], drop["write"] / max(drop["read"], 1e-9), tolerance=0.0,
               note="hardware measurement (conclusions); cause in the model: 4 disk receive buffers vs 16 in the adapter"),
         check("aggregate read loss at 7.5 km (%)", [5.0, 100.0], 100 * drop75, tolerance=0.0,

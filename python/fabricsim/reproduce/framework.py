@@ -38,6 +38,12 @@ __all__ = [
     "reproduce",
     "format_checks",
     "file_stem",
+    "throughput_claim",
+    "latency_claim",
+    "ratio_claim",
+    "rounded_ratio",
+    "gain_claim",
+    "same_claim",
 ]
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -125,6 +131,65 @@ def check(
     within = not math.isnan(ours) and lo - tolerance <= ours <= hi + tolerance
     ci = None if ours_ci is None or (isinstance(ours_ci, float) and math.isnan(ours_ci)) else float(ours_ci)
     return Check(claim, pub, ours, ci, float(tolerance), bool(within), note)
+
+
+# The tolerance policy every reproduction applies (REPRODUCTIONS.md, "Tolerance
+# policy"): one rule per kind of claim, so a check's margin is never chosen
+# for the number it has to meet.
+THROUGHPUT_POINTS = 2.0  # a stated throughput (% of bandwidth): +-2 points
+LATENCY_REL = 0.10  # a stated latency: +-10%
+HARDWARE_REL = 0.20  # a hardware measurement: the trend, and +-20%
+SLIGHT_MAX_PCT = 15.0  # "slightly" better: above the combined CI, by at most 15%
+SAME_PCT = 5.0  # "practically indistinguishable": within 5% of each other
+MUCH_MIN_PCT = 10.0  # "essentially" / "much" higher: by at least 10%
+
+
+def throughput_claim(claim: str, published: float | Sequence[float], ours: float, ours_ci: float | None = None,
+                     note: str = "") -> Check:
+    """A throughput the study states, in % of bandwidth: +-2 points."""
+    return check(claim, published, ours, ours_ci, tolerance=THROUGHPUT_POINTS, note=note)
+
+
+def latency_claim(claim: str, published: float | Sequence[float], ours: float, ours_ci: float | None = None,
+                  note: str = "") -> Check:
+    """A latency the study states: +-10% of it."""
+    return check(claim, published, ours, ours_ci, rel_tolerance=LATENCY_REL, note=note)
+
+
+def rounded_ratio(num: float, den: float, step: float = 1.0) -> list[float]:
+    """The range of num/den when both were rounded to ``step`` (the study's own ratio +- its rounding)."""
+    h = step / 2.0
+    return [(num - h) / (den + h), (num + h) / (den - h)]
+
+
+def ratio_claim(claim: str, published: float | Sequence[float], ours: float, ours_ci: float | None = None,
+                note: str = "") -> Check:
+    """A ratio or share the study states: ``published`` is already the range its rounding allows."""
+    return check(claim, published, ours, ours_ci, tolerance=0.0, note=note)
+
+
+def _half(ci: float | None) -> float:
+    return 0.0 if ci is None or (isinstance(ci, float) and math.isnan(ci)) else float(ci)
+
+
+def gain_claim(claim: str, a: tuple[float, float], b: tuple[float, float], lo_pct: float = 0.0,
+               hi_pct: float = math.inf, note: str = "") -> Check:
+    """Directional: ``a`` above ``b`` (each (value, CI)) by ``lo_pct`` to ``hi_pct`` percent of ``b``,
+    and by more than the combined 95% CI: no margin admits the opposite sign."""
+    ci = math.hypot(_half(a[1]), _half(b[1]))
+    d, d_ci = 100.0 * (a[0] - b[0]) / b[0], 100.0 * ci / b[0]
+    c = check(claim + " (gain, %)", [lo_pct, hi_pct], d, d_ci, tolerance=0.0,
+              note=(note + "; " if note else "") + f"{a[0]:.2f} against {b[0]:.2f}; needs a gain above its CI")
+    c.within = c.within and d > d_ci
+    return c
+
+
+def same_claim(claim: str, a: tuple[float, float], b: tuple[float, float], note: str = "") -> Check:
+    """"Practically indistinguishable": ``a`` within SAME_PCT percent of ``b``."""
+    ci = math.hypot(_half(a[1]), _half(b[1]))
+    d, d_ci = 100.0 * (a[0] - b[0]) / b[0], 100.0 * ci / b[0]
+    return check(claim + " (difference, %)", 0.0, d, d_ci, tolerance=SAME_PCT,
+                 note=(note + "; " if note else "") + f"{a[0]:.2f} against {b[0]:.2f}")
 
 
 @dataclass

@@ -8,7 +8,7 @@ use super::routing::{routing_tables, LaneChoice, RoutingParams};
 use super::shapes::{build_shape, ShapeParams};
 use super::topology::{EndpointKind, PortUse, Topology};
 use crate::error::{Error, Result};
-use crate::scenario::{PathPolicy, RoutingSpec, TopologyKind, TopologySpec, TrunkChoice};
+use crate::scenario::{LaneAssignment, PathPolicy, RoutingSpec, TopologyKind, TopologySpec, TrunkChoice};
 
 /// The shape registry's name for a topology kind.
 pub fn shape_name(kind: TopologyKind) -> &'static str {
@@ -66,9 +66,11 @@ impl ForwardingTables {
         let params = RoutingParams {
             section: "routing".into(),
             selector: "paths".into(),
-            lanes: match routing.trunk_choice {
-                TrunkChoice::Deterministic => LaneChoice::Deterministic,
-                TrunkChoice::Randomized => LaneChoice::Randomized,
+            lanes: match (routing.trunk_choice, routing.lane_assignment.unwrap_or_default()) {
+                (TrunkChoice::Randomized, _) => LaneChoice::Randomized,
+                (_, LaneAssignment::Aligned) => LaneChoice::Deterministic,
+                (_, LaneAssignment::Partition) => LaneChoice::Partition,
+                (_, LaneAssignment::Staggered) => LaneChoice::Staggered,
             },
             root: None,
         };

@@ -21,6 +21,10 @@ pub fn routing_report(scenario: &Scenario) -> Result<serde_json::Value> {
         "terminal_nodes": topo.endpoint_count(),
         "trunks": topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
         "trunk_choice": fc.routing.trunk_choice,
+        "lane_assignment": match fc.routing.trunk_choice {
+            crate::scenario::TrunkChoice::Deterministic => Some(fc.routing.lane_assignment.unwrap_or_default()),
+            crate::scenario::TrunkChoice::Randomized => None,
+        },
         "paths": fc.routing.paths,
         "switches": switches,
         "channel_dependencies": deps,

@@ -150,7 +150,15 @@ impl FcFabric {
                     PortUse::Free => None,
                 })
                 .collect();
-            switches.push(FcSwitch::new(s as u32, &peers, buffers, buffers, &tables.ports[s], scenario.run.seed));
+            switches.push(FcSwitch::new(
+                s as u32,
+                &peers,
+                buffers,
+                buffers,
+                &tables.ports[s],
+                fc.switch.arbitration,
+                scenario.run.seed,
+            ));
         }
         let n = attachments.len() as u32;
         let p = &fc.protocol;

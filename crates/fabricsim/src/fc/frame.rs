@@ -37,6 +37,9 @@ pub struct Frame {
     /// When the frame's last byte reaches the current switch's input buffer;
     /// cut-through may not finish sending before it has arrived.
     pub t_tail_in: Time,
+    /// When the current switch's router put the frame in its scheduler
+    /// table (oldest-first crossbar arbitration).
+    pub t_queued: Time,
 }
 
 /// A message: a sequence of full data frames from one node to another.

@@ -117,6 +117,7 @@ impl NPort {
                         t_inject: f.t_inject,
                         t_created: ctx.now,
                         t_tail_in: 0,
+                        t_queued: 0,
                     });
                     ctx.metrics.counters.ack_frames_generated += 1;
                     self.acks.push_back(ack);
@@ -276,6 +277,7 @@ impl NPort {
             t_inject: ctx.now,
             t_created: ctx.now,
             t_tail_in: 0,
+            t_queued: 0,
         })
     }
 

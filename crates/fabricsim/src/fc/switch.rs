@@ -17,7 +17,8 @@ use std::collections::VecDeque;
 use super::connection::{ConnectionId, MAX_HOPS, NO_CONNECTION};
 use super::fabric::{Ctx, Event};
 use super::frame::FrameId;
-use crate::kernel::RandomStream;
+use crate::kernel::{RandomStream, Time};
+use crate::scenario::fc::Arbitration;
 use crate::sim::{ComponentKind, Link, PortRef};
 
 const NO_FRAME: FrameId = FrameId::MAX;
@@ -65,6 +66,10 @@ pub struct FcSwitch {
     routing: (usize, FrameId),
     /// First output the scheduler considers on its next pass (rotating priority).
     scheduler_next: usize,
+    arbitration: Arbitration,
+    /// Oldest-first arbitration: (head's queueing time, output) of the
+    /// outputs that could start, reused from pass to pass.
+    candidates: Vec<(Time, u16)>,
     /// Candidate output ports towards each terminal node, as (start, count)
     /// into `forwarding_ports`; several candidates are drawn from per frame.
     forwarding: Vec<(u32, u32)>,
@@ -85,6 +90,7 @@ impl FcSwitch {
         buffers_per_port: u32,
         peer_buffers: u32,
         forwarding: &[Vec<u16>],
+        arbitration: Arbitration,
         seed: u64,
     ) -> Self {
         let queue_capacity = peers.len() * buffers_per_port as usize;
@@ -124,6 +130,8 @@ impl FcSwitch {
             router_next: 0,
             routing: (0, NO_FRAME),
             scheduler_next: 0,
+            arbitration,
+            candidates: Vec::with_capacity(peers.len()),
             forwarding: forwarding
                 .iter()
                 .scan(0u32, |start, ports| {
@@ -265,6 +273,7 @@ impl FcSwitch {
         self.headers_routed += 1;
         self.router_next = (port + 1) % self.inputs.len();
         let out = self.output_for(ctx.frames[frame].dst);
+        ctx.frames[frame].t_queued = ctx.now;
         self.outputs[out].queue.push_back(frame);
         self.start_routing(ctx);
         self.schedule(ctx);
@@ -318,43 +327,74 @@ impl FcSwitch {
         }
     }
 
-    /// Starts every crossbar transfer the three constraints allow, giving
-    /// outputs a rotating priority so no output is favoured when two heads
-    /// come from the same input port.
+    /// Starts every crossbar transfer the three constraints allow. Where
+    /// heads of several outputs wait for the same input, the arbitration
+    /// decides: outputs in a rotating order (so none is favoured), or the
+    /// head queued first.
     fn schedule(&mut self, ctx: &mut Ctx) {
         let n = self.outputs.len();
         let start = self.scheduler_next;
         self.scheduler_next = (start + 1) % n;
-        for k in 0..n {
-            let o = (start + k) % n;
-            let out = &self.outputs[o];
-            if out.sending != NO_FRAME || out.credit == 0 {
-                continue;
-            }
-            let Some(&frame) = out.queue.front() else { continue };
-            let f = ctx.frames[frame];
-            let i = f.in_port as usize;
-            if self.inputs[i].in_crossbar {
-                continue; // head-of-line blocked: its input is busy elsewhere
-            }
-            if f.connect && !self.reserve(ctx, i, o, frame, ctx.messages[f.message].connection) {
-                continue;
-            }
-            let out = &mut self.outputs[o];
-            self.inputs[i].in_crossbar = true;
-            out.queue.pop_front();
-            out.sending = frame;
-            out.sending_from = f.in_port;
-            // Equal port rates make the tail arrive before it must leave; the
-            // max keeps cut-through honest should rates ever differ.
-            let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
-            ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
-            ctx.metrics.output_busy(end - ctx.now, out.trunk);
-            if out.credited {
-                out.credit -= 1;
-                if let Some(link) = out.peer {
-                    link.send_head(ctx, frame, ctx.now);
+        match self.arbitration {
+            Arbitration::Rotating => {
+                for k in 0..n {
+                    self.try_start(ctx, (start + k) % n);
                 }
+            }
+            Arbitration::Oldest => {
+                let mut candidates = std::mem::take(&mut self.candidates);
+                candidates.clear();
+                for k in 0..n {
+                    let o = (start + k) % n;
+                    if let Some(frame) = self.startable_head(ctx, o) {
+                        candidates.push((ctx.frames[frame].t_queued, o as u16));
+                    }
+                }
+                // Stable: equal ages keep the rotating order.
+                candidates.sort_by_key(|&(t, _)| t);
+                for &(_, o) in &candidates {
+                    self.try_start(ctx, o as usize);
+                }
+                self.candidates = candidates;
+            }
+        }
+    }
+
+    /// The head of output `o`'s queue if the output is free, has credit, and
+    /// the head's input is not busy in the crossbar.
+    #[inline]
+    fn startable_head(&self, ctx: &Ctx, o: usize) -> Option<FrameId> {
+        let out = &self.outputs[o];
+        if out.sending != NO_FRAME || out.credit == 0 {
+            return None;
+        }
+        let &frame = out.queue.front()?;
+        // Head-of-line blocked while its input is busy elsewhere.
+        (!self.inputs[ctx.frames[frame].in_port as usize].in_crossbar).then_some(frame)
+    }
+
+    /// Starts the transfer at the head of output `o`, if it can start now.
+    fn try_start(&mut self, ctx: &mut Ctx, o: usize) {
+        let Some(frame) = self.startable_head(ctx, o) else { return };
+        let f = ctx.frames[frame];
+        let i = f.in_port as usize;
+        if f.connect && !self.reserve(ctx, i, o, frame, ctx.messages[f.message].connection) {
+            return;
+        }
+        let out = &mut self.outputs[o];
+        self.inputs[i].in_crossbar = true;
+        out.queue.pop_front();
+        out.sending = frame;
+        out.sending_from = f.in_port;
+        // Equal port rates make the tail arrive before it must leave; the
+        // max keeps cut-through honest should rates ever differ.
+        let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
+        ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
+        ctx.metrics.output_busy(end - ctx.now, out.trunk);
+        if out.credited {
+            out.credit -= 1;
+            if let Some(link) = out.peer {
+                link.send_head(ctx, frame, ctx.now);
             }
         }
     }

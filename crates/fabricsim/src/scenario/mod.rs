@@ -24,12 +24,12 @@ pub mod workload;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, CALIBRATED_ROUTING_TIME_NS};
+pub use self::fc::{LinkSpec, ProtocolSpec, SwitchSpec, DEFAULT_ROUTING_TIME_NS};
 pub use self::hosts::{HostsSpec, MachineType, NetperfSpec, NetperfTest};
 pub use self::ib::IbSpec;
 pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
-pub use self::routing::{ForwardingOverride, PathPolicy, RoutingSpec, TrunkChoice};
+pub use self::routing::{ForwardingOverride, LaneAssignment, PathPolicy, RoutingSpec, TrunkChoice};
 pub use self::run_plan::{ObservationDefaults, RunPlan};
 pub use self::switched_loops::{SwitchedLoopModelSpec, SwitchedLoopSpec};
 pub use self::topology::{TopologyKind, TopologySpec};

@@ -17,6 +17,29 @@ pub enum TrunkChoice {
     Randomized,
 }
 
+/// How deterministic routing gives destination nodes the parallel trunks of
+/// a link. Each gives every trunk its even share of a destination switch's
+/// nodes; they differ in how the trunks of successive links line up, which
+/// seed 000 leaves open.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LaneAssignment {
+    /// Node k of its switch takes trunk k mod m on every link: a frame keeps
+    /// its trunk index hop after hop, so a transit switch acts as m separate
+    /// switches, one per trunk index.
+    Aligned,
+    /// Seed 000's partition: the trunks into the destination's switch take
+    /// contiguous blocks of its nodes (14 nodes: 7 and 7); splits made
+    /// earlier on the way (over equally short next switches, then over
+    /// trunks) take nodes in turn, so each trunk in transit feeds every
+    /// trunk out.
+    #[default]
+    Partition,
+    /// Nodes take trunks in turn on every link, shifted by one trunk per
+    /// round on links before the last ((k + k div m) mod m).
+    Staggered,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PathPolicy {
@@ -51,6 +74,10 @@ pub struct ForwardingOverride {
 pub struct RoutingSpec {
     /// How a frame picks among parallel trunks to the next switch.
     pub trunk_choice: TrunkChoice,
+    /// Deterministic trunk choice only: how destination nodes are given the
+    /// parallel trunks of each link (default "partition", seed 000's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lane_assignment: Option<LaneAssignment>,
     /// Which switch paths frames take.
     pub paths: PathPolicy,
     /// Forwarding-table entries that replace computed ones (`[[routing.override]]`).
@@ -60,7 +87,12 @@ pub struct RoutingSpec {
 
 impl Default for RoutingSpec {
     fn default() -> Self {
-        RoutingSpec { trunk_choice: TrunkChoice::Deterministic, paths: PathPolicy::Shortest, overrides: Vec::new() }
+        RoutingSpec {
+            trunk_choice: TrunkChoice::Deterministic,
+            lane_assignment: None,
+            paths: PathPolicy::Shortest,
+            overrides: Vec::new(),
+        }
     }
 }
 
@@ -77,6 +109,13 @@ impl RoutingSpec {
     /// Bounds the numbers of every override; whether the switch, node and
     /// ports exist is checked against the fabric when it is built.
     pub fn validate(&self) -> Result<()> {
+        if let (TrunkChoice::Randomized, Some(lanes)) = (self.trunk_choice, self.lane_assignment) {
+            return Err(crate::error::Error::invalid(
+                "routing.lane_assignment",
+                format!("\"{}\"", lanes.name()),
+                "only with routing.trunk_choice = \"deterministic\" (randomized draws a trunk per frame)",
+            ));
+        }
         for (i, o) in self.overrides.iter().enumerate() {
             let key = |f: &str| format!("routing.override[{i}].{f}");
             OVERRIDE_SWITCH.check_int_at(&key("switch"), o.switch)?;
@@ -90,5 +129,15 @@ impl RoutingSpec {
             }
         }
         Ok(())
+    }
+}
+
+impl LaneAssignment {
+    pub fn name(self) -> &'static str {
+        match self {
+            LaneAssignment::Aligned => "aligned",
+            LaneAssignment::Partition => "partition",
+            LaneAssignment::Staggered => "staggered",
+        }
     }
 }

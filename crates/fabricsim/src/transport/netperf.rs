@@ -200,7 +200,8 @@ impl NetperfModel {
         let ports = spec.switch.ports as usize;
         let peers: Vec<Option<Link>> =
             (0..ports).map(|p| (p < 2).then(|| Link::new(PortRef::node(p as u32), timing.propagation))).collect();
-        let switch = FcSwitch::new(0, &peers, buffers, buffers, &[vec![0], vec![1]], scenario.run.seed);
+        let switch =
+            FcSwitch::new(0, &peers, buffers, buffers, &[vec![0], vec![1]], spec.switch.arbitration, scenario.run.seed);
         let metrics = FcMetrics::new(
             &[ports],
             FcMetricsSpec {

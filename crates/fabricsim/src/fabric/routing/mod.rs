@@ -19,11 +19,25 @@ pub use super::forwarding::ForwardingTables;
 use super::topology::Topology;
 use crate::error::{Error, Result};
 
-/// How a route spreads over the parallel lanes of a link.
+/// How a route spreads over the parallel lanes of a link. The deterministic
+/// choices give each destination endpoint one lane and differ only in how
+/// the lanes of successive links line up (seed 000 leaves this open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneChoice {
-    /// Destination endpoints take the lanes in turn: one port per entry.
+    /// Aligned: destination `k` of its switch takes lane `k mod m` on every
+    /// link, so a frame keeps its lane index hop after hop and the lanes
+    /// through a transit switch form separate switches.
     Deterministic,
+    /// The link into the destination's switch takes contiguous blocks of its
+    /// endpoints (seed 000: "14 terminal nodes ... 7 terminal nodes to
+    /// each"); splits made earlier (over equally short next switches, then
+    /// over lanes) take them in turn, so each earlier choice feeds every
+    /// lane of the last link.
+    Partition,
+    /// Every link takes destinations in turn, earlier links with the turn
+    /// shifted by one lane per round (`(k + k div m) mod m`): as balanced as
+    /// `k mod m`, and a lane in transit feeds every lane out.
+    Staggered,
     /// Every lane in the entry, one drawn per frame.
     Randomized,
 }

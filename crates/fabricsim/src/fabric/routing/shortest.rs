@@ -6,8 +6,9 @@
 //! short next switches), deterministic routing partitions the destination
 //! endpoints over them as evenly as possible: 13 nodes over 3 trunks go 5, 4,
 //! 4, the study's example of an unbalanced split. Next switches take
-//! contiguous blocks of destinations and parallel lanes take them in turn,
-//! so a block arriving in transit stays balanced.
+//! contiguous blocks of destinations (interleaved under the partition lane
+//! assignment); how parallel lanes take them is the lane assignment
+//! ([`LaneChoice`]): aligned, partition or staggered.
 
 use super::{Algorithm, ForwardingTables, LaneChoice, RoutingParams};
 use crate::error::Result;
@@ -41,6 +42,20 @@ pub fn block_of(k: u32, n: u32, parts: u32) -> u32 {
     } else {
         big + (k - cut) / small.max(1)
     }
+}
+
+/// The lane (of `m`) a deterministic assignment gives destination `k` of the
+/// `n` on its switch; `round`: `k` counted among the destinations that take
+/// the same next switch (Partition); `last_hop`: the link leads into the
+/// destination's switch.
+pub fn lane_of(lanes: LaneChoice, k: u32, round: u32, n: u32, last_hop: bool, m: u32) -> usize {
+    let lane = match lanes {
+        LaneChoice::Partition if last_hop => block_of(k, n, m),
+        LaneChoice::Partition => round % m,
+        LaneChoice::Staggered if !last_hop => (k + k / m) % m,
+        _ => k % m,
+    };
+    lane as usize
 }
 
 /// Neighbours of switch `s` (from `adj`, the neighbour lists in increasing
@@ -87,18 +102,22 @@ pub fn partitioned(topo: &Topology, next: &NextSwitches, lanes: LaneChoice) -> F
                 Some(subset) => subset.clone(),
                 None => shortest_next(&adj, &dist, s, d),
             };
-            for (c, &t) in cands.iter().enumerate() {
+            let parts = cands.len() as u32;
+            for k in 0..on_d {
+                // Partition interleaves the split over next switches, so that
+                // the contiguous blocks of the last hop's trunks are each fed
+                // by every earlier choice.
+                let (c, round) = match lanes {
+                    LaneChoice::Partition => (k % parts, k / parts),
+                    _ => (block_of(k, on_d, parts), k),
+                };
+                let t = cands[c as usize];
                 let lane_ports = &link_ports[s][t as usize];
-                for k in (0..on_d).filter(|&k| block_of(k, on_d, cands.len() as u32) == c as u32) {
-                    let e = (first[d] + k) as usize;
-                    // Lanes take destinations in turn (k mod lanes): as even as
-                    // possible, and a block of destinations that reaches this
-                    // switch in transit is spread evenly too.
-                    ports[s][e] = match lanes {
-                        LaneChoice::Randomized => lane_ports.clone(),
-                        LaneChoice::Deterministic => vec![lane_ports[k as usize % lane_ports.len()]],
-                    };
-                }
+                let e = (first[d] + k) as usize;
+                ports[s][e] = match lanes {
+                    LaneChoice::Randomized => lane_ports.clone(),
+                    _ => vec![lane_ports[lane_of(lanes, k, round, on_d, t as usize == d, lane_ports.len() as u32)]],
+                };
             }
         }
     }
@@ -145,6 +164,86 @@ mod tests {
             *count.entry(p[0]).or_insert(0) += 1;
         }
         assert_eq!(count.values().copied().collect::<Vec<_>>(), vec![5, 4, 4]);
+    }
+
+    /// (satellite lane into the hub, hub lane out) pairs the frames from
+    /// switch 1 to the other satellites' nodes use, and the count of
+    /// destinations per hub lane towards switch 3.
+    fn hub_lane_pairs(m: u32, lanes: LaneChoice) -> (std::collections::BTreeSet<(u32, u32)>, Vec<u32>) {
+        let (topo, t) = star(m, lanes);
+        let map = topo.port_map();
+        let lane = |s: usize, port: u16| match map[s][port as usize] {
+            PortUse::Link { lane, .. } => lane,
+            other => panic!("switch {s} port {port} is not a trunk: {other:?}"),
+        };
+        let first = topo.first_endpoint();
+        let per = topo.endpoints_per_switch();
+        let mut pairs = std::collections::BTreeSet::new();
+        let mut to_3 = vec![0; m as usize];
+        for d in 1..4 {
+            for e in first[d]..first[d] + per[d] {
+                let (a, b) = (t.ports[0][e as usize][0], t.ports[4][e as usize][0]);
+                pairs.insert((lane(0, a), lane(4, b)));
+                if d == 2 {
+                    to_3[lane(4, b) as usize] += 1;
+                }
+            }
+        }
+        (pairs, to_3)
+    }
+
+    #[test]
+    fn lane_assignments_differ_only_in_how_lanes_line_up() {
+        // Aligned: a frame on lane j into the hub leaves on lane j, so the hub
+        // of a multiplicity-4 star is four separate switches.
+        let (aligned, split) = hub_lane_pairs(4, LaneChoice::Deterministic);
+        assert!(aligned.iter().all(|&(a, b)| a == b), "{aligned:?}");
+        assert_eq!(split, vec![3, 3, 3, 3]);
+        for lanes in [LaneChoice::Partition, LaneChoice::Staggered] {
+            let (pairs, split) = hub_lane_pairs(4, lanes);
+            assert_eq!(split, vec![3, 3, 3, 3], "{lanes:?}");
+            for a in 0..4 {
+                let fed = pairs.iter().filter(|p| p.0 == a).count();
+                assert!(fed >= 3, "{lanes:?}: satellite lane {a} feeds {fed} hub lanes: {pairs:?}");
+            }
+        }
+        // Partition: the last hop takes contiguous blocks, 5, 4, 4 of 13.
+        let (topo, t) = star(3, LaneChoice::Partition);
+        let first = topo.first_endpoint()[2] as usize;
+        let ports: Vec<u16> = (first..first + 13).map(|e| t.ports[4][e][0]).collect();
+        let runs = ports.windows(2).filter(|w| w[0] != w[1]).count();
+        assert_eq!(runs, 2, "contiguous blocks: {ports:?}");
+        let (_, split) = hub_lane_pairs(3, LaneChoice::Staggered);
+        let mut sorted = split.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![4, 4, 5]);
+    }
+
+    #[test]
+    fn every_first_hop_choice_feeds_every_last_hop_lane() {
+        // House, multiplicity 2: switch 5 reaches switch 3 through 1 or 2; the
+        // nodes sent through either must use both trunks from there to 3.
+        let shape = ShapeParams { radix: Some(16), multiplicity: Some(2), ..ShapeParams::default() };
+        let topo = build_shape("house", &shape).unwrap();
+        let map = topo.port_map();
+        let (first, per) = (topo.first_endpoint(), topo.endpoints_per_switch());
+        for lanes in [LaneChoice::Deterministic, LaneChoice::Partition, LaneChoice::Staggered] {
+            let t = routing_tables("shortest", &topo, &RoutingParams { lanes, ..RoutingParams::default() }).unwrap();
+            let mut used = std::collections::BTreeMap::<u32, std::collections::BTreeSet<u32>>::new();
+            for e in first[2]..first[2] + per[2] {
+                let PortUse::Link { to: via, .. } = map[4][t.ports[4][e as usize][0] as usize] else {
+                    panic!("not a trunk")
+                };
+                let PortUse::Link { to, lane } = map[via as usize][t.ports[via as usize][e as usize][0] as usize]
+                else {
+                    panic!("not a trunk")
+                };
+                assert_eq!(to, 2);
+                used.entry(via).or_default().insert(lane);
+            }
+            assert_eq!(used.len(), 2, "{lanes:?}: {used:?}");
+            assert!(used.values().all(|l| l.len() == 2), "{lanes:?}: {used:?}");
+        }
     }
 
     #[test]

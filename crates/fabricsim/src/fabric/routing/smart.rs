@@ -1,7 +1,8 @@
-//! The "smart" routing of seed 000 section 4.2: one next switch (or a subset
-//! of the equally short ones) per (switch, destination switch) pair, chosen
-//! by exhaustive search so the channel dependency graph is acyclic (no
-//! deadlock) and the busiest trunk carries the least uniform traffic.
+//! The "smart" routing of seed 000 section 4.2: for each (switch,
+//! destination switch) pair, a subset of the equally short next switches
+//! over which the destination's nodes are split, chosen by exhaustive search
+//! so the channel dependency graph is acyclic (no deadlock) and the busiest
+//! trunk carries the least uniform traffic.
 
 use super::shortest::{partitioned, shortest_next, NextSwitches};
 use super::{Algorithm, ForwardingTables, RoutingParams};
