@@ -153,7 +153,9 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     proc = cli("bench", "--size", "3000", "--json")
     assert proc.returncode == 0, proc.stderr
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
-    assert set(rows) == {"kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree"}
+    assert set(rows) == {
+        "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "tcp-stream",
+    }
     sw = rows["fc-switch"]
     assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
     assert sw["frames"] == sw["data_frames"] + sw["ack_frames"]
@@ -162,6 +164,7 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     assert rows["fc-envelope"]["hops"] > rows["fc-envelope"]["frames"]
     assert rows["fc-loop"]["ios_per_s"] > 0
     assert rows["switched-loop"]["ios_per_s"] > 0 and rows["switched-loop"]["frames"] > 0
+    assert rows["tcp-stream"]["sim_s_per_wall_s"] > 0
     # InfiniBand: packets delivered; every packet crosses at least one switch
     # (a fat tree's up to 2n - 1), and a transfer counts when it starts.
     for name in ("ib-irregular", "ib-fat-tree"):
