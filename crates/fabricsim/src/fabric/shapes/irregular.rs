@@ -37,11 +37,11 @@ pub(super) const SHAPE: Shape = Shape {
 };
 
 /// Seed 003's switches have 5 ports.
-const DEFAULT_RADIX: u32 = 5;
-const DEFAULT_SWITCHES: u32 = 15;
+pub(super) const DEFAULT_RADIX: u32 = 5;
+pub(super) const DEFAULT_SWITCHES: u32 = 15;
 
 /// Fig. 6's density: 23 links for 15 switches, rounded.
-fn default_links(switches: u32) -> u32 {
+pub(super) fn default_links(switches: u32) -> u32 {
     (switches * 23 + 7) / 15
 }
 
@@ -75,13 +75,7 @@ fn build(params: &ShapeParams) -> Result<Topology> {
     if !(3..=4096).contains(&n) {
         return Err(Error::invalid(&params.key("switches"), n, "3 to 4096 switches"));
     }
-    let nodes = match &params.nodes {
-        Some(v) if v.len() != n as usize => {
-            return Err(Error::invalid(&params.key("nodes"), format!("{v:?}"), format!("{n} counts, one per switch")));
-        }
-        Some(v) => v.clone(),
-        None => vec![1; n as usize],
-    };
+    let nodes = endpoints(params, n)?;
     // The most cycles n switches hold, each on one or two.
     let max_cycles = (1..=n).take_while(|&c| fewest_switches(c, c / 2) <= n).last().unwrap_or(1);
     let target = params.links.unwrap_or_else(|| default_links(n));
@@ -167,7 +161,19 @@ fn no_room(params: &ShapeParams, target: u32, radix: u32) -> Error {
     )
 }
 
-fn shuffle<T>(v: &mut [T], rng: &mut RandomStream) {
+/// Endpoints per switch: as given (one count per switch), or one each.
+pub(super) fn endpoints(params: &ShapeParams, n: u32) -> Result<Vec<u32>> {
+    match &params.nodes {
+        Some(v) if v.len() != n as usize => {
+            Err(Error::invalid(&params.key("nodes"), format!("{v:?}"), format!("{n} counts, one per switch")))
+        }
+        Some(v) => Ok(v.clone()),
+        None => Ok(vec![1; n as usize]),
+    }
+}
+
+/// Fisher-Yates, drawing from `rng`.
+pub(super) fn shuffle<T>(v: &mut [T], rng: &mut RandomStream) {
     for i in (1..v.len()).rev() {
         let j = rng.below(i as u32 + 1) as usize;
         v.swap(i, j);
@@ -198,14 +204,7 @@ impl Builder {
 
     /// A path of `len` links from `a` to `b` through new switches; returns them.
     fn path(&mut self, a: u32, b: u32, len: u32) -> Vec<u32> {
-        let inner: Vec<u32> = (1..len).map(|_| self.switch()).collect();
-        let mut prev = a;
-        for &s in &inner {
-            self.link(prev, s);
-            prev = s;
-        }
-        self.link(prev, b);
-        inner
+        self.path_with(a, b, len, None)
     }
 
     /// Adds `block`, joined at switch `at` of an earlier block (sharing it,
@@ -258,7 +257,7 @@ impl Builder {
                 for (i, &(a, b, len)) in paths.iter().enumerate() {
                     let inner = if i == host {
                         let along = rng.below(len - 1);
-                        self.path_with(a, b, len, along, first)
+                        self.path_with(a, b, len, Some((along, first)))
                     } else {
                         self.path(a, b, len)
                     };
@@ -268,10 +267,16 @@ impl Builder {
         }
     }
 
-    /// A path of `len` links from `a` to `b` whose inner switch number `at`
-    /// is the given `switch`, the others new; returns the inner switches.
-    fn path_with(&mut self, a: u32, b: u32, len: u32, at: u32, switch: u32) -> Vec<u32> {
-        let inner: Vec<u32> = (0..len - 1).map(|k| if k == at { switch } else { self.switch() }).collect();
+    /// A path of `len` links from `a` to `b` whose inner switches are new,
+    /// but for `splice` = (k, switch): inner switch number k is that one;
+    /// returns the inner switches.
+    fn path_with(&mut self, a: u32, b: u32, len: u32, splice: Option<(u32, u32)>) -> Vec<u32> {
+        let inner: Vec<u32> = (0..len - 1)
+            .map(|k| match splice {
+                Some((at, switch)) if at == k => switch,
+                _ => self.switch(),
+            })
+            .collect();
         let mut prev = a;
         for &s in &inner {
             self.link(prev, s);

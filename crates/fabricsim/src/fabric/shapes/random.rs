@@ -9,6 +9,7 @@
 //! with free ports. Connected and within the radix by construction; not a
 //! uniform draw over all such graphs.
 
+use super::irregular::{default_links, endpoints, shuffle, DEFAULT_RADIX, DEFAULT_SWITCHES};
 use super::{Shape, ShapeParams};
 use crate::error::{Error, Result};
 use crate::fabric::topology::Topology;
@@ -22,28 +23,13 @@ pub(super) const SHAPE: Shape = Shape {
     build,
 };
 
-/// Seed 003's switches have 5 ports.
-const DEFAULT_RADIX: u32 = 5;
-const DEFAULT_SWITCHES: u32 = 15;
-
-/// Fig. 6's density: 23 links for 15 switches, rounded.
-fn default_links(switches: u32) -> u32 {
-    (switches * 23 + 7) / 15
-}
-
 fn build(params: &ShapeParams) -> Result<Topology> {
     let radix = params.radix.unwrap_or(DEFAULT_RADIX);
     let n = params.switches.unwrap_or(DEFAULT_SWITCHES);
     if !(2..=4096).contains(&n) {
         return Err(Error::invalid(&params.key("switches"), n, "2 to 4096 switches"));
     }
-    let nodes = match &params.nodes {
-        Some(v) if v.len() != n as usize => {
-            return Err(Error::invalid(&params.key("nodes"), format!("{v:?}"), format!("{n} counts, one per switch")));
-        }
-        Some(v) => v.clone(),
-        None => vec![1; n as usize],
-    };
+    let nodes = endpoints(params, n)?;
     let target = params.links.unwrap_or_else(|| default_links(n));
     let max_links = n * (n - 1) / 2;
     if target < n - 1 || target > max_links {
@@ -73,10 +59,7 @@ fn build(params: &ShapeParams) -> Result<Topology> {
     let mut rng = RandomStream::new(params.seed, "fabric.irregular", 0);
     // Spanning tree over a random order of the switches.
     let mut order: Vec<u32> = (0..n).collect();
-    for i in (1..order.len()).rev() {
-        let j = rng.below(i as u32 + 1) as usize;
-        order.swap(i, j);
-    }
+    shuffle(&mut order, &mut rng);
     for i in 1..order.len() {
         let v = order[i];
         let open: Vec<u32> = order[..i].iter().copied().filter(|&u| free[u as usize] > 0).collect();
