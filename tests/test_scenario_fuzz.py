@@ -5,6 +5,8 @@ input, the only exceptions are FabricsimError subclasses, and the command
 exits 0 or 2 with one ``error:`` line.
 
 ``FABRICSIM_FUZZ_CASES`` sets the number of examples per test (default 200).
+The examples are the same on every run (derandomized), so a test run's time
+and verdict repeat; ``FABRICSIM_FUZZ_SEED=random`` draws new ones each run.
 """
 
 from __future__ import annotations
@@ -21,8 +23,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 CASES = int(os.environ.get("FABRICSIM_FUZZ_CASES", "200"))
+# Hypothesis derandomizes from each test's name; a numbered seed is for the
+# Rust tests only, so here any value but "random" keeps the fixed examples.
+SEED = os.environ.get("FABRICSIM_FUZZ_SEED", "")
 FUZZ = settings(
     max_examples=CASES,
+    derandomize=SEED != "random",
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

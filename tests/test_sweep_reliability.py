@@ -307,9 +307,9 @@ def _session_processes(sid: int) -> dict[int, str]:
 
 def test_workers_exit_when_the_sweep_is_killed_and_the_rerun_finishes_it(small_toml, tmp_path):
     out = tmp_path / "s.csv"
-    # Two quick runs, then two that take a good fraction of a second: the kill
-    # lands while both workers are busy on the long ones.
-    short, long_ = SMALL[FRAMES], longer(50)[FRAMES]
+    # Two quick runs, then two that take seconds: the kill lands while both
+    # workers are busy on the long ones, even on a machine slowed several times.
+    short, long_ = SMALL[FRAMES], longer(300)[FRAMES]
     args = ["sweep", str(small_toml), "--grid", f"{FRAMES}={short},{long_}", "--reps", "2", "--jobs", "2",
             "--out", str(out)]
     proc = spawn_cli(*args, start_new_session=True)
@@ -318,6 +318,7 @@ def test_workers_exit_when_the_sweep_is_killed_and_the_rerun_finishes_it(small_t
         _wait_for(lambda: _journal_lines(out) >= 2, what="the two short runs")
         assert len(_session_processes(sid)) >= 3, _session_processes(sid)  # the sweep and its two workers
         proc.send_signal(signal.SIGKILL)
+        assert _journal_lines(out) < 4, "the long runs ended before the kill: it tested nothing"
         proc.wait(timeout=30)  # not communicate(): processes left behind would hold its pipes open
         _wait_for(lambda: not _session_processes(sid), timeout=15, what="the sweep's processes to exit")
     finally:

@@ -6,6 +6,9 @@
 //! input is taken or refused with a clean error naming the file.
 //!
 //! `FABRICSIM_FUZZ_CASES` sets the number of inputs per test (default 256).
+//! The inputs are the same on every run (seed 0), so a test run's time and
+//! verdict repeat; `FABRICSIM_FUZZ_SEED=N` draws other inputs, and
+//! `FABRICSIM_FUZZ_SEED=random` new ones on every run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -14,7 +17,7 @@ use fabricsim::scenario::check::{ranges, RangeKind};
 use fabricsim::scenario::keys::key_reference;
 use fabricsim::{Error, Scenario};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 /// A scenario value of any type, TOML's dates included.
 #[derive(Clone, Debug)]
@@ -32,8 +35,18 @@ fn cases() -> u32 {
     std::env::var("FABRICSIM_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)
 }
 
+fn seed() -> RngSeed {
+    match std::env::var("FABRICSIM_FUZZ_SEED") {
+        Err(_) => RngSeed::Fixed(0),
+        Ok(v) if v == "random" => RngSeed::Random,
+        Ok(v) => RngSeed::Fixed(
+            v.parse().unwrap_or_else(|_| panic!("FABRICSIM_FUZZ_SEED = {v:?}: expected a whole number or \"random\"")),
+        ),
+    }
+}
+
 fn runner() -> TestRunner {
-    TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() })
+    TestRunner::new(Config { cases: cases(), failure_persistence: None, rng_seed: seed(), ..Config::default() })
 }
 
 /// Every key of the reference, and the names of every choice it lists.

@@ -10,6 +10,8 @@
 //! so a VL assignment can break a routing's cycles; with one VL (Fibre
 //! Channel) the graph is over (switch, port).
 
+use std::collections::HashSet;
+
 use petgraph::algo::{is_cyclic_directed, tarjan_scc};
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
@@ -50,6 +52,12 @@ pub trait VirtualLanes {
     fn count(&self) -> u8;
     /// The VL of the channel a packet leaves `hop.switch` on.
     fn lane(&self, hop: &Hop) -> u8;
+    /// Whether `lane` never reads `hop.source`: then routes to one
+    /// destination share their dependencies wherever they meet, and the
+    /// analysis walks each destination's routes once.
+    fn ignores_source(&self) -> bool {
+        false
+    }
 }
 
 /// Every packet on VL 0: Fibre Channel, or InfiniBand with one data VL.
@@ -62,6 +70,10 @@ impl VirtualLanes for OneLane {
 
     fn lane(&self, _: &Hop) -> u8 {
         0
+    }
+
+    fn ignores_source(&self) -> bool {
+        true
     }
 }
 
@@ -111,6 +123,13 @@ pub fn analyze_with_lanes(
 /// and an edge for each pair of consecutive channels on some route.
 /// Follows every route choice from every endpoint to every endpoint on
 /// another switch.
+///
+/// Routes to one destination merge into a tree, so the walk visits each
+/// (switch, input port, input VL) once per destination when the VLs do not
+/// depend on the source, and once per route otherwise: linear in the
+/// endpoints rather than quadratic for the usual one-VL or per-destination
+/// lanes. Edges are added in channel order, so the graph (and the cycle
+/// reported) does not depend on the order of the walk.
 pub fn dependency_graph(
     topo: &Topology,
     map: &[Vec<PortUse>],
@@ -128,27 +147,74 @@ pub fn dependency_graph(
             }
         }
     }
-    let max_hops = topo.switch_count() + 1;
-    for (src, source) in topo.endpoints.iter().enumerate() {
-        let a = source.switch;
-        for (n, &d) in endpoint_switch.iter().enumerate() {
-            if d == a {
+    // The port at the far end of every link lane.
+    let mut peer: Vec<Vec<u16>> = map.iter().map(|ports| vec![0; ports.len()]).collect();
+    for l in &topo.links {
+        for &(pa, pb) in &l.lanes {
+            peer[l.a as usize][pa as usize] = pb;
+            peer[l.b as usize][pb as usize] = pa;
+        }
+    }
+    // A walk state is (switch, input port, input VL or none from a source).
+    let mut first_state = Vec::with_capacity(map.len());
+    let per_port = lanes.count() as usize + 1;
+    let mut states = 0;
+    for ports in map {
+        first_state.push(states);
+        states += ports.len() * per_port;
+    }
+    let state = |s: u32, port: u16, lane: Option<u8>| {
+        first_state[s as usize] + port as usize * per_port + lane.map_or(0, |l| l as usize + 1)
+    };
+    // Stamps instead of clearing: a state is on the walk's current path while
+    // entered == stamp > finished, and done once finished == stamp.
+    let (mut entered, mut finished) = (vec![0u64; states], vec![0u64; states]);
+    let mut stamp = 0u64;
+    let mut edges: HashSet<(Channel, Channel)> = HashSet::new();
+    enum Step {
+        Enter(u32, u16, Option<Channel>),
+        Leave(usize),
+    }
+    let mut stack: Vec<Step> = Vec::new();
+    let by_destination = lanes.ignores_source();
+    for (n, &d) in endpoint_switch.iter().enumerate() {
+        if by_destination {
+            stamp += 1;
+        }
+        for (src, source) in topo.endpoints.iter().enumerate() {
+            let a = source.switch;
+            if a == d {
                 continue;
             }
-            // (switch, input port, incoming channel, hops so far)
-            let mut stack: Vec<(u32, u16, Option<Channel>, usize)> = vec![(a, source.port, None, 0)];
-            while let Some((s, in_port, incoming, hops)) = stack.pop() {
-                if hops > max_hops {
+            if !by_destination {
+                stamp += 1;
+            }
+            stack.push(Step::Enter(a, source.port, None));
+            while let Some(step) = stack.pop() {
+                let (s, in_port, incoming) = match step {
+                    Step::Leave(at) => {
+                        finished[at] = stamp;
+                        continue;
+                    }
+                    Step::Enter(s, in_port, incoming) => (s, in_port, incoming),
+                };
+                let at = state(s, in_port, incoming.map(|c| c.2));
+                if finished[at] == stamp {
+                    continue;
+                }
+                if entered[at] == stamp {
                     return Err(Error::invalid(
                         "routing",
                         format!("node {n} from switch {}", a + 1),
                         "forwarding tables without loops (a frame must reach its node)",
                     ));
                 }
+                entered[at] = stamp;
+                stack.push(Step::Leave(at));
                 for &p in &tables.ports[s as usize][n] {
                     match map[s as usize][p as usize] {
                         PortUse::Endpoint(_) => {}
-                        PortUse::Link { to, lane } => {
+                        PortUse::Link { to, .. } => {
                             let hop = Hop {
                                 source: src as u32,
                                 destination: n as u32,
@@ -159,12 +225,9 @@ pub fn dependency_graph(
                             };
                             let c = (s, p, lanes.lane(&hop));
                             if let Some(i) = incoming {
-                                g.add_edge(i, c, ());
+                                edges.insert((i, c));
                             }
-                            let back = PortUse::Link { to: s, lane };
-                            let q =
-                                map[to as usize].iter().position(|&x| x == back).expect("links are wired both ways");
-                            stack.push((to, q as u16, Some(c), hops + 1));
+                            stack.push(Step::Enter(to, peer[s as usize][p as usize], Some(c)));
                         }
                         PortUse::Free => {
                             return Err(Error::invalid(
@@ -177,6 +240,11 @@ pub fn dependency_graph(
                 }
             }
         }
+    }
+    let mut edges: Vec<(Channel, Channel)> = edges.into_iter().collect();
+    edges.sort_unstable();
+    for (i, c) in edges {
+        g.add_edge(i, c, ());
     }
     Ok(g)
 }
@@ -213,7 +281,7 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
 
     fn report(shape: &str, m: u32, algorithm: &str) -> DependencyReport {
@@ -285,6 +353,65 @@ mod tests {
         }
         assert!(graphs >= 100);
         assert!(spf_cyclic > 0, "SPF acyclic on all {graphs} networks");
+    }
+
+    /// The walk shared by every route to a destination finds exactly the
+    /// dependencies of the walk along each route on its own, with one lane
+    /// per entry (SPF, Up*/Down*) and with several (randomized trunks).
+    #[test]
+    fn walking_per_destination_finds_every_route_dependency() {
+        struct PerRoute;
+        impl VirtualLanes for PerRoute {
+            fn count(&self) -> u8 {
+                1
+            }
+            fn lane(&self, _: &Hop) -> u8 {
+                0
+            }
+        }
+        let edges = |g: DiGraphMap<Channel, ()>| {
+            let mut e: Vec<(Channel, Channel)> = g.all_edges().map(|(a, b, _)| (a, b)).collect();
+            e.sort_unstable();
+            e
+        };
+        for seed in 0..12u64 {
+            let shape = ShapeParams { switches: Some(15), seed, ..ShapeParams::default() };
+            let topo = build_shape("irregular", &shape).unwrap();
+            let map = topo.port_map();
+            for algorithm in ["spf", "updown"] {
+                let t = routing_tables(algorithm, &topo, &RoutingParams::default()).unwrap();
+                let shared = edges(dependency_graph(&topo, &map, &t, &OneLane).unwrap());
+                assert!(!shared.is_empty());
+                assert_eq!(shared, edges(dependency_graph(&topo, &map, &t, &PerRoute).unwrap()), "seed {seed}");
+            }
+        }
+        let params = ShapeParams { radix: Some(16), multiplicity: Some(3), ..ShapeParams::default() };
+        let topo = build_shape("star", &params).unwrap();
+        let randomized = RoutingParams { lanes: LaneChoice::Randomized, ..RoutingParams::default() };
+        let t = routing_tables("shortest", &topo, &randomized).unwrap();
+        assert!(t.ports.iter().flatten().any(|e| e.len() > 1), "several trunk lanes per entry");
+        let map = topo.port_map();
+        let shared = edges(dependency_graph(&topo, &map, &t, &OneLane).unwrap());
+        assert_eq!(shared, edges(dependency_graph(&topo, &map, &t, &PerRoute).unwrap()));
+    }
+
+    #[test]
+    fn a_routing_loop_is_an_error_naming_the_node() {
+        let params = ShapeParams { radix: Some(16), ..ShapeParams::default() };
+        let topo = build_shape("envelope", &params).unwrap();
+        let mut t = routing_tables("shortest", &topo, &RoutingParams::default()).unwrap();
+        let map = topo.port_map();
+        // Send switch 1's traffic for a node of switch 3 to switch 2, and
+        // switch 2's back to switch 1.
+        let node = topo.endpoints.iter().position(|e| e.switch == 2).unwrap();
+        let port_to =
+            |s: usize, to: u32| map[s].iter().position(|u| matches!(u, PortUse::Link { to: t, .. } if *t == to));
+        let (p01, p10) = (port_to(0, 1).unwrap(), port_to(1, 0).unwrap());
+        t.ports[0][node] = vec![p01 as u16];
+        t.ports[1][node] = vec![p10 as u16];
+        let e = analyze(&topo, &t).unwrap_err().to_string();
+        assert!(e.contains(&format!("node {node}")) && e.contains("without loops"), "{e}");
+        assert_eq!(t.mean_hops(&topo), None);
     }
 
     #[test]

@@ -47,19 +47,71 @@ impl ForwardingTables {
         let map = topo.port_map();
         let switch_of = topo.endpoint_switch();
         let per_switch = topo.endpoints_per_switch();
-        let (mut hops, mut pairs) = (0.0, 0.0);
-        for (a, &sources) in per_switch.iter().enumerate() {
-            if sources == 0 {
-                continue;
-            }
-            for (dest, &d) in switch_of.iter().enumerate() {
-                if d as usize != a {
-                    let path = self.path(topo, &map, a as u32, dest as u32)?;
-                    hops += sources as f64 * (path.len() - 1) as f64;
-                    pairs += sources as f64;
+        let (mut hops, mut pairs) = (0u64, 0u64);
+        // Hops from each switch to the destination, found once per
+        // destination (routes to it share their tails); UNKNOWN marks a
+        // switch not reached yet, ON_PATH one on the walk in progress.
+        const UNKNOWN: u32 = u32::MAX;
+        const ON_PATH: u32 = u32::MAX - 1;
+        let mut to_dest = vec![UNKNOWN; topo.switch_count()];
+        let mut walk: Vec<u32> = Vec::new();
+        for (dest, &d) in switch_of.iter().enumerate() {
+            to_dest.fill(UNKNOWN);
+            for (a, &sources) in per_switch.iter().enumerate() {
+                if sources == 0 || d as usize == a {
+                    continue;
                 }
+                let mut s = a as u32;
+                let mut known = loop {
+                    match to_dest[s as usize] {
+                        UNKNOWN => {}
+                        ON_PATH => return None, // the route loops
+                        h => break h + 1,       // for the last switch walked
+                    }
+                    to_dest[s as usize] = ON_PATH;
+                    walk.push(s);
+                    let &p = self.ports[s as usize][dest].first()?;
+                    match map[s as usize].get(p as usize)? {
+                        PortUse::Endpoint(e) if *e as usize == dest => break 0,
+                        PortUse::Link { to, .. } => s = *to,
+                        _ => return None,
+                    }
+                };
+                while let Some(s) = walk.pop() {
+                    to_dest[s as usize] = known;
+                    known += 1;
+                }
+                hops += sources as u64 * to_dest[a] as u64;
+                pairs += sources as u64;
             }
         }
-        Some(if pairs > 0.0 { hops / pairs } else { 0.0 })
+        Some(if pairs > 0 { hops as f64 / pairs as f64 } else { 0.0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    /// The shared-tail count equals the mean of every route's own length.
+    #[test]
+    fn mean_hops_is_the_mean_route_length() {
+        for seed in 0..8u64 {
+            let shape = ShapeParams { switches: Some(30), seed, ..ShapeParams::default() };
+            let topo = build_shape("irregular", &shape).unwrap();
+            let t = routing_tables("updown", &topo, &RoutingParams::default()).unwrap();
+            let map = topo.port_map();
+            let (mut hops, mut pairs) = (0usize, 0usize);
+            for e in &topo.endpoints {
+                for (dest, d) in topo.endpoints.iter().enumerate() {
+                    if d.switch != e.switch {
+                        hops += t.path(&topo, &map, e.switch, dest as u32).unwrap().len() - 1;
+                        pairs += 1;
+                    }
+                }
+            }
+            assert_eq!(t.mean_hops(&topo), Some(hops as f64 / pairs as f64), "seed {seed}");
+        }
     }
 }
