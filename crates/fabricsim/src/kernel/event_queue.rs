@@ -2,12 +2,18 @@
 //!
 //! The sequence number makes simultaneous events run in the order they were
 //! scheduled, so a run is deterministic. Time and sequence are packed into one
-//! `u128` key so each comparison is a single integer compare. The arity is a
-//! constant: on the hold benchmark (1024 pending events) a binary heap beat
-//! 4-ary and 8-ary ones here (about 20 against 17.5 and 16 million holds/s),
-//! its two-way child comparison predicting better than the wider scans.
-//! Capacity grows to the peak number of pending events and is then reused:
-//! steady-state scheduling never allocates.
+//! `u128` key so each comparison is a single integer compare. The heap is
+//! std's binary heap: its pop sifts the hole to the bottom and back up
+//! (about log2(n) compares instead of 2 log2(n)) without bounds checks.
+//! Against a hand-written binary heap it takes 30% fewer instructions on
+//! the hold benchmark and 5% fewer in the InfiniBand event loop (callgrind);
+//! a radix heap took 40% and 10% more (keys span time and sequence, so its
+//! lowest bucket is rescanned often). Capacity grows to the peak number of
+//! pending events and is then reused: steady-state scheduling never
+//! allocates.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use super::time::Time;
 
@@ -17,15 +23,35 @@ struct Entry<E> {
     event: E,
 }
 
+// Ordered by key alone, reversed: std's max-heap then pops the earliest.
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
 /// A priority queue of events of type `E`, earliest first, FIFO among equal times.
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
+    heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     /// Key of the event popped last: everything keyed below it has run.
     current: u128,
 }
-
-const ARITY: usize = 2;
 
 #[inline]
 fn key(time: Time, seq: u64) -> u128 {
@@ -44,7 +70,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: Vec::with_capacity(capacity), next_seq: 0, current: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(capacity), next_seq: 0, current: 0 }
     }
 
     #[inline]
@@ -83,7 +109,6 @@ impl<E: Copy> EventQueue<E> {
     pub fn push_keyed(&mut self, key: u128, event: E) {
         debug_assert!(key > self.current, "a reserved key pushed after its time");
         self.heap.push(Entry { key, event });
-        self.sift_up(self.heap.len() - 1);
     }
 
     /// Key of the event being handled (the last one popped): every event
@@ -96,7 +121,7 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| (e.key >> 64) as Time)
+        self.heap.peek().map(|e| key_time(e.key))
     }
 
     /// Schedules `event` at absolute time `time`.
@@ -105,22 +130,14 @@ impl<E: Copy> EventQueue<E> {
         let entry = Entry { key: key(time, self.next_seq), event };
         self.next_seq += 1;
         self.heap.push(entry);
-        self.sift_up(self.heap.len() - 1);
     }
 
     /// Removes and returns the earliest event with its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let n = self.heap.len();
-        if n == 0 {
-            return None;
-        }
-        let top = self.heap.swap_remove(0);
-        if n > 1 {
-            self.sift_down(0);
-        }
+        let top = self.heap.pop()?;
         self.current = top.key;
-        Some(((top.key >> 64) as Time, top.event))
+        Some((key_time(top.key), top.event))
     }
 
     /// Removes and returns the earliest event if it is due no later than `limit`.
@@ -135,48 +152,6 @@ impl<E: Copy> EventQueue<E> {
     /// Drops every pending event, keeping the allocation.
     pub fn clear(&mut self) {
         self.heap.clear();
-    }
-
-    #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let entry = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= entry.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = entry;
-    }
-
-    #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let entry = self.heap[i];
-        loop {
-            let first = i * ARITY + 1;
-            if first >= n {
-                break;
-            }
-            let last = (first + ARITY).min(n);
-            let mut best = first;
-            let mut best_key = self.heap[first].key;
-            for c in first + 1..last {
-                let k = self.heap[c].key;
-                if k < best_key {
-                    best = c;
-                    best_key = k;
-                }
-            }
-            if entry.key <= best_key {
-                break;
-            }
-            self.heap[i] = self.heap[best];
-            i = best;
-        }
-        self.heap[i] = entry;
     }
 }
 
