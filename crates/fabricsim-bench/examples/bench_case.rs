@@ -6,7 +6,8 @@ use fabricsim::bench;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: bench_case kernel-hold|fc-switch|ib-irregular|ib-fat-tree SIZE";
+    let usage = "usage: bench_case kernel-hold|fc-switch|fc-envelope|fc-loop|switched-loop|ib-irregular|ib-fat-tree|tcp-stream SIZE \
+                 (events, frames, I/Os or packets; simulated milliseconds for tcp-stream)";
     let (name, size) = match args.as_slice() {
         [name, size] => (name.as_str(), size.parse::<u64>().expect(usage)),
         _ => panic!("{usage}"),
@@ -14,6 +15,10 @@ fn main() {
     let result = match name {
         "kernel-hold" => bench::kernel_hold(size),
         "fc-switch" => bench::fc_switch(size).unwrap(),
+        "fc-envelope" => bench::fc_envelope(size).unwrap(),
+        "fc-loop" => bench::fc_loop(size).unwrap(),
+        "switched-loop" => bench::switched_loop(size).unwrap(),
+        "tcp-stream" => bench::tcp_stream(size as f64 / 1000.0).unwrap(),
         "ib-irregular" => bench::ib_irregular(size).unwrap(),
         "ib-fat-tree" => bench::ib_fat_tree(size).unwrap(),
         other => panic!("{other}: {usage}"),
