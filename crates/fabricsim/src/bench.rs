@@ -37,6 +37,32 @@ pub struct BenchResult {
     pub sim_s_per_wall_s: Option<f64>,
 }
 
+impl BenchResult {
+    /// The figures every run reports, `frames` its frames or packets; the
+    /// model-specific ones are left for the caller.
+    fn of_run(name: &str, report: &crate::RunReport, frames: u64) -> BenchResult {
+        BenchResult {
+            name: name.into(),
+            events: report.run.events,
+            frames,
+            data_frames: None,
+            ack_frames: None,
+            hops: None,
+            wall_s: report.run.wall_time_s,
+            events_per_s: report.run.events_per_s,
+            frames_per_s: report.run.frames_per_s,
+            ios_per_s: None,
+            frame_hops_per_s: None,
+            sim_s_per_wall_s: None,
+        }
+    }
+}
+
+/// `count` per wall second of `report`'s run.
+fn per_wall_s(report: &crate::RunReport, count: f64) -> f64 {
+    count / report.run.wall_time_s.max(1e-9)
+}
+
 /// The kernel's hold model: `steps` pop/push pairs on a queue of 1024 events.
 pub fn kernel_hold(steps: u64) -> BenchResult {
     let start = Instant::now();
@@ -78,24 +104,14 @@ pub fn fc_switch(data_frames: u64) -> Result<BenchResult> {
 fn frame_result(name: &str, report: &crate::RunReport) -> BenchResult {
     let data = report.counter("data_frames_delivered").unwrap_or(0) as u64;
     let acks = report.counter("ack_frames_delivered").unwrap_or(0) as u64;
+    let hops = report.counter("switch_traversals").map(|h| h as u64);
     BenchResult {
-        name: name.into(),
-        events: report.run.events,
-        frames: data + acks,
         data_frames: Some(data),
         ack_frames: Some(acks),
-        hops: report.counter("switch_traversals").map(|h| h as u64),
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: None,
-        frame_hops_per_s: hops_per_s(report),
-        sim_s_per_wall_s: None,
+        hops,
+        frame_hops_per_s: hops.map(|h| per_wall_s(report, h as f64)),
+        ..BenchResult::of_run(name, report, data + acks)
     }
-}
-
-fn hops_per_s(report: &crate::RunReport) -> Option<f64> {
-    report.counter("switch_traversals").map(|h| h as f64 / report.run.wall_time_s.max(1e-9))
 }
 
 /// The 64-node envelope (smart routing) at saturation under the bursty
@@ -123,21 +139,8 @@ pub fn fc_loop_scenario(ios: u64) -> Scenario {
 /// One saturated 96-disk loop run completing `ios` I/Os.
 pub fn fc_loop(ios: u64) -> Result<BenchResult> {
     let report = crate::run(&fc_loop_scenario(ios))?;
-    let done = report.counter("ios_completed").unwrap_or(0) as f64;
-    Ok(BenchResult {
-        name: "fc-loop".into(),
-        events: report.run.events,
-        frames: report.counter("frames").unwrap_or(0) as u64,
-        data_frames: None,
-        ack_frames: None,
-        hops: None,
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
-        frame_hops_per_s: None,
-        sim_s_per_wall_s: None,
-    })
+    let frames = report.counter("frames").unwrap_or(0) as u64;
+    Ok(io_result("fc-loop", &report, frames))
 }
 
 /// The switched-loop benchmark (seed 001 heavy load): 8 loops of 12
@@ -156,22 +159,14 @@ pub fn switched_loop_scenario(ios: u64) -> Scenario {
 /// One heavy-load run of 8 switched loops completing `ios` I/Os.
 pub fn switched_loop(ios: u64) -> Result<BenchResult> {
     let report = crate::run(&switched_loop_scenario(ios))?;
-    let done = report.counter("ios_completed").unwrap_or(0) as f64;
     let frames = report.counter("loop_frames").unwrap_or(0) + report.counter("switch_frames").unwrap_or(0);
-    Ok(BenchResult {
-        name: "switched-loop".into(),
-        events: report.run.events,
-        frames: frames as u64,
-        data_frames: None,
-        ack_frames: None,
-        hops: None,
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: Some(done / report.run.wall_time_s.max(1e-9)),
-        frame_hops_per_s: None,
-        sim_s_per_wall_s: None,
-    })
+    Ok(io_result("switched-loop", &report, frames as u64))
+}
+
+/// A storage run's figures: I/Os completed per wall second beside the frames.
+fn io_result(name: &str, report: &crate::RunReport, frames: u64) -> BenchResult {
+    let done = report.counter("ios_completed").unwrap_or(0) as f64;
+    BenchResult { ios_per_s: Some(per_wall_s(report, done)), ..BenchResult::of_run(name, report, frames) }
 }
 
 /// Packets delivered, events and packet-hops (crossbar transfers) of an InfiniBand run.
@@ -182,18 +177,9 @@ fn packet_result(name: &str, report: &crate::RunReport) -> BenchResult {
         .sum();
     let hops = report.counter("crossbar_transfers").map(|h| h as u64);
     BenchResult {
-        name: name.into(),
-        events: report.run.events,
-        frames: delivered,
-        data_frames: None,
-        ack_frames: None,
         hops,
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: None,
-        frame_hops_per_s: hops.map(|h| h as f64 / report.run.wall_time_s.max(1e-9)),
-        sim_s_per_wall_s: None,
+        frame_hops_per_s: hops.map(|h| per_wall_s(report, h as f64)),
+        ..BenchResult::of_run(name, report, delivered)
     }
 }
 
@@ -244,19 +230,8 @@ pub fn tcp_stream_scenario(seconds: f64) -> Scenario {
 pub fn tcp_stream(seconds: f64) -> Result<BenchResult> {
     let report = crate::run(&tcp_stream_scenario(seconds))?;
     let frames = report.counter("data_frames_delivered").unwrap_or(0) as u64;
-    let wall = report.run.wall_time_s.max(1e-9);
     Ok(BenchResult {
-        name: "tcp-stream".into(),
-        events: report.run.events,
-        frames,
-        data_frames: None,
-        ack_frames: None,
-        hops: None,
-        wall_s: report.run.wall_time_s,
-        events_per_s: report.run.events_per_s,
-        frames_per_s: report.run.frames_per_s,
-        ios_per_s: None,
-        frame_hops_per_s: None,
-        sim_s_per_wall_s: Some(report.run.sim_time_us / 1e6 / wall),
+        sim_s_per_wall_s: Some(per_wall_s(&report, report.run.sim_time_us / 1e6)),
+        ..BenchResult::of_run("tcp-stream", &report, frames)
     })
 }
