@@ -147,14 +147,7 @@ pub fn dependency_graph(
             }
         }
     }
-    // The port at the far end of every link lane.
-    let mut peer: Vec<Vec<u16>> = map.iter().map(|ports| vec![0; ports.len()]).collect();
-    for l in &topo.links {
-        for &(pa, pb) in &l.lanes {
-            peer[l.a as usize][pa as usize] = pb;
-            peer[l.b as usize][pb as usize] = pa;
-        }
-    }
+    let peer = topo.peer_ports();
     // A walk state is (switch, input port, input VL or none from a source).
     let mut first_state = Vec::with_capacity(map.len());
     let per_port = lanes.count() as usize + 1;
@@ -227,7 +220,8 @@ pub fn dependency_graph(
                             if let Some(i) = incoming {
                                 edges.insert((i, c));
                             }
-                            stack.push(Step::Enter(to, peer[s as usize][p as usize], Some(c)));
+                            let q = peer[s as usize][p as usize].expect("links are wired both ways");
+                            stack.push(Step::Enter(to, q, Some(c)));
                         }
                         PortUse::Free => {
                             return Err(Error::invalid(

@@ -173,6 +173,19 @@ impl Topology {
         v
     }
 
+    /// For every switch port on a link lane, the port at its far end (on
+    /// the switch `port_map` names); None for endpoint and free ports.
+    pub fn peer_ports(&self) -> Vec<Vec<Option<u16>>> {
+        let mut peer: Vec<Vec<Option<u16>>> = self.radix.iter().map(|&r| vec![None; r as usize]).collect();
+        for l in &self.links {
+            for &(pa, pb) in &l.lanes {
+                peer[l.a as usize][pa as usize] = Some(pb);
+                peer[l.b as usize][pb as usize] = Some(pa);
+            }
+        }
+        peer
+    }
+
     /// What every port of every switch is wired to.
     pub fn port_map(&self) -> Vec<Vec<PortUse>> {
         let mut map: Vec<Vec<PortUse>> = self.radix.iter().map(|&r| vec![PortUse::Free; r as usize]).collect();

@@ -131,6 +131,7 @@ impl FcFabric {
         let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
         let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
         let map = topo.port_map();
+        let peer = topo.peer_ports();
         let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
         for (s, ports) in map.iter().enumerate() {
@@ -142,10 +143,9 @@ impl FcFabric {
                         attachments[n as usize] = (s as u32, p as u16);
                         Some(Link::new(PortRef::node(n), timing.propagation))
                     }
-                    PortUse::Link { to, lane } => {
-                        let back = PortUse::Link { to: s as u32, lane };
-                        let q = map[to as usize].iter().position(|&x| x == back).expect("trunks are wired both ways");
-                        Some(Link::new(PortRef::switch(to, q as u16), timing.propagation))
+                    PortUse::Link { to, .. } => {
+                        let q = peer[s][p].expect("trunks are wired both ways");
+                        Some(Link::new(PortRef::switch(to, q), timing.propagation))
                     }
                     PortUse::Free => None,
                 })

@@ -186,6 +186,7 @@ impl IbFabric {
             }
         }
         let map = topo.port_map();
+        let peer = topo.peer_ports();
         let prop = timing.propagation;
         let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
@@ -198,10 +199,9 @@ impl IbFabric {
                         attachments[n as usize] = (s as u32, p as u16);
                         Some(Link::new(PortRef::new(ComponentKind::Hca, n, 0), prop))
                     }
-                    PortUse::Link { to, lane } => {
-                        let back = PortUse::Link { to: s as u32, lane };
-                        let q = map[to as usize].iter().position(|&x| x == back).expect("links are wired both ways");
-                        Some(Link::new(PortRef::switch(to, q as u16), prop))
+                    PortUse::Link { to, .. } => {
+                        let q = peer[s][p].expect("links are wired both ways");
+                        Some(Link::new(PortRef::switch(to, q), prop))
                     }
                     PortUse::Free => None,
                 })
