@@ -141,27 +141,13 @@ fn default_scenario() -> &'static str {
     DEFAULT_SCENARIO_TOML
 }
 
-/// Runs a benchmark: `kernel-hold` (size = hold operations), `fc-switch` or
-/// `fc-envelope` (size = data frames delivered), `fc-loop` or `switched-loop` (size = I/Os),
-/// `ib-irregular` or `ib-fat-tree` (size = packets delivered), `tcp-stream`
-/// (size = simulated milliseconds of netperf TCP_STREAM). Returns JSON.
+/// Runs a benchmark by name (`fabricsim::bench::by_name`, which says what
+/// `size` counts for each). Returns JSON.
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench(py: Python<'_>, which: &str, size: u64) -> PyResult<String> {
     let which = which.to_owned();
-    let result = py.allow_threads(move || match which.as_str() {
-        "kernel-hold" => Ok(fabricsim::bench::kernel_hold(size)),
-        "fc-switch" => fabricsim::bench::fc_switch(size).map_err(|e| e.to_string()),
-        "fc-loop" => fabricsim::bench::fc_loop(size).map_err(|e| e.to_string()),
-        "switched-loop" => fabricsim::bench::switched_loop(size).map_err(|e| e.to_string()),
-        "ib-irregular" => fabricsim::bench::ib_irregular(size).map_err(|e| e.to_string()),
-        "ib-fat-tree" => fabricsim::bench::ib_fat_tree(size).map_err(|e| e.to_string()),
-        "fc-envelope" => fabricsim::bench::fc_envelope(size).map_err(|e| e.to_string()),
-        "tcp-stream" => fabricsim::bench::tcp_stream(size as f64 / 1000.0).map_err(|e| e.to_string()),
-        other => Err(format!(
-            "unknown benchmark `{other}`; allowed: kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, tcp-stream"
-        )),
-    });
+    let result = py.allow_threads(move || fabricsim::bench::by_name(&which, size));
     match result {
         Ok(r) => Ok(serde_json::to_string(&r).expect("bench result serializes")),
         Err(msg) => Err(pyo3::exceptions::PyValueError::new_err(msg)),

@@ -37,6 +37,38 @@ pub struct BenchResult {
     pub sim_s_per_wall_s: Option<f64>,
 }
 
+/// Every benchmark's name, in the order `fabricsim bench` runs them.
+pub const NAMES: [&str; 8] = [
+    "kernel-hold",
+    "fc-switch",
+    "fc-envelope",
+    "fc-loop",
+    "switched-loop",
+    "ib-irregular",
+    "ib-fat-tree",
+    "tcp-stream",
+];
+
+/// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
+/// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
+/// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`) or
+/// simulated milliseconds of netperf TCP_STREAM (`tcp-stream`). An unknown
+/// name is an error listing the known ones.
+pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String> {
+    let run = |r: Result<BenchResult>| r.map_err(|e| e.to_string());
+    match name {
+        "kernel-hold" => Ok(kernel_hold(size)),
+        "fc-switch" => run(fc_switch(size)),
+        "fc-envelope" => run(fc_envelope(size)),
+        "fc-loop" => run(fc_loop(size)),
+        "switched-loop" => run(switched_loop(size)),
+        "ib-irregular" => run(ib_irregular(size)),
+        "ib-fat-tree" => run(ib_fat_tree(size)),
+        "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
+        other => Err(format!("unknown benchmark `{other}`; allowed: {}", NAMES.join(", "))),
+    }
+}
+
 impl BenchResult {
     /// The figures every run reports, `frames` its frames or packets; the
     /// model-specific ones are left for the caller.
