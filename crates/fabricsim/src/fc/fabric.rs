@@ -50,6 +50,10 @@ pub enum Event {
     RetryConnect { node: u32 },
     /// Class 1: release a finished connection's reserved path.
     Teardown { connection: u32 },
+    /// The first byte of `frame` reaches loop bridge `bridge` (switched loops).
+    FrameAtBridge { bridge: u32, frame: u32 },
+    /// A buffer-to-buffer credit reaches loop bridge `bridge` (switched loops).
+    CreditToBridge { bridge: u32 },
 }
 
 /// What a component may touch while handling an event.
@@ -69,7 +73,10 @@ impl PortEvents for Ctx<'_> {
     fn frame_head(&mut self, to: PortRef, frame: u32, at: Time) {
         match to.kind {
             ComponentKind::Switch => self.queue.push(at, Event::FrameStart { switch: to.index, port: to.port, frame }),
-            other => unreachable!("an FC fabric buffers frames in flight only at switches, not at a {other:?}"),
+            ComponentKind::LoopBridge => self.queue.push(at, Event::FrameAtBridge { bridge: to.index, frame }),
+            other => {
+                unreachable!("an FC fabric buffers frames in flight only at switches and bridges, not at a {other:?}")
+            }
         }
     }
 
@@ -86,6 +93,7 @@ impl PortEvents for Ctx<'_> {
         match to.kind {
             ComponentKind::Node => self.queue.push(at, Event::CreditToNode { node: to.index }),
             ComponentKind::Switch => self.queue.push(at, Event::CreditToSwitch { switch: to.index, port: to.port }),
+            ComponentKind::LoopBridge => self.queue.push(at, Event::CreditToBridge { bridge: to.index }),
             other => unreachable!("no {other:?} in an FC fabric"),
         }
     }
@@ -300,6 +308,9 @@ impl FcFabric {
                 // No frame waits for held ports (connect requests are refused
                 // at once), so releasing them starts nothing.
                 ctx.connections.remove(connection);
+            }
+            e @ (Event::FrameAtBridge { .. } | Event::CreditToBridge { .. }) => {
+                unreachable!("an FC fabric has no loop bridges: {e:?}")
             }
         }
     }

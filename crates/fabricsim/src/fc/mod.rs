@@ -8,6 +8,7 @@ pub mod frame;
 pub mod metrics;
 pub mod node;
 pub mod switch;
+pub mod switch_side;
 pub mod switched_loop;
 pub mod timing;
 

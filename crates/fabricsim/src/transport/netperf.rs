@@ -24,13 +24,10 @@ use std::collections::VecDeque;
 use super::machine::{HostCosts, Machine};
 use super::tcp::{Segment, TcpConfig, TcpEndpoint};
 use crate::error::{Error, Result};
-use crate::fc::connection::Connection;
-use crate::fc::fabric::{Ctx, Event as FcEvent};
-use crate::fc::frame::{Frame, FrameKind, Message};
-use crate::fc::metrics::{FcMetrics, FcMetricsSpec};
-use crate::fc::switch::FcSwitch;
+use crate::fc::frame::{Frame, FrameKind};
+use crate::fc::switch_side::{Arrival, SwitchSide, SwitchSideSpec};
 use crate::fc::timing::FcTiming;
-use crate::kernel::{time, Arena, EventQueue, LineRate, RandomStream, Time};
+use crate::kernel::{time, Arena, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
 use crate::sim::driver::{Metrics, Sections};
@@ -137,34 +134,9 @@ struct Host {
     background_load: f64,
 }
 
-/// The FC side: the switch, its event set and what its handlers touch.
-struct FcSide {
-    queue: EventQueue<FcEvent>,
-    frames: Arena<Frame>,
-    messages: Arena<Message>,
-    connections: Arena<Connection>,
-    timing: FcTiming,
-    metrics: FcMetrics,
-    switch: FcSwitch,
-}
-
-macro_rules! ctx {
-    ($fc:expr, $now:expr) => {
-        Ctx {
-            now: $now,
-            queue: &mut $fc.queue,
-            frames: &mut $fc.frames,
-            messages: &mut $fc.messages,
-            connections: &mut $fc.connections,
-            timing: &$fc.timing,
-            metrics: &mut $fc.metrics,
-        }
-    };
-}
-
 pub struct NetperfModel {
     clock: Clock<Event>,
-    fc: FcSide,
+    fc: SwitchSide,
     hosts: [Host; 2],
     packets: Arena<Packet>,
     spec: TcpNetperfSpec,
@@ -200,16 +172,17 @@ impl NetperfModel {
         let ports = spec.switch.ports as usize;
         let peers: Vec<Option<Link>> =
             (0..ports).map(|p| (p < 2).then(|| Link::new(PortRef::node(p as u32), timing.propagation))).collect();
-        let switch =
-            FcSwitch::new(0, &peers, buffers, buffers, &[vec![0], vec![1]], spec.switch.arbitration, scenario.run.seed);
-        let metrics = FcMetrics::new(
-            &[ports],
-            FcMetricsSpec {
-                buffers,
-                batches: scenario.run.batches,
-                batch_ps: 10 * timing.data_time,
-                nodes: 2,
+        let fc = SwitchSide::new(
+            timing.clone(),
+            SwitchSideSpec {
+                peers: &peers,
+                buffers_per_port: buffers,
+                peer_buffers: buffers,
+                forwarding: &[vec![0], vec![1]],
+                arbitration: spec.switch.arbitration,
                 class: 3,
+                batches: scenario.run.batches,
+                seed: scenario.run.seed,
             },
         );
         let n = &spec.netperf;
@@ -269,15 +242,7 @@ impl NetperfModel {
         let period = time::from_us(n.delayed_ack_ms * 1000.0);
         Ok(NetperfModel {
             clock: Clock::with_capacity(256),
-            fc: FcSide {
-                queue: EventQueue::with_capacity(1024),
-                frames: Arena::with_capacity(1024),
-                messages: Arena::with_capacity(1),
-                connections: Arena::with_capacity(1),
-                timing,
-                metrics,
-                switch,
-            },
+            fc,
             hosts,
             packets: Arena::with_capacity(256),
             bus_rate: LineRate::from_bytes_per_second(h.bus_mb_s * 1e6),
@@ -447,8 +412,7 @@ impl NetperfModel {
         host.transmitting = true;
         let bytes = self.fc.frames[frame].bytes;
         self.fc.metrics.counters.data_frames_injected += 1;
-        let mut ctx = ctx!(self.fc, now);
-        host.link.send_head(&mut ctx, frame, now);
+        host.link.send_head(&mut self.fc.ctx(now), frame, now);
         let done = now + self.fc.timing.frame_time(bytes);
         self.clock.queue.push(done, Event::TransmitDone { host: h as u8 });
     }
@@ -659,26 +623,15 @@ impl NetperfModel {
         self.clock.queue.push(self.clock.now + gap, Event::Background { host: h as u8 });
     }
 
-    fn handle_fc(&mut self, ev: FcEvent) {
-        let now = self.clock.now;
-        match ev {
-            FcEvent::FrameDelivered { node, frame } => self.on_frame_delivered(node as usize, frame),
-            FcEvent::CreditToNode { node } => {
+    fn handle_fc(&mut self, ev: crate::fc::fabric::Event) {
+        match self.fc.handle(self.clock.now, ev) {
+            None => {}
+            Some(Arrival::Frame { node, frame }) => self.on_frame_delivered(node as usize, frame),
+            Some(Arrival::Credit { node }) => {
                 self.hosts[node as usize].bb_credit += 1;
                 self.try_transmit(node as usize);
             }
-            other => {
-                let mut ctx = ctx!(self.fc, now);
-                let sw = &mut self.fc.switch;
-                match other {
-                    FcEvent::FrameStart { port, frame, .. } => sw.on_frame_start(&mut ctx, port as usize, frame),
-                    FcEvent::HeaderArrived { port, frame, .. } => sw.on_header_arrived(&mut ctx, port as usize, frame),
-                    FcEvent::RouteDone { .. } => sw.on_route_done(&mut ctx),
-                    FcEvent::TransferDone { port, .. } => sw.on_transfer_done(&mut ctx, port as usize),
-                    FcEvent::CreditToSwitch { port, .. } => sw.on_credit(&mut ctx, port as usize),
-                    e => unreachable!("class 3 between two hosts has no {e:?}"),
-                }
-            }
+            Some(a) => unreachable!("class 3 between two hosts has no {a:?}"),
         }
     }
 
@@ -749,13 +702,7 @@ impl Model for NetperfModel {
     /// Runs the host event or the switch event due first (the switch's on a tie).
     #[inline]
     fn step(&mut self, limit: Time) -> bool {
-        let host = self.clock.queue.peek_time();
-        let fc = self.fc.queue.peek_time();
-        let fc_first = match (host, fc) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(a), Some(b)) => b <= a,
-        };
+        let fc_first = self.fc.first(self.clock.queue.peek_time());
         if fc_first {
             let Some((t, ev)) = self.fc.queue.pop_until(limit) else { return false };
             self.clock.now = t;
@@ -902,9 +849,6 @@ impl Model for NetperfModel {
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.packets.memory_bytes()
-            + self.fc.frames.memory_bytes()
-            + self.clock.queue.memory_bytes()
-            + self.fc.queue.memory_bytes()
+        self.packets.memory_bytes() + self.fc.memory_bytes() + self.clock.queue.memory_bytes()
     }
 }

@@ -1,0 +1,157 @@
+//! One Fibre Channel switch with its own event set, for models that attach
+//! their own endpoints to its ports (TCP hosts, loop bridges) instead of the
+//! fabric's N_Ports.
+//!
+//! The switch's events (`fc::fabric::Event`) stay in their own queue; the
+//! host model keeps its own. [`SwitchSide::first`] tells the model's `step`
+//! which queue is due, the switch's on a tie, so one run is one
+//! deterministic sequence of events. What reaches an endpoint (a frame, a
+//! credit, a refused connect request) comes back to the model from
+//! [`SwitchSide::handle`] as an [`Arrival`]; everything else the switch
+//! handles itself.
+
+use super::connection::Connection;
+use super::fabric::{Ctx, Event};
+use super::frame::{Frame, Message};
+use super::metrics::{FcMetrics, FcMetricsSpec};
+use super::switch::FcSwitch;
+use super::timing::FcTiming;
+use crate::kernel::{Arena, EventQueue, Time};
+use crate::scenario::fc::Arbitration;
+use crate::sim::Link;
+
+/// What the switch hands to the endpoints at its ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Terminal node `node` has received `frame` whole.
+    Frame { node: u32, frame: u32 },
+    /// The first byte of `frame` has reached loop bridge `bridge` (it holds
+    /// the frame in a receive buffer the switch had credit for).
+    FrameHead { bridge: u32, frame: u32 },
+    /// A buffer-to-buffer credit (R_RDY) has reached node `node`.
+    Credit { node: u32 },
+    /// A buffer-to-buffer credit has reached loop bridge `bridge`.
+    BridgeCredit { bridge: u32 },
+    /// Class 1: the F_BSY answering connect request `connection` is back at its source.
+    Refused { connection: u32 },
+}
+
+/// How a lone switch is built: its ports' far ends, the buffers there, and
+/// the output port towards each endpoint.
+pub struct SwitchSideSpec<'a> {
+    pub peers: &'a [Option<Link>],
+    pub buffers_per_port: u32,
+    /// Receive buffers of a buffering peer's port (a loop bridge's inbound buffers).
+    pub peer_buffers: u32,
+    /// `forwarding[n]`: the output ports towards endpoint `n`.
+    pub forwarding: &'a [Vec<u16>],
+    pub arbitration: Arbitration,
+    pub class: u8,
+    pub batches: u32,
+    pub seed: u64,
+}
+
+pub struct SwitchSide {
+    pub queue: EventQueue<Event>,
+    pub frames: Arena<Frame>,
+    pub messages: Arena<Message>,
+    pub connections: Arena<Connection>,
+    pub timing: FcTiming,
+    pub metrics: FcMetrics,
+    pub switch: FcSwitch,
+}
+
+impl SwitchSide {
+    pub fn new(timing: FcTiming, spec: SwitchSideSpec) -> Self {
+        let ports = spec.peers.len();
+        let switch = FcSwitch::new(
+            0,
+            spec.peers,
+            spec.buffers_per_port,
+            spec.peer_buffers,
+            spec.forwarding,
+            spec.arbitration,
+            spec.seed,
+        );
+        let metrics = FcMetrics::new(
+            &[ports],
+            FcMetricsSpec {
+                buffers: spec.buffers_per_port,
+                batches: spec.batches,
+                batch_ps: 10 * timing.data_time,
+                nodes: spec.forwarding.len(),
+                class: spec.class,
+            },
+        );
+        SwitchSide {
+            queue: EventQueue::with_capacity(1024),
+            frames: Arena::with_capacity(1024),
+            messages: Arena::with_capacity(16),
+            connections: Arena::with_capacity(16),
+            timing,
+            metrics,
+            switch,
+        }
+    }
+
+    /// The context the switch's handlers and a sender's link touch, at `now`.
+    #[inline]
+    pub fn ctx(&mut self, now: Time) -> Ctx<'_> {
+        Ctx {
+            now,
+            queue: &mut self.queue,
+            frames: &mut self.frames,
+            messages: &mut self.messages,
+            connections: &mut self.connections,
+            timing: &self.timing,
+            metrics: &mut self.metrics,
+        }
+    }
+
+    /// Whether the switch's next event comes before the model's own, which
+    /// is due at `other` (the switch goes first on a tie).
+    #[inline]
+    pub fn first(&self, other: Option<Time>) -> bool {
+        match (other, self.queue.peek_time()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(a), Some(b)) => b <= a,
+        }
+    }
+
+    /// Runs switch event `ev` at `now`; what it hands an endpoint comes back.
+    #[inline]
+    pub fn handle(&mut self, now: Time, ev: Event) -> Option<Arrival> {
+        let mut ctx = Ctx {
+            now,
+            queue: &mut self.queue,
+            frames: &mut self.frames,
+            messages: &mut self.messages,
+            connections: &mut self.connections,
+            timing: &self.timing,
+            metrics: &mut self.metrics,
+        };
+        let sw = &mut self.switch;
+        match ev {
+            Event::FrameDelivered { node, frame } => return Some(Arrival::Frame { node, frame }),
+            Event::FrameAtBridge { bridge, frame } => return Some(Arrival::FrameHead { bridge, frame }),
+            Event::CreditToNode { node } => return Some(Arrival::Credit { node }),
+            Event::CreditToBridge { bridge } => return Some(Arrival::BridgeCredit { bridge }),
+            Event::ConnectRefused { connection } => return Some(Arrival::Refused { connection }),
+            Event::FrameStart { port, frame, .. } => sw.on_frame_start(&mut ctx, port as usize, frame),
+            Event::HeaderArrived { port, frame, .. } => sw.on_header_arrived(&mut ctx, port as usize, frame),
+            Event::RouteDone { .. } => sw.on_route_done(&mut ctx),
+            Event::TransferDone { port, .. } => sw.on_transfer_done(&mut ctx, port as usize),
+            Event::CreditToSwitch { port, .. } => sw.on_credit(&mut ctx, port as usize),
+            e @ (Event::MessageArrival { .. }
+            | Event::TransmitDone { .. }
+            | Event::RetryConnect { .. }
+            | Event::Teardown { .. }) => unreachable!("a lone switch schedules no {e:?}"),
+        }
+        None
+    }
+
+    pub fn memory_bytes(&self) -> u64 {
+        self.frames.memory_bytes() + self.queue.memory_bytes()
+    }
+}
