@@ -37,21 +37,37 @@ fn min(r: &RunReport, metric: &str) -> f64 {
     r.metric(metric).and_then(|m| m.min).unwrap_or_else(|| panic!("no minimum of {metric}"))
 }
 
+/// The switch's share of a crossing, with routing time `route_ns`: a
+/// frame's header, the router and the two fibres (3.5 ns each, as between
+/// loop neighbours) for a routed frame; a header and the fibres over an
+/// established circuit.
+fn switch_times(route_ns: f64) -> (u64, u64) {
+    let spec = LoopSpec { baud: 1.0e9, length_m: 3.0, propagation_ns_per_m: 3.5, ..LoopSpec::default() };
+    let t = LoopTiming::new(&spec, 3);
+    let (header, fibre) = (t.rate.time_for(36), t.fibre / 3);
+    assert_eq!(fibre, time::from_ns(3.5));
+    (2 * fibre + header + time::from_ns(route_ns), 2 * fibre + header)
+}
+
 /// The loop time of one circuit-switched read of a disk on the other loop,
 /// on idle loops: every arbitration a full trip, every open and close the
 /// paths the bridges add, 32 data frames back to back (16 host buffers
 /// never run out of credit on a round trip of a few microseconds).
-fn remote_read_loop_time_us(sw_ns: f64) -> f64 {
+fn remote_read_loop_time_us(route_ns: f64) -> f64 {
     let spec = LoopSpec { baud: 1.0e9, length_m: 3.0, propagation_ns_per_m: 3.5, ..LoopSpec::default() };
     let t = LoopTiming::new(&spec, 3);
     let (host, disk, bridge) = (0, 1, 2);
-    let (trip, w, sw) = (t.trip(), t.word, time::from_ns(sw_ns));
+    let (trip, w) = (t.trip(), t.word);
+    let (routed, sw) = switch_times(route_ns);
+    // The connect request is a frame without payload, routed by the switch.
+    let request = routed + t.frame_time(0);
     let d = |a, b| t.delay(a, b);
     let data: u64 = (0..32).map(|_| t.frame_time(2048)).sum();
     let (cmd, status) = (t.frame_time(32), t.frame_time(24));
-    // The opener wins, its OPN reaches its bridge, crosses the switch; the remote bridge
-    // wins its loop, OPN and R_RDY go round it, the R_RDY crosses back to the opener.
-    let open = |from: u32| trip + w + d(from, bridge) + sw + trip + 2 * w + trip + sw + d(bridge, from);
+    // The opener wins, its OPN reaches its bridge, whose connect request crosses the
+    // switch; the remote bridge wins its loop, OPN and R_RDY go round it, the R_RDY
+    // crosses back to the opener over the circuit.
+    let open = |from: u32| trip + w + d(from, bridge) + request + trip + 2 * w + trip + sw + d(bridge, from);
     let command = open(host) + cmd + d(host, bridge) + sw + d(bridge, disk);
     // The data circuit closes (CLS to the host, the host's CLS back) before the status goes.
     let data_phase = open(disk) + data + (2 * trip + 2 * sw + 2 * w);
@@ -61,18 +77,18 @@ fn remote_read_loop_time_us(sw_ns: f64) -> f64 {
 
 #[test]
 fn one_remote_read_on_idle_loops_costs_the_circuit_arithmetic() {
-    for sw in [0.0, 1000.0, 25_000.0] {
+    for route in [0.0, 3000.0, 25_000.0] {
         // The first read alone: the next one would overlap the closing of this one.
         let s = scenario_of(
             1,
-            &format!("loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\nswitch_latency_ns = {sw}"),
+            &format!("loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\n[switch]\nrouting_time_ns = {route}"),
             "",
             1,
         );
         let r = run(&s);
-        let expected = remote_read_loop_time_us(sw);
+        let expected = remote_read_loop_time_us(route);
         let ours = min(&r, "loop_time_us");
-        assert!((ours - expected).abs() < 1e-3, "switch {sw} ns: loop time {ours} us, arithmetic {expected} us");
+        assert!((ours - expected).abs() < 1e-3, "routing {route} ns: loop time {ours} us, arithmetic {expected} us");
         // Later reads may find the previous read's circuit still closing: each refusal is one more request.
         let (requests, retries) = (mean(&r, "switch_requests_per_global_io"), mean(&r, "retries_per_global_io"));
         assert!((requests - 3.0 - retries).abs() < 1e-9, "{requests} requests, {retries} retries");
@@ -82,17 +98,21 @@ fn one_remote_read_on_idle_loops_costs_the_circuit_arithmetic() {
 
 #[test]
 fn one_remote_read_packet_switched_stores_and_forwards_each_phase() {
-    let sw = 1000.0;
+    let route = 3000.0;
     let s = scenario_of(
         1,
-        &format!("loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\nswitching = \"packet\"\nswitch_latency_ns = {sw}"),
+        &format!(
+            "loops = 2\nglobal_fraction = 1.0\nlight_scope = \"system\"\nswitching = \"packet\"\n\
+             [switch]\nrouting_time_ns = {route}"
+        ),
         "",
         1,
     );
     let r = run(&s);
     let spec = LoopSpec { baud: 1.0e9, length_m: 3.0, propagation_ns_per_m: 3.5, ..LoopSpec::default() };
     let t = LoopTiming::new(&spec, 3);
-    let (trip, w, sw) = (t.trip(), t.word, time::from_ns(sw));
+    // Each frame cuts through the switch: its header, the router, the two fibres.
+    let (trip, w, sw) = (t.trip(), t.word, switch_times(route).0);
     let d = |a, b| t.delay(a, b);
     let (host, disk, bridge) = (0, 1, 2);
     let data: u64 = (0..32).map(|_| t.frame_time(2048)).sum();
@@ -195,6 +215,17 @@ fn bad_input_names_the_key() {
     assert!(e.to_string().contains("switching"), "{e}");
     let e = bad("request_bytes = 131072", "count = 2");
     assert_eq!(e.key.as_deref(), Some("disks[0].burst_bytes"));
+    // Each loop takes a port of the switch.
+    let e = bad("loops = 9\n[switch]\nports = 8", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switched_loop.loops"));
+    assert!(e.allowed.as_deref().unwrap().contains("switch.ports (8)"), "{e}");
+    let e = bad("[switch]\nbuffers_per_port = 0", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switch.buffers_per_port"));
+    // A fabric's sections are not the switched loop's.
+    let e = bad("[link]\nbandwidth_mb_s = 100.0", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("link"), "{e}");
+    let e = bad("switch_latency_ns = 1000.0", "count = 2");
+    assert!(e.to_string().contains("switch_latency_ns") && e.to_string().contains("routing_time_ns"), "{e}");
     let e = Scenario::from_toml_str("[switched_loop]\n", "s.toml").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks"));
     let e =

@@ -12,9 +12,14 @@
 //! the opener, seed 001 footnote 3) and the status. A phase for a port on
 //! another loop goes through the bridges.
 //!
-//! The switch is seen by the bridges only through what they ask of it:
-//! a grant or a refusal for a remote loop, and a latency for every request,
-//! answer, R_RDY and frame that crosses it (one way, bridge to bridge).
+//! The switch is the FC switch model (`fc::switch`, through
+//! [`crate::fc::switch_side`]) with each bridge on one of its ports: it
+//! routes every frame a bridge sends, holds class 1 connections for
+//! circuits and refuses a connect request whose port another connection
+//! holds, and queues class 3 frames of stored phases until the remote
+//! bridge has buffers. Over an established circuit, R_RDYs, frames and CLS
+//! cross it the way class 1 frames cross a reserved path: a header time
+//! plus the two fibres.
 //!
 //! Metrics follow the seed: disk time (queueing, overhead, seek, rotation,
 //! media), loop time (the rest of the I/O: arbitration, opens, frames,
@@ -22,12 +27,15 @@
 //! I/O, the longest circuit establishment (first ARB to the first R_RDY
 //! back at the opener) of the command and the data phase, throughput.
 
-use std::collections::VecDeque;
-
 use super::arbitrated_loop::bridge::{Bridge, BridgeEvent, Crossing};
 use super::arbitrated_loop::initialization::InitPort;
 use super::arbitrated_loop::port::{Job, PortConfig};
 use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyPath, Won};
+use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
+use super::connection::Connection;
+use super::frame::{Frame, FrameKind, Message};
+use super::switch_side::{Arrival, SwitchSide, SwitchSideSpec};
+use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
 use crate::kernel::{time, Arena, RandomStream, Time};
@@ -37,7 +45,7 @@ use crate::scenario::switched_loops::{LightScope, SwitchedLoad, Switching};
 use crate::scenario::{Scenario, SwitchedLoopModelSpec};
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
-use crate::sim::{Carries, Clock, ComponentPath, MetricSet, Model};
+use crate::sim::{Carries, Clock, ComponentKind, ComponentPath, Link, MetricSet, Model, PortRef};
 use crate::storage::disk_target::{DiskEvent, DiskTarget};
 use crate::storage::exchange::Exchange;
 use crate::storage::scsi::{blocks_for, Phase};
@@ -125,21 +133,59 @@ pub struct SwitchedLoopModel {
     disks: Vec<DiskTarget>,
     exchanges: Arena<Exchange>,
     segments: Arena<Crossing>,
-    /// Segments refused by the switch, waiting for their remote bridge, in request order.
-    waiting: VecDeque<u32>,
-    /// Loops whose bridge a waiting segment found busy in the current grant pass.
-    blocked: Vec<bool>,
-    /// Bridges whose turn to ask the switch has passed in the current grant pass.
-    src_seen: Vec<bool>,
+    /// The switch the bridges attach to, with its own event set.
+    fc: SwitchSide,
+    /// One way over an established circuit: a header time and two fibres.
+    circuit_latency: Time,
     spec: SwitchedLoopModelSpec,
     disks_per_loop: u32,
     slots_per_host: u32,
-    switch_latency: Time,
     system_rng: RandomStream,
     stopping: bool,
     stats: Stats,
     counters: Counters,
     scenario: Scenario,
+}
+
+/// The switch of the join: the scenario's `[switch]` (ports, buffers per
+/// port, routing time, arbitration) running at the loops' line rate, with
+/// the bridge of loop `l` on port `l`. Its frames are the loops' (a frame
+/// header, the payload, the fill words between frames); a connect request
+/// is a frame without payload.
+fn switch_side(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, scenario: &Scenario) -> SwitchSide {
+    let sw = &spec.switch;
+    let loops = spec.switched.loops;
+    let (rate, fill) = (ring.rate, 4 * ring.fill_words);
+    let header_bytes = FRAME_OVERHEAD_BYTES + fill;
+    let data_bytes = header_bytes + ring.max_payload;
+    let timing = FcTiming {
+        rate,
+        data_bytes,
+        ack_bytes: header_bytes,
+        header_bytes,
+        data_time: rate.time_for(data_bytes as u64),
+        ack_time: rate.time_for(header_bytes as u64),
+        header_time: rate.time_for(FRAME_OVERHEAD_BYTES as u64),
+        route_time: time::from_ns(sw.routing_time_ns),
+        propagation: fibre,
+    };
+    let peers: Vec<Option<Link>> = (0..sw.ports)
+        .map(|p| (p < loops).then(|| Link::new(PortRef::new(ComponentKind::LoopBridge, p, 0), fibre)))
+        .collect();
+    let forwarding: Vec<Vec<u16>> = (0..loops).map(|l| vec![l as u16]).collect();
+    SwitchSide::new(
+        timing,
+        SwitchSideSpec {
+            peers: &peers,
+            buffers_per_port: sw.buffers_per_port,
+            peer_buffers: spec.switched.bridge_buffers,
+            forwarding: &forwarding,
+            arbitration: sw.arbitration,
+            class: 3,
+            batches: scenario.run.batches,
+            seed: scenario.run.seed,
+        },
+    )
 }
 
 /// `n` distinct AL_PAs below the bridge's priority, in a random order.
@@ -166,6 +212,9 @@ impl SwitchedLoopModel {
         let mut bridges = Vec::with_capacity(s.loops as usize);
         let mut disks = Vec::with_capacity((s.loops * dpl) as usize);
         let mut hosts = Vec::with_capacity(s.loops as usize);
+        let ring_timing = LoopTiming::new(&spec.ring, dpl + 2);
+        // The bridge sits as near its switch port as loop neighbours are to each other.
+        let switch_fibre = ring_timing.fibre / (dpl + 2) as Time;
         for l in 0..s.loops {
             let path = root.child(format!("loop_{l:02}"));
             let mut al_pas = random_al_pas(&mut path.stream(seed, "al-pa", 0), dpl as usize + 1).into_iter();
@@ -209,7 +258,12 @@ impl SwitchedLoopModel {
             }
             ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
             rings.push(Ring::new(path.clone(), l, &spec.ring, &ports, &mut set)?);
-            bridges.push(Bridge::new(bridge_port, s.bridge_buffers));
+            bridges.push(Bridge::new(
+                bridge_port,
+                s.bridge_buffers,
+                Link::new(PortRef::switch(0, l as u16), switch_fibre),
+                spec.switch.buffers_per_port,
+            ));
             let host = path.child("host");
             hosts.push(Host {
                 loop_rng: host.stream(seed, "target-loop", 0),
@@ -235,7 +289,8 @@ impl SwitchedLoopModel {
             establish: [set.duration("establish_command_us", false), set.duration("establish_data_us", false)],
             throughput: set.series("throughput", batch_ps, true),
         };
-        let loops = s.loops as usize;
+        let fc = switch_side(&spec, &ring_timing, switch_fibre, scenario);
+        let circuit_latency = fc.timing.header_time + 2 * switch_fibre;
         Ok(SwitchedLoopModel {
             clock: Clock::with_capacity(4096),
             set,
@@ -245,12 +300,10 @@ impl SwitchedLoopModel {
             disks,
             exchanges: Arena::with_capacity(1024),
             segments: Arena::with_capacity(64),
-            waiting: VecDeque::with_capacity(64),
-            blocked: vec![false; loops],
-            src_seen: vec![false; loops],
+            fc,
+            circuit_latency,
             disks_per_loop: dpl,
             slots_per_host,
-            switch_latency: time::from_ns(s.switch_latency_ns),
             system_rng: root.stream(seed, "light-host", 0),
             stopping: false,
             stats,
@@ -422,7 +475,7 @@ impl SwitchedLoopModel {
             opener,
             dst,
             target,
-            requested: false,
+            ..Crossing::default()
         };
         match self.switching() {
             Switching::Circuit => {
@@ -461,7 +514,7 @@ impl SwitchedLoopModel {
         let c = self.bridges[src as usize].outbound.expect("the circuit's request stands");
         debug_assert_eq!((c.xid, c.target), (job.xid, job.target));
         let bp = self.bridge_port();
-        let sw = self.switch_latency;
+        let sw = self.circuit_latency;
         let (rd, rs) = (self.rings[d as usize].timing(), self.rings[src as usize].timing());
         let w = rd.word;
         let target = &self.rings[d as usize].ports()[c.target as usize];
@@ -493,7 +546,7 @@ impl SwitchedLoopModel {
                     self.rings[dl as usize].release_at(at, false, &mut self.clock.queue);
                 }
                 Switching::Packet => {
-                    // Stored in this loop's bridge: ask the switch to forward it.
+                    // Stored in this loop's bridge: its frames go into the switch.
                     let frames = self.frames(phase, bytes);
                     let c = Crossing {
                         xid,
@@ -504,11 +557,17 @@ impl SwitchedLoopModel {
                         opener: 0,
                         dst: dl,
                         target: dp,
-                        requested: false,
+                        ..Crossing::default()
                     };
                     let seg = self.segments.insert(c);
-                    self.waiting.push_back(seg);
-                    self.grant_segments();
+                    self.counters.segments += 1;
+                    for k in 0..frames {
+                        let t = self.rings[0].timing();
+                        let payload = if phase == Phase::Data { t.payload_of(bytes, k) } else { phase.control_bytes() };
+                        let frame = self.frame(l, dl, payload + self.fc.timing.header_bytes, seg, false);
+                        self.bridges[l as usize].tx.push_back(frame);
+                    }
+                    self.pump(l);
                     return;
                 }
             }
@@ -540,17 +599,26 @@ impl SwitchedLoopModel {
                 (true, true) => {}
                 (true, false) => {
                     if self.switching() == Switching::Circuit {
-                        let dst = self.bridges[l as usize].outbound.take().expect("a circuit ends").dst;
-                        self.bridges[l as usize].engaged = false;
-                        self.bridges[dst as usize].engaged = false;
+                        // CLS ends the circuit: the switch frees both ports.
+                        let b = &mut self.bridges[l as usize];
+                        let dst = b.outbound.take().expect("a circuit ends").dst;
+                        let conn = b.connection.take().expect("a circuit has its connection");
                         self.bridges[dst as usize].inbound = None;
+                        self.release(conn);
                     }
                     self.phase_closed(c);
                 }
                 (false, true) => {
-                    // Packet: the remote bridge has delivered a stored phase.
-                    self.bridges[l as usize].free_in += self.frames(job.phase, job.bytes);
-                    self.grant_segments();
+                    // Packet: the remote bridge has delivered a stored phase;
+                    // its buffers go back to the switch as credit.
+                    let frames = self.frames(job.phase, job.bytes);
+                    let b = &mut self.bridges[l as usize];
+                    b.free_in += frames;
+                    let link = b.link;
+                    let mut ctx = self.fc.ctx(now);
+                    for _ in 0..frames {
+                        link.return_credit(&mut ctx, now);
+                    }
                 }
                 (false, false) => self.phase_closed(c),
             }
@@ -574,31 +642,103 @@ impl SwitchedLoopModel {
 
     // ---- bridges and the switch ----------------------------------------------
 
-    fn on_bridge(&mut self, l: u32, ev: BridgeEvent) {
+    /// A frame for the switch from bridge `src` to bridge `dst`: a phase's
+    /// (`carried` its segment) or a connect request (`carried` its message).
+    fn frame(&mut self, src: u32, dst: u32, bytes: u32, carried: u32, connect: bool) -> u32 {
+        self.fc.frames.insert(Frame {
+            kind: FrameKind::Data,
+            src,
+            dst,
+            bytes,
+            message: carried,
+            connect,
+            t_inject: self.clock.now,
+            t_created: self.clock.now,
+            ..Frame::default()
+        })
+    }
+
+    /// Bridge `l` sends its next frame into the switch if its fibre is free
+    /// and its switch port has a buffer. The first frame of a stored phase
+    /// is its request for the remote loop: when the switch cannot pass the
+    /// whole phase at once (the remote bridge's free buffers, as the
+    /// switch's credit counts them, less the frames queued for it, are too
+    /// few), the request waits in the switch, a second attempt.
+    fn pump(&mut self, l: u32) {
         let now = self.clock.now;
-        let sw = self.switch_latency;
-        match ev {
-            BridgeEvent::Intercept => {
-                let c = self.bridges[l as usize].outbound.expect("an intercepted open");
-                self.exchanges[c.xid].switch_requests += 1;
-                if Bridge::circuit_free(&self.bridges, l, c.dst) {
-                    self.bridges[l as usize].engaged = true;
-                    self.bridges[c.dst as usize].engaged = true;
-                    self.clock.queue.push(now + sw, Event::Bridge(c.dst, BridgeEvent::Connect { from: l }));
-                } else {
-                    self.clock.queue.push(now + sw, Event::Bridge(l, BridgeEvent::Refused));
+        let Some(frame) = self.bridges[l as usize].next_frame() else { return };
+        let f = self.fc.frames[frame];
+        self.bridges[l as usize].sending_stored = !f.connect;
+        if !f.connect {
+            let c = &mut self.segments[f.message];
+            if c.sent == 0 {
+                let d = c.dst as usize;
+                let sw = &self.fc.switch;
+                let room = sw.output_credit(d) as i64 - sw.queued(d) as i64;
+                let ex = &mut self.exchanges[c.xid];
+                ex.switch_requests += 1;
+                if room < c.frames as i64 {
+                    self.counters.refused_segments += 1;
+                    ex.retries += 1;
+                    ex.switch_requests += 1;
                 }
             }
-            BridgeEvent::Refused => {
-                let c = self.bridges[l as usize].outbound.take().expect("a refused open");
-                self.counters.refused_circuits += 1;
-                self.exchanges[c.xid].retries += 1;
-                // The bridge's CLS reaches the opener, which answers with its own.
-                let t = self.rings[l as usize].timing();
-                let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
-                self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+            c.sent += 1;
+        }
+        self.counters.switch_frames += 1;
+        let link = self.bridges[l as usize].link;
+        link.send_head(&mut self.fc.ctx(now), frame, now);
+        let done = now + self.fc.timing.frame_time(f.bytes);
+        self.clock.queue.push(done, Event::Bridge(l, BridgeEvent::TransmitDone));
+    }
+
+    /// Frees the ports circuit `conn` holds at the switch.
+    fn release(&mut self, conn: u32) {
+        let c = self.fc.connections[conn];
+        for &(_, i, o) in c.reserved() {
+            self.fc.switch.release(conn, i as usize, o as usize);
+        }
+        self.fc.connections.remove(conn);
+    }
+
+    fn on_bridge(&mut self, l: u32, ev: BridgeEvent) {
+        let now = self.clock.now;
+        match ev {
+            BridgeEvent::Intercept => {
+                // A class 1 connect request for the remote bridge's port.
+                let c = self.bridges[l as usize].outbound.expect("an intercepted open");
+                self.exchanges[c.xid].switch_requests += 1;
+                let conn = self.fc.connections.insert(Connection {
+                    src: l,
+                    dst: c.dst,
+                    t_request: now,
+                    ..Connection::default()
+                });
+                let message = self.fc.messages.insert(Message {
+                    src: l,
+                    dst: c.dst,
+                    frames: 1,
+                    t_created: now,
+                    connection: conn,
+                    ..Message::default()
+                });
+                let bytes = self.fc.timing.header_bytes;
+                let frame = self.frame(l, c.dst, bytes, message, true);
+                let b = &mut self.bridges[l as usize];
+                b.connection = Some(conn);
+                b.connect_message = Some(message);
+                b.tx.push_back(frame);
+                self.pump(l);
             }
-            BridgeEvent::Connect { from } => {
+            BridgeEvent::Connect { frame } => {
+                // The connection holds both ports: open this loop for the initiator's phase.
+                let f = self.fc.frames[frame];
+                self.fc.frames.remove(frame);
+                self.fc.messages.remove(f.message);
+                self.bridges[f.src as usize].connect_message = None;
+                let link = self.bridges[l as usize].link;
+                link.return_credit(&mut self.fc.ctx(now), now);
+                let from = f.src;
                 let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
                 self.bridges[l as usize].inbound = Some(from);
                 let phase = c.phase.expect("a phase");
@@ -606,13 +746,14 @@ impl SwitchedLoopModel {
                 let bp = self.bridge_port();
                 self.rings[l as usize].enqueue(bp, job, now, &mut self.clock.queue);
             }
-            BridgeEvent::SentOut { seg } => {
-                let c = self.segments[seg];
-                let b = &mut self.bridges[c.src as usize];
-                b.tx_busy = false;
-                b.free_out += c.frames;
-                self.bridges[c.dst as usize].rx_busy = false;
-                self.grant_segments();
+            BridgeEvent::TransmitDone => {
+                let b = &mut self.bridges[l as usize];
+                b.transmitting = false;
+                if b.sending_stored {
+                    // A stored frame's tail has left: its buffer is free.
+                    b.free_out += 1;
+                }
+                self.pump(l);
             }
             BridgeEvent::Arrived { seg } => {
                 let c = self.segments[seg];
@@ -625,61 +766,49 @@ impl SwitchedLoopModel {
         }
     }
 
-    /// Packet: each bridge whose sender is free asks the switch for the
-    /// first phase it stores (one attempt); the switch grants what fits, in
-    /// request order. A refused request waits at the switch and holds back
-    /// later ones for the same remote bridge; it is granted (its second
-    /// attempt) when that bridge frees.
-    fn grant_segments(&mut self) {
-        if self.waiting.is_empty() {
-            return;
-        }
-        self.blocked.iter_mut().for_each(|b| *b = false);
-        self.src_seen.iter_mut().for_each(|b| *b = false);
+    /// What the switch hands a bridge: a frame's head, a credit, or the
+    /// refusal of a connect request.
+    fn on_switch(&mut self, arrival: Arrival) {
         let now = self.clock.now;
-        let mut i = 0;
-        while i < self.waiting.len() {
-            let seg = self.waiting[i];
-            let c = self.segments[seg];
-            let (src, dst) = (c.src as usize, c.dst as usize);
-            if self.src_seen[src] || self.bridges[src].tx_busy {
-                // Not this bridge's turn to ask yet.
-                self.src_seen[src] = true;
-                i += 1;
-                continue;
-            }
-            self.src_seen[src] = true;
-            if !c.requested {
-                self.segments[seg].requested = true;
-                let ex = &mut self.exchanges[c.xid];
-                ex.switch_requests += 1;
-                if self.blocked[dst] || !Bridge::segment_fits(&self.bridges, &c) {
-                    self.counters.refused_segments += 1;
-                    ex.retries += 1;
-                    ex.switch_requests += 1; // the grant, later, is a second attempt
+        match arrival {
+            Arrival::FrameHead { bridge, frame } => {
+                let f = self.fc.frames[frame];
+                let tail = now + self.fc.timing.frame_time(f.bytes);
+                if f.connect {
+                    self.clock.queue.push(tail, Event::Bridge(bridge, BridgeEvent::Connect { frame }));
+                    return;
+                }
+                self.fc.frames.remove(frame);
+                let b = &mut self.bridges[bridge as usize];
+                b.free_in = b.free_in.checked_sub(1).expect("the switch sends a bridge only what it has buffers for");
+                let c = &mut self.segments[f.message];
+                c.received += 1;
+                if c.received == c.frames {
+                    self.clock.queue.push(tail, Event::Bridge(bridge, BridgeEvent::Arrived { seg: f.message }));
                 }
             }
-            if self.blocked[dst] || !Bridge::segment_fits(&self.bridges, &c) {
-                self.blocked[dst] = true;
-                i += 1;
-                continue;
+            Arrival::BridgeCredit { bridge } => {
+                self.bridges[bridge as usize].bb_credit += 1;
+                self.pump(bridge);
             }
-            self.waiting.remove(i);
-            self.bridges[src].tx_busy = true;
-            let d = &mut self.bridges[dst];
-            d.rx_busy = true;
-            d.free_in -= c.frames;
-            let t = self.rings[0].timing();
-            let phase = c.phase.expect("a phase");
-            let out: Time = if phase == Phase::Data {
-                (0..c.frames).map(|k| t.frame_time(t.payload_of(c.bytes, k))).sum()
-            } else {
-                t.frame_time(phase.control_bytes())
-            };
-            self.counters.segments += 1;
-            self.counters.switch_frames += c.frames as u64;
-            self.clock.queue.push(now + out, Event::Bridge(c.src, BridgeEvent::SentOut { seg }));
-            self.clock.queue.push(now + out + self.switch_latency, Event::Bridge(c.dst, BridgeEvent::Arrived { seg }));
+            Arrival::Refused { connection } => {
+                // F_BSY: the bridge's CLS reaches the opener, which answers with its own.
+                let l = self.fc.connections[connection].src;
+                self.release(connection);
+                let b = &mut self.bridges[l as usize];
+                b.connection = None;
+                let message = b.connect_message.take().expect("a refused request has its message");
+                let c = b.outbound.take().expect("a refused open");
+                self.fc.messages.remove(message);
+                self.counters.refused_circuits += 1;
+                self.exchanges[c.xid].retries += 1;
+                let t = self.rings[l as usize].timing();
+                let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
+                self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+            }
+            a @ (Arrival::Frame { .. } | Arrival::Credit { .. }) => {
+                unreachable!("only loop bridges are on the switch: {a:?}")
+            }
         }
     }
 
@@ -773,6 +902,14 @@ impl SwitchedLoopModel {
         if c.short_reads > 0 {
             return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
         }
+        if self.idle() && (self.fc.frames.live() > 0 || self.fc.connections.live() > 0 || self.segments.live() > 0) {
+            return Err(Error::model(format!(
+                "an idle switch holds {} frames, {} connections and {} segments",
+                self.fc.frames.live(),
+                self.fc.connections.live(),
+                self.segments.live()
+            )));
+        }
         let frames: u64 = self.rings.iter().map(|r| r.stats.counters.frames).sum();
         // Refusals the bridges made: closed by the rings, or still closing.
         let refused: u64 = self.rings.iter().map(|r| r.stats.counters.refused_opens + r.refusal_pending() as u64).sum();
@@ -795,6 +932,9 @@ impl SwitchedLoopModel {
             ("refused_segments".into(), c.refused_segments as i64),
             ("refused_bridge_opens".into(), c.refused_bridge_opens as i64),
             ("segments_in_switch".into(), self.segments.live() as i64),
+            ("frames_in_switch".into(), self.fc.frames.live() as i64),
+            ("connections_held".into(), self.fc.connections.live() as i64),
+            ("switch_headers_routed".into(), self.fc.switch.headers_routed as i64),
             ("events".into(), self.clock.events as i64),
         ])
     }
@@ -833,6 +973,30 @@ impl Model for SwitchedLoopModel {
     #[inline]
     fn dispatch(&mut self, event: Event) {
         self.handle(event);
+    }
+
+    /// The switch's events and the loops' run in one time order, the switch's first on a tie.
+    fn step(&mut self, limit: Time) -> bool {
+        if self.fc.first(self.clock.queue.peek_time()) {
+            let Some((t, ev)) = self.fc.queue.pop_until(limit) else { return false };
+            self.clock.now = t;
+            self.clock.events += 1;
+            if let Some(arrival) = self.fc.handle(t, ev) {
+                self.on_switch(arrival);
+            }
+            return true;
+        }
+        match self.clock.next(limit) {
+            Some(ev) => {
+                self.dispatch(ev);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn idle(&self) -> bool {
+        self.clock.queue.is_empty() && self.fc.queue.is_empty()
     }
 
     fn observations(&self) -> u64 {

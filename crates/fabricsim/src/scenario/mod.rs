@@ -119,7 +119,7 @@ pub const MODELS: [ModelEntry; 5] = [
         name: "switched loop",
         selected_by: &["switched_loop"],
         required: &["disks"],
-        sections: &["switched_loop", "loop", "disks"],
+        sections: &["switched_loop", "loop", "disks", "switch"],
         defaults: ObservationDefaults { warmup: 200, max: 20_000, min: 1_000 },
     },
     ModelEntry {
@@ -252,7 +252,13 @@ impl Scenario {
             if entry.sections.contains(section) {
                 continue;
             }
-            let owner = MODELS.iter().find(|m| m.sections.contains(section)).expect("every section has a model");
+            let owners: Vec<&str> = MODELS.iter().filter(|m| m.sections.contains(section)).map(|m| m.name).collect();
+            assert!(!owners.is_empty(), "every section has a model");
+            let owner = match owners.split_last() {
+                Some((last, [])) => format!("the {last} model"),
+                Some((last, rest)) => format!("the {} and {last} models", rest.join(", ")),
+                None => unreachable!(),
+            };
             let selector = match entry.selected_by.iter().find(|s| present.contains(s)) {
                 Some(s) => format!("{} selects the {} model", section_label(s), entry.name),
                 None => format!("this scenario runs the {} model", entry.name),
@@ -260,11 +266,7 @@ impl Scenario {
             let mut accepted: Vec<String> = vec!["[run]".into()];
             accepted.extend(entry.sections.iter().map(|s| section_label(s)));
             return Err(Error {
-                message: format!(
-                    "section {} belongs to the {} model, but {selector}",
-                    section_label(section),
-                    owner.name
-                ),
+                message: format!("section {} belongs to {owner}, but {selector}", section_label(section),),
                 ..Error::invalid(
                     section,
                     "present",
@@ -323,6 +325,7 @@ impl Scenario {
             ModelKind::SwitchedLoop => {
                 let spec = SwitchedLoopModelSpec {
                     switched: file.switched_loop.unwrap_or_default(),
+                    switch: file.switch.unwrap_or_default(),
                     ring: file.ring.unwrap_or_default(),
                     disks: file.disks.unwrap_or_default(),
                 };
@@ -372,6 +375,7 @@ impl Scenario {
             ModelSpec::InfiniBand(ib) => file.ib = Some(ib.clone()),
             ModelSpec::SwitchedLoop(s) => {
                 file.switched_loop = Some(s.switched.clone());
+                file.switch = Some(s.switch.clone());
                 file.ring = Some(s.ring.clone());
                 file.disks = Some(s.disks.clone());
             }
@@ -470,7 +474,10 @@ mod tests {
     fn a_section_of_another_model_is_named() {
         let e = Scenario::from_toml_str("[loop]\n[[disks]]\ncount = 2\n[switch]\nports = 8\n", "s.toml").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("switch"));
-        assert!(e.message.contains("belongs to the Fibre Channel fabric model"), "{e}");
+        assert!(
+            e.message.contains("belongs to the switched loop, Fibre Channel fabric and TCP over Fibre Channel models"),
+            "{e}"
+        );
         assert!(e.message.contains("[loop] selects the arbitrated loop model"), "{e}");
         assert!(e.allowed.as_deref().unwrap().contains("[[disks]]"), "{e}");
         let e = Scenario::from_toml_str("[initiator]\noutstanding = 2\n", "s.toml").unwrap_err();

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::check::{require, Range};
+use super::fc::SwitchSpec;
 use super::loops::{Addressing, DiskGroupSpec, LoopSpec};
 use crate::error::Result;
 
@@ -52,9 +53,6 @@ pub struct SwitchedLoopSpec {
     pub loops: u32,
     /// `circuit` or `packet` switching between loops.
     pub switching: Switching,
-    /// One-way time through the switch between two bridges (routing and
-    /// crossbar), paid by requests, answers, R_RDYs and frames alike.
-    pub switch_latency_ns: f64,
     /// Receive buffers (frames) of each bridge (switch-connected node), in each
     /// direction: phases from its loop waiting for the switch, and phases from
     /// the switch waiting for its loop.
@@ -80,7 +78,6 @@ impl Default for SwitchedLoopSpec {
         SwitchedLoopSpec {
             loops: 4,
             switching: Switching::Circuit,
-            switch_latency_ns: 1000.0,
             bridge_buffers: 64,
             host_receive_buffers: 16,
             host_fair: false,
@@ -97,6 +94,8 @@ impl Default for SwitchedLoopSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchedLoopModelSpec {
     pub switched: SwitchedLoopSpec,
+    /// The FC switch the bridges attach to (`[switch]`; its ports run at the loops' rate).
+    pub switch: SwitchSpec,
     pub ring: LoopSpec,
     /// Disk groups of every loop, in ring order after the host.
     pub disks: Vec<DiskGroupSpec>,
@@ -111,7 +110,13 @@ impl SwitchedLoopModelSpec {
     pub fn validate(&self) -> Result<()> {
         let s = &self.switched;
         LOOPS.check_int(s.loops)?;
-        SWITCH_LATENCY_NS.check(s.switch_latency_ns)?;
+        self.switch.validate()?;
+        require(
+            s.loops <= self.switch.ports,
+            "switched_loop.loops",
+            s.loops,
+            &format!("at most switch.ports ({}): each loop's bridge takes one switch port", self.switch.ports),
+        )?;
         BRIDGE_BUFFERS.check_int(s.bridge_buffers)?;
         HOST_RECEIVE_BUFFERS.check_int(s.host_receive_buffers)?;
         OUTSTANDING_PER_DISK.check_int(s.outstanding_per_disk)?;
@@ -169,8 +174,6 @@ impl SwitchedLoopModelSpec {
 }
 
 pub const LOOPS: Range = Range::int("switched_loop.loops", 1, 64).note("one switch port per loop");
-pub const SWITCH_LATENCY_NS: Range =
-    Range::num("switched_loop.switch_latency_ns", 0.0, 1e7).unit("ns").note("up to 10 ms");
 pub const BRIDGE_BUFFERS: Range =
     Range::int("switched_loop.bridge_buffers", 1, 65536).unit("frames").note("at least one data phase");
 pub const HOST_RECEIVE_BUFFERS: Range = Range::int("switched_loop.host_receive_buffers", 1, 1024).unit("frames");
@@ -179,12 +182,5 @@ pub const GLOBAL_FRACTION: Range = Range::num("switched_loop.global_fraction", 0
 pub const REQUEST_BYTES: Range =
     Range::int("switched_loop.request_bytes", 1, 64 << 20).unit("bytes").note("up to 64 MiB");
 
-pub const RANGES: &[Range] = &[
-    LOOPS,
-    SWITCH_LATENCY_NS,
-    BRIDGE_BUFFERS,
-    HOST_RECEIVE_BUFFERS,
-    OUTSTANDING_PER_DISK,
-    GLOBAL_FRACTION,
-    REQUEST_BYTES,
-];
+pub const RANGES: &[Range] =
+    &[LOOPS, BRIDGE_BUFFERS, HOST_RECEIVE_BUFFERS, OUTSTANDING_PER_DISK, GLOBAL_FRACTION, REQUEST_BYTES];

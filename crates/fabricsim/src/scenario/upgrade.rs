@@ -10,7 +10,7 @@ use toml_edit::{DocumentMut, Item, Table};
 use crate::error::{Error, Result};
 
 /// Old keys and what they are now.
-const RENAMED: [(&str, &str); 7] = [
+const RENAMED: [(&str, &str); 8] = [
     ("fabric", "[topology], or nothing for a loop"),
     ("run.warmup_frames", "run.warmup_observations"),
     ("run.max_frames", "run.max_observations"),
@@ -18,6 +18,10 @@ const RENAMED: [(&str, &str); 7] = [
     ("initiator.warmup_ios", "run.warmup_observations"),
     ("initiator.max_ios", "run.max_observations"),
     ("initiator.min_ios", "run.min_observations"),
+    (
+        "switched_loop.switch_latency_ns",
+        "nothing: the FC switch model times every crossing (see [switch], routing_time_ns)",
+    ),
 ];
 
 /// What an old-shape key is called now, for error messages.

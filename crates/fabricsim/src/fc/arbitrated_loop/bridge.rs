@@ -3,27 +3,37 @@
 //! never uses the access fairness algorithm and has more receive buffers
 //! than a normal node. It intercepts every OPN for a port on another loop.
 //!
-//! Circuit switching: the bridge asks the switch for the remote loop. The
-//! switch refuses when either bridge is already part of a circuit (the
-//! remote loop is busy with another global request, or the local bridge is
-//! waiting to open its own loop for one); the refusal travels back and the
-//! bridge closes the initiator's tenancy, which arbitrates again. Otherwise
-//! the remote bridge arbitrates on its loop, opens the target, and the
-//! target's R_RDYs travel back to the initiator: the frames then run end to
-//! end under the initiator's tenancy, both loops held, until CLS.
+//! Towards the switch the bridge is an FC port like any other: it sends
+//! frames one at a time under the buffer-to-buffer credit of its switch
+//! port, and takes frames into its inbound buffers, for which the switch
+//! holds credit. The switch model (`fc::switch`) routes, queues and
+//! reserves; the bridge never decides for it.
+//!
+//! Circuit switching: the bridge sends a class 1 connect request (SOFc1)
+//! for the remote bridge's port. The switch refuses it (F_BSY) when either
+//! port is held by another connection (the remote loop is busy with another
+//! global request, or the local bridge is opening its own loop for one); the
+//! refusal travels back and the bridge closes the initiator's tenancy, which
+//! arbitrates again. Otherwise the connection holds both ports, the remote
+//! bridge arbitrates on its loop, opens the target, and the target's R_RDYs
+//! travel back to the initiator: the frames then run end to end under the
+//! initiator's tenancy, both loops held, until CLS, which releases the
+//! connection.
 //!
 //! Packet switching: the bridge answers the initiator itself (when it has
 //! buffers for the whole phase; otherwise it closes the tenancy, and the
-//! initiator arbitrates again), stores the phase, then asks the switch to
-//! send it to the remote bridge. The switch refuses while the remote
-//! bridge is receiving another phase or lacks buffers for this one; the
-//! request then waits at the switch and is granted when the remote bridge
-//! frees (two attempts). The remote bridge stores the phase and delivers it
-//! in its own tenancy. Segment by segment: a refusal tears nothing down.
+//! initiator arbitrates again), stores the phase, then sends its frames
+//! into the switch as class 3 frames. They wait in the switch until the
+//! remote bridge has buffers; the remote bridge stores the phase and
+//! delivers it in its own tenancy, then returns its buffers' credit.
+//! Segment by segment: nothing is torn down.
 //!
-//! The bridge keeps the state the switch decides on; the switched-loop
-//! assembly ([`crate::fc::switched_loop`]) moves phases between them.
+//! The switched-loop assembly ([`crate::fc::switched_loop`]) moves phases
+//! between the loops, the bridges and the switch.
 
+use std::collections::VecDeque;
+
+use crate::sim::Link;
 use crate::storage::scsi::Phase;
 
 /// A bridge's events, carried in the assembly's event with its loop's index.
@@ -31,12 +41,10 @@ use crate::storage::scsi::Phase;
 pub enum BridgeEvent {
     /// Circuit: the initiator's OPN for a remote port has reached the bridge.
     Intercept,
-    /// Circuit: the switch's refusal is back at the bridge.
-    Refused,
-    /// Circuit: the request from the bridge of loop `from` reached this (remote) bridge.
-    Connect { from: u32 },
-    /// Packet: the tail of segment `seg` has left this bridge for the switch.
-    SentOut { seg: u32 },
+    /// Circuit: connect request `frame` is wholly in this (remote) bridge.
+    Connect { frame: u32 },
+    /// The bridge's switch port has sent a frame's last byte.
+    TransmitDone,
     /// Packet: segment `seg` is all in this (remote) bridge's buffers.
     Arrived { seg: u32 },
 }
@@ -56,15 +64,17 @@ pub struct Crossing {
     /// Loop it goes to, and the target port there.
     pub dst: u32,
     pub target: u32,
-    /// Packet: the bridge has asked the switch for it (it heads the
-    /// bridge's outgoing segments and the bridge's sender is free).
-    pub requested: bool,
+    /// Packet: frames sent into the switch, and frames in the remote bridge.
+    pub sent: u32,
+    pub received: u32,
 }
 
 #[derive(Clone, Debug)]
 pub struct Bridge {
     /// The bridge's port on its ring.
     pub port: u32,
+    /// Its fibre to the switch port.
+    pub link: Link,
     /// Receive buffers (frames) in each direction, and how many are free:
     /// phases from the loop waiting for the switch, and phases from the
     /// switch waiting for the loop. Separate pools: two bridges full of
@@ -72,67 +82,71 @@ pub struct Bridge {
     pub buffers: u32,
     pub free_out: u32,
     pub free_in: u32,
-    /// Circuit: part of a circuit (either end) or granted one.
-    pub engaged: bool,
-    /// Circuit: the request this loop's initiator made, while it stands.
+    /// Free receive buffers at the switch port (buffer-to-buffer credit).
+    pub bb_credit: u32,
+    /// Frames waiting to go to the switch, in order, and whether one is on the fibre.
+    pub tx: VecDeque<u32>,
+    pub transmitting: bool,
+    /// The frame on the fibre is a stored phase's (its buffer frees when it has left).
+    pub sending_stored: bool,
+    /// Circuit: the request this loop's initiator made, while it stands,
+    /// its class 1 connection, and the connect request's message until the
+    /// remote bridge has it.
     pub outbound: Option<Crossing>,
+    pub connection: Option<u32>,
+    pub connect_message: Option<u32>,
     /// Circuit: the loop whose circuit this bridge is opening its own loop for.
     pub inbound: Option<u32>,
-    /// Packet: sending a segment into the switch.
-    pub tx_busy: bool,
-    /// Packet: receiving a segment from the switch (while its sender sends;
-    /// the next may follow the tail through the switch).
-    pub rx_busy: bool,
 }
 
 impl Bridge {
-    pub fn new(port: u32, buffers: u32) -> Self {
+    pub fn new(port: u32, buffers: u32, link: Link, bb_credit: u32) -> Self {
         Bridge {
             port,
+            link,
             buffers,
             free_out: buffers,
             free_in: buffers,
-            engaged: false,
+            bb_credit,
+            tx: VecDeque::with_capacity(64),
+            transmitting: false,
+            sending_stored: false,
             outbound: None,
+            connection: None,
+            connect_message: None,
             inbound: None,
-            tx_busy: false,
-            rx_busy: false,
         }
     }
 
-    /// Circuit: may a circuit join this bridge's loop with `other`'s?
+    /// The next frame to send, if the fibre is free and the switch port has a buffer for it.
     #[inline]
-    pub fn circuit_free(bridges: &[Bridge], src: u32, dst: u32) -> bool {
-        !bridges[src as usize].engaged && !bridges[dst as usize].engaged
-    }
-
-    /// Packet: may segment `c` cross the switch now?
-    #[inline]
-    pub fn segment_fits(bridges: &[Bridge], c: &Crossing) -> bool {
-        let (s, d) = (&bridges[c.src as usize], &bridges[c.dst as usize]);
-        !s.tx_busy && !d.rx_busy && d.free_in >= c.frames
+    pub fn next_frame(&mut self) -> Option<u32> {
+        if self.transmitting || self.bb_credit == 0 {
+            return None;
+        }
+        let frame = self.tx.pop_front()?;
+        self.bb_credit -= 1;
+        self.transmitting = true;
+        Some(frame)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::PortRef;
 
     #[test]
-    fn the_switch_refuses_busy_bridges() {
-        let mut b = vec![Bridge::new(9, 32), Bridge::new(9, 32), Bridge::new(9, 32)];
-        assert!(Bridge::circuit_free(&b, 0, 1));
-        b[1].engaged = true;
-        assert!(!Bridge::circuit_free(&b, 0, 1));
-        assert!(!Bridge::circuit_free(&b, 1, 2));
-        assert!(Bridge::circuit_free(&b, 0, 2));
-        let c = Crossing { src: 0, dst: 2, frames: 32, ..Crossing::default() };
-        assert!(!c.requested);
-        assert!(Bridge::segment_fits(&b, &c));
-        b[2].free_in = 31;
-        assert!(!Bridge::segment_fits(&b, &c));
-        b[2].free_in = 32;
-        b[0].tx_busy = true;
-        assert!(!Bridge::segment_fits(&b, &c));
+    fn a_bridge_sends_one_frame_at_a_time_under_credit() {
+        let mut b = Bridge::new(9, 32, Link::new(PortRef::switch(0, 1), 0), 2);
+        b.tx.extend([10, 11, 12]);
+        assert_eq!(b.next_frame(), Some(10));
+        assert_eq!(b.next_frame(), None, "the fibre is busy");
+        b.transmitting = false;
+        assert_eq!(b.next_frame(), Some(11));
+        b.transmitting = false;
+        assert_eq!(b.next_frame(), None, "no buffer left at the switch port");
+        b.bb_credit += 1;
+        assert_eq!(b.next_frame(), Some(12));
     }
 }
