@@ -187,6 +187,25 @@ fn conservation_and_refusals_at_heavy_load() {
     }
 }
 
+/// Many phases from several loops for one bridge at once: each is granted
+/// the remote bridge's buffers whole before its frames enter the switch, so
+/// interleaved frames can never fill a bridge with parts of phases (which
+/// it could never deliver). The run completes and drains.
+#[test]
+fn packet_switching_at_saturation_never_fills_a_bridge_with_partial_phases() {
+    let s = scenario_of(
+        1500,
+        "loops = 4\nglobal_fraction = 0.5\nswitching = \"packet\"\nload = \"heavy\"\noutstanding_per_disk = 8",
+        "",
+        12,
+    );
+    let r = run(&s);
+    assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations);
+    assert_eq!(r.counter("ios_in_flight"), Some(0));
+    assert_eq!(r.counter("frames_in_switch"), Some(0));
+    assert!(r.counter("refused_segments").unwrap() > 0, "saturated bridges refuse some phases for a while");
+}
+
 #[test]
 fn the_same_seed_gives_the_same_numbers() {
     let s = scenario("loops = 3\nglobal_fraction = 0.3\nload = \"heavy\"\noutstanding_per_disk = 2", "", 3);

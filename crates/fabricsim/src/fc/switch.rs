@@ -238,11 +238,6 @@ impl FcSwitch {
         self.outputs[port].queue.len()
     }
 
-    /// Free receive buffers at the far end of output `port`, as the switch's credit counts them.
-    pub fn output_credit(&self, port: usize) -> u32 {
-        self.outputs[port].credit
-    }
-
     /// The first byte of `frame` reaches input `port`: it takes a buffer.
     pub fn on_frame_start(&mut self, ctx: &mut Ctx, port: usize, frame: FrameId) {
         let input = &mut self.inputs[port];

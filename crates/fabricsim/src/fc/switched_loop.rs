@@ -561,13 +561,8 @@ impl SwitchedLoopModel {
                     };
                     let seg = self.segments.insert(c);
                     self.counters.segments += 1;
-                    for k in 0..frames {
-                        let t = self.rings[0].timing();
-                        let payload = if phase == Phase::Data { t.payload_of(bytes, k) } else { phase.control_bytes() };
-                        let frame = self.frame(l, dl, payload + self.fc.timing.header_bytes, seg, false);
-                        self.bridges[l as usize].tx.push_back(frame);
-                    }
-                    self.pump(l);
+                    self.bridges[l as usize].pending.push_back(seg);
+                    self.admit(l);
                     return;
                 }
             }
@@ -619,6 +614,14 @@ impl SwitchedLoopModel {
                     for _ in 0..frames {
                         link.return_credit(&mut ctx, now);
                     }
+                    // Requests waiting for this bridge's buffers, from the next loop on.
+                    let loops = self.bridges.len() as u32;
+                    for k in 1..loops {
+                        let src = (l + k) % loops;
+                        if self.bridges[src as usize].pending.front().is_some_and(|&s| self.segments[s].dst == l) {
+                            self.admit(src);
+                        }
+                    }
                 }
                 (false, false) => self.phase_closed(c),
             }
@@ -658,33 +661,52 @@ impl SwitchedLoopModel {
         })
     }
 
+    /// Packet: bridge `l` asks, for its stored phases in order, the remote
+    /// bridge for buffers for a whole phase; each one granted has its frames
+    /// queued for the switch. A refusal (the remote bridge has too few free
+    /// buffers) holds this bridge's later phases back, so a read's status
+    /// never overtakes its data; the request stands, and is granted (its
+    /// second attempt) when the remote bridge has delivered enough.
+    fn admit(&mut self, l: u32) {
+        while let Some(&seg) = self.bridges[l as usize].pending.front() {
+            let c = self.segments[seg];
+            let d = &mut self.bridges[c.dst as usize];
+            let fits = d.free_in >= c.frames;
+            if fits {
+                d.free_in -= c.frames;
+            }
+            if !c.refused {
+                let ex = &mut self.exchanges[c.xid];
+                ex.switch_requests += 1;
+                if !fits {
+                    self.counters.refused_segments += 1;
+                    ex.retries += 1;
+                    ex.switch_requests += 1;
+                    self.segments[seg].refused = true;
+                }
+            }
+            if !fits {
+                return;
+            }
+            self.bridges[l as usize].pending.pop_front();
+            let phase = c.phase.expect("a phase");
+            for k in 0..c.frames {
+                let t = self.rings[0].timing();
+                let payload = if phase == Phase::Data { t.payload_of(c.bytes, k) } else { phase.control_bytes() };
+                let frame = self.frame(l, c.dst, payload + self.fc.timing.header_bytes, seg, false);
+                self.bridges[l as usize].tx.push_back(frame);
+            }
+            self.pump(l);
+        }
+    }
+
     /// Bridge `l` sends its next frame into the switch if its fibre is free
-    /// and its switch port has a buffer. The first frame of a stored phase
-    /// is its request for the remote loop: when the switch cannot pass the
-    /// whole phase at once (the remote bridge's free buffers, as the
-    /// switch's credit counts them, less the frames queued for it, are too
-    /// few), the request waits in the switch, a second attempt.
+    /// and its switch port has a buffer.
     fn pump(&mut self, l: u32) {
         let now = self.clock.now;
         let Some(frame) = self.bridges[l as usize].next_frame() else { return };
         let f = self.fc.frames[frame];
         self.bridges[l as usize].sending_stored = !f.connect;
-        if !f.connect {
-            let c = &mut self.segments[f.message];
-            if c.sent == 0 {
-                let d = c.dst as usize;
-                let sw = &self.fc.switch;
-                let room = sw.output_credit(d) as i64 - sw.queued(d) as i64;
-                let ex = &mut self.exchanges[c.xid];
-                ex.switch_requests += 1;
-                if room < c.frames as i64 {
-                    self.counters.refused_segments += 1;
-                    ex.retries += 1;
-                    ex.switch_requests += 1;
-                }
-            }
-            c.sent += 1;
-        }
         self.counters.switch_frames += 1;
         let link = self.bridges[l as usize].link;
         link.send_head(&mut self.fc.ctx(now), frame, now);
@@ -779,8 +801,6 @@ impl SwitchedLoopModel {
                     return;
                 }
                 self.fc.frames.remove(frame);
-                let b = &mut self.bridges[bridge as usize];
-                b.free_in = b.free_in.checked_sub(1).expect("the switch sends a bridge only what it has buffers for");
                 let c = &mut self.segments[f.message];
                 c.received += 1;
                 if c.received == c.frames {
@@ -1032,6 +1052,38 @@ impl Model for SwitchedLoopModel {
 
     fn stop_sources(&mut self) {
         self.stopping = true;
+    }
+
+    /// A read takes milliseconds even at saturation: two simulated seconds
+    /// without one completing, reads in flight, is a system that has stopped.
+    fn quiet_window(&self) -> Option<Time> {
+        Some(2 * time::SECOND)
+    }
+
+    /// What the bridges hold when no read has completed for a quiet window:
+    /// their free buffers and the phases and frames they wait to send.
+    fn find_deadlock(&self) -> Option<serde_json::Value> {
+        let bridges: Vec<serde_json::Value> = self
+            .bridges
+            .iter()
+            .enumerate()
+            .map(|(l, b)| {
+                serde_json::json!({
+                    "loop": l,
+                    "free_out": b.free_out,
+                    "free_in": b.free_in,
+                    "phases_waiting_for_remote_buffers": b.pending.len(),
+                    "frames_to_send": b.tx.len(),
+                    "circuit": b.connection.is_some(),
+                })
+            })
+            .collect();
+        Some(serde_json::json!({
+            "kind": "no read completed for a quiet window with reads in flight",
+            "quiet_window_s": 2.0,
+            "ios_in_flight": self.exchanges.live(),
+            "bridges": bridges,
+        }))
     }
 
     fn audit(&self) -> Result<Vec<(String, i64)>> {

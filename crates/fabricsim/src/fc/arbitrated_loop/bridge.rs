@@ -22,11 +22,17 @@
 //!
 //! Packet switching: the bridge answers the initiator itself (when it has
 //! buffers for the whole phase; otherwise it closes the tenancy, and the
-//! initiator arbitrates again), stores the phase, then sends its frames
-//! into the switch as class 3 frames. They wait in the switch until the
-//! remote bridge has buffers; the remote bridge stores the phase and
-//! delivers it in its own tenancy, then returns its buffers' credit.
-//! Segment by segment: nothing is torn down.
+//! initiator arbitrates again), stores the phase, then asks the remote
+//! bridge for buffers for all of it, end to end (as FC's end-to-end credit
+//! does frame by frame). Granted, it sends the phase's frames into the
+//! switch as class 3 frames; refused, the request waits until the remote
+//! bridge frees buffers (a second attempt). Reserving the whole phase
+//! first matters: frames of several phases interleave at the switch
+//! output, and buffers given frame by frame could fill the remote bridge
+//! with parts of phases none of which is complete, which it could never
+//! deliver. The remote bridge stores the phase, delivers it in its own
+//! tenancy, then returns its buffers' credit to the switch. Segment by
+//! segment: nothing is torn down.
 //!
 //! The switched-loop assembly ([`crate::fc::switched_loop`]) moves phases
 //! between the loops, the bridges and the switch.
@@ -64,8 +70,9 @@ pub struct Crossing {
     /// Loop it goes to, and the target port there.
     pub dst: u32,
     pub target: u32,
-    /// Packet: frames sent into the switch, and frames in the remote bridge.
-    pub sent: u32,
+    /// Packet: the remote bridge refused it buffers once (it waits), and
+    /// its frames in the remote bridge.
+    pub refused: bool,
     pub received: u32,
 }
 
@@ -97,6 +104,8 @@ pub struct Bridge {
     pub connect_message: Option<u32>,
     /// Circuit: the loop whose circuit this bridge is opening its own loop for.
     pub inbound: Option<u32>,
+    /// Packet: stored phases (segments) not yet granted remote buffers, in order.
+    pub pending: VecDeque<u32>,
 }
 
 impl Bridge {
@@ -115,6 +124,7 @@ impl Bridge {
             connection: None,
             connect_message: None,
             inbound: None,
+            pending: VecDeque::with_capacity(16),
         }
     }
 
