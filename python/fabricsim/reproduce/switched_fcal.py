@@ -44,6 +44,9 @@ TABLE7 = {
     "packet": {2: (5.00825, 1.210549, 6.298799, 26), 4: (5.067917, 1.241087, 6.319005, 29), 8: (5.107891, 1.272409, 6.372301, 49)},
 }
 SATURATION_DISKS = 16
+# The switch's routing time: two FC frame headers (36 bytes of 10 bits) at the loops'
+# 1 GBaud, seed 000's rule for its own 3 us at 266 MBaud (docs/switched-loop-model.md).
+SWITCH_ROUTING_NS = 2 * 36 * 10 / 1.0
 SATURATION_MB_S = 90.04
 PACKET_LATENCY_MS = {10: 68.52, 12: 86.52}
 
@@ -58,6 +61,8 @@ def switched_scenario(name: str, loops: int, disks: int, switching: str, global_
         # Table 1: 100 MB/s links, 6 words per node, 3.5 ns between adjacent nodes.
         "loop": {"baud": 1.0e9, "length_m": float(ports), "propagation_ns_per_m": 3.5, "node_delay_words": 6.0},
         "disks": [{"count": disks, "model": "sinha-disk1", "queue_depth": 256}],
+        # Seed 000's switch, its routing time the same two header times at the loops' 100 MB/s.
+        "switch": {"routing_time_ns": SWITCH_ROUTING_NS},
     }
 
 
