@@ -18,7 +18,7 @@ use super::switch::FcSwitch;
 use super::timing::FcTiming;
 use crate::kernel::{Arena, EventQueue, Time};
 use crate::scenario::fc::Arbitration;
-use crate::sim::Link;
+use crate::sim::{Clock, Link, Model};
 
 /// What the switch hands to the endpoints at its ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,14 @@ pub enum Arrival {
     BridgeCredit { bridge: u32 },
     /// Class 1: the F_BSY answering connect request `connection` is back at its source.
     Refused { connection: u32 },
+}
+
+/// What [`SwitchSide::next`] found due.
+pub enum Due<E> {
+    /// The switch ran an event; it may have handed an endpoint something.
+    Switch(Option<Arrival>),
+    /// The model's own event, for it to run.
+    Model(E),
 }
 
 /// How a lone switch is built: its ports' far ends, the buffers there, and
@@ -97,7 +105,13 @@ impl SwitchSide {
     /// The context the switch's handlers and a sender's link touch, at `now`.
     #[inline]
     pub fn ctx(&mut self, now: Time) -> Ctx<'_> {
-        Ctx {
+        self.parts(now).0
+    }
+
+    /// The context and, apart from it, the switch.
+    #[inline]
+    fn parts(&mut self, now: Time) -> (Ctx<'_>, &mut FcSwitch) {
+        let ctx = Ctx {
             now,
             queue: &mut self.queue,
             frames: &mut self.frames,
@@ -105,7 +119,8 @@ impl SwitchSide {
             connections: &mut self.connections,
             timing: &self.timing,
             metrics: &mut self.metrics,
-        }
+        };
+        (ctx, &mut self.switch)
     }
 
     /// Whether the switch's next event comes before the model's own, which
@@ -122,16 +137,7 @@ impl SwitchSide {
     /// Runs switch event `ev` at `now`; what it hands an endpoint comes back.
     #[inline]
     pub fn handle(&mut self, now: Time, ev: Event) -> Option<Arrival> {
-        let mut ctx = Ctx {
-            now,
-            queue: &mut self.queue,
-            frames: &mut self.frames,
-            messages: &mut self.messages,
-            connections: &mut self.connections,
-            timing: &self.timing,
-            metrics: &mut self.metrics,
-        };
-        let sw = &mut self.switch;
+        let (mut ctx, sw) = self.parts(now);
         match ev {
             Event::FrameDelivered { node, frame } => return Some(Arrival::Frame { node, frame }),
             Event::FrameAtBridge { bridge, frame } => return Some(Arrival::FrameHead { bridge, frame }),
@@ -151,7 +157,50 @@ impl SwitchSide {
         None
     }
 
+    /// The next event of the two sets up to `limit`, the switch's first on
+    /// a tie: a switch event is run here (what it hands an endpoint comes
+    /// back), the model's is returned for the model to run. `clock` is the
+    /// model's; it counts both.
+    #[inline]
+    pub fn next<E: Copy>(&mut self, clock: &mut Clock<E>, limit: Time) -> Option<Due<E>> {
+        if !self.first(clock.queue.peek_time()) {
+            return clock.next(limit).map(Due::Model);
+        }
+        let (t, ev) = self.queue.pop_until(limit)?;
+        clock.now = t;
+        clock.events += 1;
+        Some(Due::Switch(self.handle(t, ev)))
+    }
+
     pub fn memory_bytes(&self) -> u64 {
         self.frames.memory_bytes() + self.queue.memory_bytes()
+    }
+}
+
+/// A model whose endpoints sit on a lone switch.
+pub trait OnSwitch: Model {
+    /// The switch and the model's own clock, borrowed together.
+    fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Self::Event>);
+    /// Takes what the switch hands an endpoint.
+    fn on_switch(&mut self, arrival: Arrival);
+}
+
+/// One step of such a model: its event or the switch's, whichever is due
+/// first (the switch's on a tie). False when nothing is due by `limit`.
+#[inline]
+pub fn step<M: OnSwitch>(model: &mut M, limit: Time) -> bool {
+    let (fc, clock) = model.sides();
+    match fc.next(clock, limit) {
+        None => false,
+        Some(Due::Switch(arrival)) => {
+            if let Some(a) = arrival {
+                model.on_switch(a);
+            }
+            true
+        }
+        Some(Due::Model(ev)) => {
+            model.dispatch(ev);
+            true
+        }
     }
 }

@@ -34,7 +34,7 @@ use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyP
 use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
 use super::connection::Connection;
 use super::frame::{Frame, FrameKind, Message};
-use super::switch_side::{Arrival, SwitchSide, SwitchSideSpec};
+use super::switch_side::{self, Arrival, OnSwitch, SwitchSide, SwitchSideSpec};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
@@ -790,7 +790,7 @@ impl SwitchedLoopModel {
 
     /// What the switch hands a bridge: a frame's head, a credit, or the
     /// refusal of a connect request.
-    fn on_switch(&mut self, arrival: Arrival) {
+    fn take_from_switch(&mut self, arrival: Arrival) {
         let now = self.clock.now;
         match arrival {
             Arrival::FrameHead { bridge, frame } => {
@@ -997,22 +997,7 @@ impl Model for SwitchedLoopModel {
 
     /// The switch's events and the loops' run in one time order, the switch's first on a tie.
     fn step(&mut self, limit: Time) -> bool {
-        if self.fc.first(self.clock.queue.peek_time()) {
-            let Some((t, ev)) = self.fc.queue.pop_until(limit) else { return false };
-            self.clock.now = t;
-            self.clock.events += 1;
-            if let Some(arrival) = self.fc.handle(t, ev) {
-                self.on_switch(arrival);
-            }
-            return true;
-        }
-        match self.clock.next(limit) {
-            Some(ev) => {
-                self.dispatch(ev);
-                true
-            }
-            None => false,
-        }
+        switch_side::step(self, limit)
     }
 
     fn idle(&self) -> bool {
@@ -1092,6 +1077,16 @@ impl Model for SwitchedLoopModel {
 
     fn scenario_json(&self) -> serde_json::Value {
         self.scenario.to_json()
+    }
+}
+
+impl OnSwitch for SwitchedLoopModel {
+    fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Event>) {
+        (&mut self.fc, &mut self.clock)
+    }
+
+    fn on_switch(&mut self, arrival: Arrival) {
+        self.take_from_switch(arrival);
     }
 }
 

@@ -25,7 +25,7 @@ use super::machine::{HostCosts, Machine};
 use super::tcp::{Segment, TcpConfig, TcpEndpoint};
 use crate::error::{Error, Result};
 use crate::fc::frame::{Frame, FrameKind};
-use crate::fc::switch_side::{Arrival, SwitchSide, SwitchSideSpec};
+use crate::fc::switch_side::{self, Arrival, OnSwitch, SwitchSide, SwitchSideSpec};
 use crate::fc::timing::FcTiming;
 use crate::kernel::{time, Arena, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
@@ -623,15 +623,15 @@ impl NetperfModel {
         self.clock.queue.push(self.clock.now + gap, Event::Background { host: h as u8 });
     }
 
-    fn handle_fc(&mut self, ev: crate::fc::fabric::Event) {
-        match self.fc.handle(self.clock.now, ev) {
-            None => {}
-            Some(Arrival::Frame { node, frame }) => self.on_frame_delivered(node as usize, frame),
-            Some(Arrival::Credit { node }) => {
+    /// What the switch hands a host: a frame or a buffer-to-buffer credit.
+    fn take_from_switch(&mut self, arrival: Arrival) {
+        match arrival {
+            Arrival::Frame { node, frame } => self.on_frame_delivered(node as usize, frame),
+            Arrival::Credit { node } => {
                 self.hosts[node as usize].bb_credit += 1;
                 self.try_transmit(node as usize);
             }
-            Some(a) => unreachable!("class 3 between two hosts has no {a:?}"),
+            a => unreachable!("class 3 between two hosts has no {a:?}"),
         }
     }
 
@@ -702,22 +702,7 @@ impl Model for NetperfModel {
     /// Runs the host event or the switch event due first (the switch's on a tie).
     #[inline]
     fn step(&mut self, limit: Time) -> bool {
-        let fc_first = self.fc.first(self.clock.queue.peek_time());
-        if fc_first {
-            let Some((t, ev)) = self.fc.queue.pop_until(limit) else { return false };
-            self.clock.now = t;
-            self.clock.events += 1;
-            self.handle_fc(ev);
-            true
-        } else {
-            match self.clock.next(limit) {
-                Some(ev) => {
-                    self.dispatch(ev);
-                    true
-                }
-                None => false,
-            }
-        }
+        switch_side::step(self, limit)
     }
 
     fn idle(&self) -> bool {
@@ -850,5 +835,15 @@ impl Model for NetperfModel {
 
     fn memory_bytes(&self) -> u64 {
         self.packets.memory_bytes() + self.fc.memory_bytes() + self.clock.queue.memory_bytes()
+    }
+}
+
+impl OnSwitch for NetperfModel {
+    fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Event>) {
+        (&mut self.fc, &mut self.clock)
+    }
+
+    fn on_switch(&mut self, arrival: Arrival) {
+        self.take_from_switch(arrival);
     }
 }
