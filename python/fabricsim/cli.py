@@ -224,9 +224,7 @@ def bench(
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    known = (
-        "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "tcp-stream",
-    )
+    known = tuple(_core.BENCH_NAMES)
     names = list(known) if which == "all" else [which]
     rows = []
     for name in names:

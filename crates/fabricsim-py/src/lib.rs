@@ -163,6 +163,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         LAST_PANIC.with(|p| *p.borrow_mut() = text);
     }));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Every benchmark name, in the order `fabricsim bench` runs them.
+    m.add("BENCH_NAMES", fabricsim::bench::NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(routing, m)?)?;
