@@ -2,6 +2,8 @@
 JSON in, JSON out, errors as data (``{"error": {...}}``) rather than exceptions."""
 
 __version__: str
+# Every benchmark name, in the order `fabricsim bench` runs them.
+BENCH_NAMES: list[str]
 
 def run(scenario_json: str, source: str) -> str:
     """Run one simulation.
