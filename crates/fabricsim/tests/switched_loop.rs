@@ -206,6 +206,42 @@ fn packet_switching_at_saturation_never_fills_a_bridge_with_partial_phases() {
     assert!(r.counter("refused_segments").unwrap() > 0, "saturated bridges refuse some phases for a while");
 }
 
+/// Writes cross the switch too: the command and the data go to the disk,
+/// the transfer-ready and the status come back, each phase through the
+/// bridges when the disk is on another loop.
+#[test]
+fn writes_cross_the_switch_both_ways() {
+    for mode in ["circuit", "packet"] {
+        let s = scenario(
+            &format!(
+                "loops = 3\nglobal_fraction = 0.5\nswitching = \"{mode}\"\nload = \"heavy\"\noutstanding_per_disk = 2\n\
+                 read_fraction = 0.0"
+            ),
+            "",
+            4,
+        );
+        let r = run(&s);
+        let done = r.counter("ios_completed").unwrap();
+        assert!(done >= 400, "{mode}: {done} writes");
+        assert_eq!(r.counter("ios_in_flight"), Some(0), "{mode}");
+        assert_eq!(r.counter("frames_in_switch"), Some(0), "{mode}");
+        assert_eq!(r.counter("bytes_completed"), Some(done * 65536));
+        // Command, transfer-ready, 32 data frames and status: 35 frames on the loops per write.
+        let loop_frames = r.counter("loop_frames").unwrap();
+        match mode {
+            "circuit" => assert_eq!(loop_frames, done * 35),
+            _ => assert_eq!(loop_frames, done * 35 + r.counter("switch_frames").unwrap()),
+        }
+    }
+    // Reads and writes mixed: the same conservation, and both kinds complete.
+    let s = scenario("loops = 2\nglobal_fraction = 0.5\nload = \"heavy\"\nread_fraction = 0.5", "", 4);
+    let r = run(&s);
+    let done = r.counter("ios_completed").unwrap();
+    assert_eq!(r.counter("ios_in_flight"), Some(0));
+    let loop_frames = r.counter("loop_frames").unwrap();
+    assert!(loop_frames > done * 34 && loop_frames < done * 35, "{loop_frames} frames for {done} reads and writes");
+}
+
 #[test]
 fn the_same_seed_gives_the_same_numbers() {
     let s = scenario("loops = 3\nglobal_fraction = 0.3\nload = \"heavy\"\noutstanding_per_disk = 2", "", 3);
@@ -228,6 +264,8 @@ fn bad_input_names_the_key() {
     let e = bad("bridge_buffers = 8", "count = 2");
     assert_eq!(e.key.as_deref(), Some("switched_loop.bridge_buffers"));
     assert!(e.allowed.as_deref().unwrap().contains("32 frames"), "{e}");
+    let e = bad("read_fraction = 1.5", "count = 2");
+    assert_eq!(e.key.as_deref(), Some("switched_loop.read_fraction"));
     let e = bad("loops = 0", "count = 2");
     assert_eq!(e.key.as_deref(), Some("switched_loop.loops"));
     let e = bad("switching = \"wormhole\"", "count = 2");

@@ -4,12 +4,14 @@
 //! attached to one switch port; circuit or packet switching between loops
 //! (see [`crate::fc::arbitrated_loop::bridge`]).
 //!
-//! Hosts read: each command goes to a disk on another loop with the
-//! scenario's global share (that loop uniform among the others, drawn from
-//! one stream) and to a uniform disk of the loop (a second stream). A read
-//! is three phases, each its own tenancy: the command (host to disk), the
-//! data (the disk re-arbitrates once its blocks are in the buffer; it is
-//! the opener, seed 001 footnote 3) and the status. A phase for a port on
+//! Hosts read (and write, with `read_fraction` below 1): each command goes
+//! to a disk on another loop with the scenario's global share (that loop
+//! uniform among the others, drawn from one stream) and to a uniform disk
+//! of the loop (a second stream). A read is three phases, each its own
+//! tenancy: the command (host to disk), the data (the disk re-arbitrates
+//! once its blocks are in the buffer; it is the opener, seed 001 footnote
+//! 3) and the status. A write is four: the command, the disk's
+//! transfer-ready, the host's data and the status. A phase for a port on
 //! another loop goes through the bridges.
 //!
 //! The switch is the FC switch model (`fc::switch`, through
@@ -46,7 +48,7 @@ use crate::scenario::{Scenario, SwitchedLoopModelSpec};
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
 use crate::sim::{Carries, Clock, ComponentKind, ComponentPath, Link, MetricSet, Model, PortRef};
-use crate::storage::disk_target::{DiskEvent, DiskTarget};
+use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::exchange::Exchange;
 use crate::storage::scsi::{blocks_for, Phase};
 use crate::storage::scsi_initiator::InitiatorEvent;
@@ -92,6 +94,8 @@ struct Host {
     loop_rng: RandomStream,
     disk_rng: RandomStream,
     address_rng: RandomStream,
+    /// Read or write, when the workload mixes them.
+    kind_rng: RandomStream,
 }
 
 struct Stats {
@@ -269,6 +273,7 @@ impl SwitchedLoopModel {
                 loop_rng: host.stream(seed, "target-loop", 0),
                 disk_rng: host.stream(seed, "target-disk", 0),
                 address_rng: host.stream(seed, "address", 0),
+                kind_rng: host.stream(seed, "read-or-write", 0),
             });
         }
         let slots_per_host = match s.load {
@@ -322,13 +327,21 @@ impl SwitchedLoopModel {
         self.disks_per_loop + 1
     }
 
-    /// Where phase `phase` of exchange `xid` ends: (loop, port).
+    /// Where phase `phase` of exchange `xid` ends: (loop, port). The
+    /// command and a write's data go to the disk; a read's data, a write's
+    /// transfer-ready and the status to the host.
     #[inline]
     fn destination(&self, xid: u32, phase: Phase) -> (u32, u32) {
         let ex = &self.exchanges[xid];
-        match phase {
-            Phase::Command | Phase::TransferReady => (ex.disk / self.disks_per_loop, ex.disk % self.disks_per_loop + 1),
-            Phase::Data | Phase::Status => (ex.initiator, HOST),
+        let to_disk = match phase {
+            Phase::Command => true,
+            Phase::Data => !ex.read,
+            Phase::TransferReady | Phase::Status => false,
+        };
+        if to_disk {
+            (ex.disk / self.disks_per_loop, ex.disk % self.disks_per_loop + 1)
+        } else {
+            (ex.initiator, HOST)
         }
     }
 
@@ -381,10 +394,12 @@ impl SwitchedLoopModel {
         let blocks = blocks_for(bytes);
         let span = (self.disks[disk as usize].capacity_blocks() / blocks as u64).max(1);
         let lbn = (host.address_rng.next_u64() % span) * blocks as u64;
+        // Reads only (the seed's workload) draw nothing, so their streams stay as they were.
+        let read = s.read_fraction >= 1.0 || host.kind_rng.bernoulli(s.read_fraction);
         let xid = self.exchanges.insert(Exchange {
             disk,
             slot,
-            read: true,
+            read,
             lbn,
             blocks,
             bytes,
@@ -573,15 +588,37 @@ impl SwitchedLoopModel {
     /// Phase `phase` of `xid` is in its target's buffer: the target acts on it.
     fn arrived(&mut self, xid: u32, phase: Phase, bytes: u32) {
         let now = self.clock.now;
+        let ex = self.exchanges[xid];
+        let (disk, read) = (ex.disk, ex.read);
+        let target = &mut self.disks[disk as usize];
         match phase {
-            Phase::Command => {
-                let disk = self.exchanges[xid].disk;
-                self.disks[disk as usize].read_command(xid, now, &mut self.exchanges, &mut self.clock.queue);
-            }
-            Phase::Data => self.exchanges[xid].delivered += bytes,
+            Phase::Command if read => target.read_command(xid, now, &mut self.exchanges, &mut self.clock.queue),
+            Phase::Command => target.write_command(xid, now, &mut self.exchanges[xid], &mut self.clock.queue),
+            // The host sends the data the transfer-ready asks for.
+            Phase::TransferReady => self.send(ex.initiator, HOST, xid, Phase::Data, bytes),
+            Phase::Data if read => self.exchanges[xid].delivered += bytes,
+            Phase::Data => match target.write_data(xid, bytes, now, &mut self.exchanges[xid]) {
+                WriteData::More => self.disk_sends(disk, xid, Phase::TransferReady),
+                WriteData::Received { status_now } => {
+                    if status_now {
+                        self.disk_sends(disk, xid, Phase::Status);
+                    }
+                    self.disks[disk as usize].start_mechanism(now, &mut self.exchanges, &mut self.clock.queue);
+                }
+            },
             Phase::Status => self.complete(xid),
-            Phase::TransferReady => unreachable!("the switched-loop hosts only read"),
         }
+    }
+
+    /// Disk `disk` queues phase `phase` of `xid` at its port: a status, or
+    /// its next burst (read data, or a transfer-ready asking for write data).
+    fn disk_sends(&mut self, disk: u32, xid: u32, phase: Phase) {
+        let bytes = match phase {
+            Phase::Status => 0,
+            _ => self.disks[disk as usize].next_burst(&mut self.exchanges[xid]),
+        };
+        let port = disk % self.disks_per_loop + 1;
+        self.send(disk / self.disks_per_loop, port, xid, phase, bytes);
     }
 
     fn on_closed(&mut self, l: u32, c: Closed) {
@@ -631,7 +668,7 @@ impl SwitchedLoopModel {
 
     /// An opener's phase is out: a disk's next read burst or its status.
     fn phase_closed(&mut self, c: Closed) {
-        if c.opener == HOST || c.job.phase != Phase::Data {
+        if c.opener == HOST || c.job.phase != Phase::Data || !self.exchanges[c.job.xid].read {
             return;
         }
         let xid = c.job.xid;
@@ -851,14 +888,13 @@ impl SwitchedLoopModel {
             Event::Host(_, InitiatorEvent::Send { .. } | InitiatorEvent::Complete { .. }) => {
                 unreachable!("hosts send at once and complete on the status")
             }
-            Event::Disk(disk, DiskEvent::BurstReady { xid }) => {
-                let burst = self.disks[disk as usize].next_burst(&mut self.exchanges[xid]);
-                let port = disk % self.disks_per_loop + 1;
-                self.send(disk / self.disks_per_loop, port, xid, Phase::Data, burst);
-            }
-            Event::Disk(_, DiskEvent::WriteSetup { .. }) => unreachable!("the switched-loop hosts only read"),
+            Event::Disk(disk, DiskEvent::BurstReady { xid }) => self.disk_sends(disk, xid, Phase::Data),
+            Event::Disk(disk, DiskEvent::WriteSetup { xid }) => self.disk_sends(disk, xid, Phase::TransferReady),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => {
-                self.disks[disk as usize].mech_done(xid);
+                // A write-through write is on the media: its status goes now.
+                if self.disks[disk as usize].mech_done(xid) {
+                    self.disk_sends(disk, xid, Phase::Status);
+                }
                 self.disks[disk as usize].start_mechanism(now, &mut self.exchanges, &mut self.clock.queue);
             }
             Event::Bridge(l, ev) => self.on_bridge(l, ev),

@@ -69,8 +69,10 @@ pub struct SwitchedLoopSpec {
     pub outstanding_per_disk: u32,
     /// Share of commands addressed to a disk on another loop (the loop then uniform among the others).
     pub global_fraction: f64,
-    /// Size of every read.
+    /// Size of every read or write.
     pub request_bytes: u32,
+    /// Share of reads among the commands (1: reads only, the seed's workload).
+    pub read_fraction: f64,
 }
 
 impl Default for SwitchedLoopSpec {
@@ -86,6 +88,7 @@ impl Default for SwitchedLoopSpec {
             outstanding_per_disk: 8,
             global_fraction: 0.0,
             request_bytes: 65536,
+            read_fraction: 1.0,
         }
     }
 }
@@ -122,6 +125,7 @@ impl SwitchedLoopModelSpec {
         OUTSTANDING_PER_DISK.check_int(s.outstanding_per_disk)?;
         GLOBAL_FRACTION.check(s.global_fraction)?;
         REQUEST_BYTES.check_int(s.request_bytes)?;
+        READ_FRACTION.check(s.read_fraction)?;
         require(
             s.loops >= 2 || s.global_fraction == 0.0,
             "switched_loop.global_fraction",
@@ -157,7 +161,7 @@ impl SwitchedLoopModelSpec {
                 &k,
                 g.burst_bytes,
                 &format!(
-                    "at least switched_loop.request_bytes ({}): a read returns in one data phase",
+                    "at least switched_loop.request_bytes ({}): a read or write moves its data in one data phase",
                     s.request_bytes
                 ),
             )?;
@@ -179,8 +183,9 @@ pub const BRIDGE_BUFFERS: Range =
 pub const HOST_RECEIVE_BUFFERS: Range = Range::int("switched_loop.host_receive_buffers", 1, 1024).unit("frames");
 pub const OUTSTANDING_PER_DISK: Range = Range::int("switched_loop.outstanding_per_disk", 1, 256);
 pub const GLOBAL_FRACTION: Range = Range::num("switched_loop.global_fraction", 0.0, 1.0);
+pub const READ_FRACTION: Range = Range::num("switched_loop.read_fraction", 0.0, 1.0);
 pub const REQUEST_BYTES: Range =
     Range::int("switched_loop.request_bytes", 1, 64 << 20).unit("bytes").note("up to 64 MiB");
 
 pub const RANGES: &[Range] =
-    &[LOOPS, BRIDGE_BUFFERS, HOST_RECEIVE_BUFFERS, OUTSTANDING_PER_DISK, GLOBAL_FRACTION, REQUEST_BYTES];
+    &[LOOPS, BRIDGE_BUFFERS, HOST_RECEIVE_BUFFERS, OUTSTANDING_PER_DISK, GLOBAL_FRACTION, REQUEST_BYTES, READ_FRACTION];
