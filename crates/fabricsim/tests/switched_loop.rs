@@ -5,7 +5,9 @@
 use fabricsim::fc::arbitrated_loop::timing::LoopTiming;
 use fabricsim::kernel::time;
 use fabricsim::scenario::LoopSpec;
-use fabricsim::{RunReport, Scenario};
+use fabricsim::{RunReport, Scenario, StopReason};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 fn scenario(extra: &str, loop_keys: &str, disks: u32) -> Scenario {
     scenario_of(400, extra, loop_keys, disks)
@@ -200,7 +202,7 @@ fn packet_switching_at_saturation_never_fills_a_bridge_with_partial_phases() {
         12,
     );
     let r = run(&s);
-    assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations);
+    assert_eq!(r.run.stop_reason, StopReason::MaxObservations);
     assert_eq!(r.counter("ios_in_flight"), Some(0));
     assert_eq!(r.counter("frames_in_switch"), Some(0));
     assert!(r.counter("refused_segments").unwrap() > 0, "saturated bridges refuse some phases for a while");
@@ -291,4 +293,55 @@ fn bad_input_names_the_key() {
     let s = Scenario::from_toml_str("[switched_loop]\n[[disks]]\nmodel = \"no-such-drive\"\n", "s.toml").unwrap();
     let e = fabricsim::run(&s).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("disks[0].model"));
+}
+
+/// Random systems (loops, disks, switching, load, global and write shares,
+/// request sizes, bridge and switch buffers, routing time, write caches):
+/// every run reaches its count, drains, and leaves nothing in the switch.
+/// Inputs are the same on every run (seed 0); `FABRICSIM_FUZZ_SEED=random`
+/// draws new ones, `=N` another fixed set.
+#[test]
+fn any_switched_system_completes_and_drains() {
+    let seed = match std::env::var("FABRICSIM_FUZZ_SEED") {
+        Err(_) => RngSeed::Fixed(0),
+        Ok(v) if v == "random" => RngSeed::Random,
+        Ok(v) => RngSeed::Fixed(v.parse().expect("FABRICSIM_FUZZ_SEED: a whole number or \"random\"")),
+    };
+    let mut runner =
+        TestRunner::new(Config { cases: 100, failure_persistence: None, rng_seed: seed, ..Config::default() });
+    let system = (1u32..=5, 1u32..=6, any::<bool>(), any::<bool>(), 0u32..=10, 0u32..=4, 0usize..3);
+    let parts = (0u32..=32, 1u32..=16, 0u32..=5000, 1u32..=3, any::<bool>(), 0u32..1000);
+    runner
+        .run(&(system, parts), |((loops, disks, packet, heavy, global, reads, size), more)| {
+            let (spare_buffers, switch_buffers, route_ns, outstanding, write_cache, seed) = more;
+            let request = [2048u32, 16384, 65536][size];
+            let global = if loops == 1 { 0.0 } else { global as f64 / 10.0 };
+            let text = format!(
+                "[run]\nseed = {seed}\nwarmup_observations = 0\nmax_observations = 150\nmin_observations = 0\n\
+                 precision = 0\ndrain = true\n\
+                 [switched_loop]\nloops = {loops}\nswitching = \"{}\"\nload = \"{}\"\nglobal_fraction = {global}\n\
+                 read_fraction = {}\nrequest_bytes = {request}\noutstanding_per_disk = {outstanding}\n\
+                 bridge_buffers = {}\n\
+                 [switch]\nbuffers_per_port = {switch_buffers}\nrouting_time_ns = {route_ns}\n\
+                 [loop]\nbaud = 1.0e9\nlength_m = {}\npropagation_ns_per_m = 3.5\ninitialize = false\n\
+                 [[disks]]\ncount = {disks}\nmodel = \"sinha-disk1\"\nqueue_depth = 256\nwrite_cache = {write_cache}\n",
+                if packet { "packet" } else { "circuit" },
+                if heavy { "heavy" } else { "light" },
+                reads as f64 / 4.0,
+                request.div_ceil(2048) + spare_buffers,
+                disks + 2
+            );
+            let s =
+                Scenario::from_toml_str(&text, "<random system>").map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let r = fabricsim::run(&s).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            prop_assert_eq!(r.run.stop_reason, StopReason::MaxObservations, "{}", text);
+            let done = r.counter("ios_completed").unwrap();
+            prop_assert_eq!(r.counter("ios_in_flight"), Some(0), "{}", text);
+            prop_assert_eq!(r.counter("frames_in_switch"), Some(0), "{}", text);
+            prop_assert_eq!(r.counter("connections_held"), Some(0), "{}", text);
+            prop_assert_eq!(r.counter("segments_in_switch"), Some(0), "{}", text);
+            prop_assert_eq!(r.counter("bytes_completed"), Some(done * request as i64), "{}", text);
+            Ok(())
+        })
+        .unwrap();
 }
