@@ -10,6 +10,8 @@
 //! [`SwitchSide::handle`] as an [`Arrival`]; everything else the switch
 //! handles itself.
 
+use std::collections::VecDeque;
+
 use super::connection::Connection;
 use super::fabric::{Ctx, Event};
 use super::frame::{Frame, Message};
@@ -177,6 +179,43 @@ impl SwitchSide {
     }
 }
 
+/// An endpoint's transmitter towards its switch port: frames wait in
+/// order and go one at a time, each under a buffer-to-buffer credit for a
+/// receive buffer of the switch port.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    /// The fibre to the switch port.
+    pub link: Link,
+    /// Free receive buffers at the switch port.
+    pub bb_credit: u32,
+    /// Frames waiting to go, in order.
+    pub queue: VecDeque<u32>,
+    /// A frame is on the fibre.
+    pub transmitting: bool,
+}
+
+impl Sender {
+    pub fn new(link: Link, bb_credit: u32) -> Self {
+        Sender { link, bb_credit, queue: VecDeque::with_capacity(64), transmitting: false }
+    }
+
+    /// Puts the next frame's head on the fibre now, if the fibre is free and
+    /// the switch port has a buffer for it: the frame and when its last byte
+    /// has gone (the caller's transmit-done event clears `transmitting`).
+    #[inline]
+    pub fn start_next(&mut self, fc: &mut SwitchSide, now: Time) -> Option<(u32, Time)> {
+        if self.transmitting || self.bb_credit == 0 {
+            return None;
+        }
+        let frame = self.queue.pop_front()?;
+        self.bb_credit -= 1;
+        self.transmitting = true;
+        let done = now + fc.timing.frame_time(fc.frames[frame].bytes);
+        self.link.send_head(&mut fc.ctx(now), frame, now);
+        Some((frame, done))
+    }
+}
+
 /// A model whose endpoints sit on a lone switch.
 pub trait OnSwitch: Model {
     /// The switch and the model's own clock, borrowed together.
@@ -202,5 +241,42 @@ pub fn step<M: OnSwitch>(model: &mut M, limit: Time) -> bool {
             model.dispatch(ev);
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::FcFabricSpec;
+    use crate::sim::PortRef;
+
+    #[test]
+    fn a_sender_sends_one_frame_at_a_time_under_credit() {
+        let timing = FcTiming::new(&FcFabricSpec::default());
+        let peers = [Some(Link::new(PortRef::node(0), 0)), Some(Link::new(PortRef::node(1), 0))];
+        let spec = SwitchSideSpec {
+            peers: &peers,
+            buffers_per_port: 2,
+            peer_buffers: 2,
+            forwarding: &[vec![0], vec![1]],
+            arbitration: Arbitration::Rotating,
+            class: 3,
+            batches: 10,
+            seed: 1,
+        };
+        let mut fc = SwitchSide::new(timing.clone(), spec);
+        let mut s = Sender::new(Link::new(PortRef::switch(0, 0), 0), 2);
+        let frames: Vec<u32> =
+            (0..3).map(|_| fc.frames.insert(Frame { dst: 1, bytes: timing.data_bytes, ..Frame::default() })).collect();
+        s.queue.extend(&frames);
+        assert_eq!(s.start_next(&mut fc, 0), Some((frames[0], timing.data_time)));
+        assert_eq!(s.start_next(&mut fc, 0), None, "the fibre is busy");
+        s.transmitting = false;
+        assert_eq!(s.start_next(&mut fc, 5).map(|(f, _)| f), Some(frames[1]));
+        s.transmitting = false;
+        assert_eq!(s.start_next(&mut fc, 9), None, "no buffer left at the switch port");
+        s.bb_credit += 1;
+        assert_eq!(s.start_next(&mut fc, 9).map(|(f, _)| f), Some(frames[2]));
+        assert_eq!(fc.queue.len(), 3, "each head reaches the switch port");
     }
 }

@@ -36,7 +36,7 @@ use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyP
 use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
 use super::connection::Connection;
 use super::frame::{Frame, FrameKind, Message};
-use super::switch_side::{self, Arrival, OnSwitch, SwitchSide, SwitchSideSpec};
+use super::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
@@ -262,11 +262,11 @@ impl SwitchedLoopModel {
             }
             ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
             rings.push(Ring::new(path.clone(), l, &spec.ring, &ports, &mut set)?);
+            let to_switch = Link::new(PortRef::switch(0, l as u16), switch_fibre);
             bridges.push(Bridge::new(
                 bridge_port,
                 s.bridge_buffers,
-                Link::new(PortRef::switch(0, l as u16), switch_fibre),
-                spec.switch.buffers_per_port,
+                Sender::new(to_switch, spec.switch.buffers_per_port),
             ));
             let host = path.child("host");
             hosts.push(Host {
@@ -646,7 +646,7 @@ impl SwitchedLoopModel {
                     let frames = self.frames(job.phase, job.bytes);
                     let b = &mut self.bridges[l as usize];
                     b.free_in += frames;
-                    let link = b.link;
+                    let link = b.sender.link;
                     let mut ctx = self.fc.ctx(now);
                     for _ in 0..frames {
                         link.return_credit(&mut ctx, now);
@@ -731,7 +731,7 @@ impl SwitchedLoopModel {
                 let t = self.rings[0].timing();
                 let payload = if phase == Phase::Data { t.payload_of(c.bytes, k) } else { phase.control_bytes() };
                 let frame = self.frame(l, c.dst, payload + self.fc.timing.header_bytes, seg, false);
-                self.bridges[l as usize].tx.push_back(frame);
+                self.bridges[l as usize].sender.queue.push_back(frame);
             }
             self.pump(l);
         }
@@ -740,14 +740,10 @@ impl SwitchedLoopModel {
     /// Bridge `l` sends its next frame into the switch if its fibre is free
     /// and its switch port has a buffer.
     fn pump(&mut self, l: u32) {
-        let now = self.clock.now;
-        let Some(frame) = self.bridges[l as usize].next_frame() else { return };
-        let f = self.fc.frames[frame];
-        self.bridges[l as usize].sending_stored = !f.connect;
+        let b = &mut self.bridges[l as usize];
+        let Some((frame, done)) = b.sender.start_next(&mut self.fc, self.clock.now) else { return };
+        b.sending_stored = !self.fc.frames[frame].connect;
         self.counters.switch_frames += 1;
-        let link = self.bridges[l as usize].link;
-        link.send_head(&mut self.fc.ctx(now), frame, now);
-        let done = now + self.fc.timing.frame_time(f.bytes);
         self.clock.queue.push(done, Event::Bridge(l, BridgeEvent::TransmitDone));
     }
 
@@ -786,7 +782,7 @@ impl SwitchedLoopModel {
                 let b = &mut self.bridges[l as usize];
                 b.connection = Some(conn);
                 b.connect_message = Some(message);
-                b.tx.push_back(frame);
+                b.sender.queue.push_back(frame);
                 self.pump(l);
             }
             BridgeEvent::Connect { frame } => {
@@ -795,7 +791,7 @@ impl SwitchedLoopModel {
                 self.fc.frames.remove(frame);
                 self.fc.messages.remove(f.message);
                 self.bridges[f.src as usize].connect_message = None;
-                let link = self.bridges[l as usize].link;
+                let link = self.bridges[l as usize].sender.link;
                 link.return_credit(&mut self.fc.ctx(now), now);
                 let from = f.src;
                 let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
@@ -807,7 +803,7 @@ impl SwitchedLoopModel {
             }
             BridgeEvent::TransmitDone => {
                 let b = &mut self.bridges[l as usize];
-                b.transmitting = false;
+                b.sender.transmitting = false;
                 if b.sending_stored {
                     // A stored frame's tail has left: its buffer is free.
                     b.free_out += 1;
@@ -845,7 +841,7 @@ impl SwitchedLoopModel {
                 }
             }
             Arrival::BridgeCredit { bridge } => {
-                self.bridges[bridge as usize].bb_credit += 1;
+                self.bridges[bridge as usize].sender.bb_credit += 1;
                 self.pump(bridge);
             }
             Arrival::Refused { connection } => {
@@ -1094,7 +1090,7 @@ impl Model for SwitchedLoopModel {
                     "free_out": b.free_out,
                     "free_in": b.free_in,
                     "phases_waiting_for_remote_buffers": b.pending.len(),
-                    "frames_to_send": b.tx.len(),
+                    "frames_to_send": b.sender.queue.len(),
                     "circuit": b.connection.is_some(),
                 })
             })

@@ -25,7 +25,7 @@ use super::machine::{HostCosts, Machine};
 use super::tcp::{Segment, TcpConfig, TcpEndpoint};
 use crate::error::{Error, Result};
 use crate::fc::frame::{Frame, FrameKind};
-use crate::fc::switch_side::{self, Arrival, OnSwitch, SwitchSide, SwitchSideSpec};
+use crate::fc::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
 use crate::fc::timing::FcTiming;
 use crate::kernel::{time, Arena, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
@@ -124,11 +124,8 @@ struct Host {
     cpu_busy: Time,
     bus_queue: VecDeque<(u32, bool)>,
     bus_busy: bool,
-    /// Frames whose packet has crossed the bus, waiting for the link.
-    tx_frames: VecDeque<u32>,
-    transmitting: bool,
-    bb_credit: u32,
-    link: Link,
+    /// The interface towards the switch: frames whose packet has crossed the bus wait here for the link.
+    sender: Sender,
     persist_armed: bool,
     background_rng: RandomStream,
     background_load: f64,
@@ -229,10 +226,7 @@ impl NetperfModel {
                 cpu_busy: 0,
                 bus_queue: VecDeque::with_capacity(64),
                 bus_busy: false,
-                tx_frames: VecDeque::with_capacity(256),
-                transmitting: false,
-                bb_credit: buffers,
-                link: Link::new(PortRef::switch(0, i as u16), timing.propagation),
+                sender: Sender::new(Link::new(PortRef::switch(0, i as u16), timing.propagation), buffers),
                 persist_armed: false,
                 background_rng: RandomStream::new(scenario.run.seed, "hosts.background", i as u64),
                 background_load: kinds[i].1.unwrap_or(machine.background_load),
@@ -397,23 +391,13 @@ impl NetperfModel {
                 t_inject: self.clock.now,
                 ..Frame::default()
             });
-            self.hosts[h].tx_frames.push_back(frame);
+            self.hosts[h].sender.queue.push_back(frame);
         }
     }
 
     fn try_transmit(&mut self, h: usize) {
-        let now = self.clock.now;
-        let host = &mut self.hosts[h];
-        if host.transmitting || host.bb_credit == 0 {
-            return;
-        }
-        let Some(frame) = host.tx_frames.pop_front() else { return };
-        host.bb_credit -= 1;
-        host.transmitting = true;
-        let bytes = self.fc.frames[frame].bytes;
+        let Some((_, done)) = self.hosts[h].sender.start_next(&mut self.fc, self.clock.now) else { return };
         self.fc.metrics.counters.data_frames_injected += 1;
-        host.link.send_head(&mut self.fc.ctx(now), frame, now);
-        let done = now + self.fc.timing.frame_time(bytes);
         self.clock.queue.push(done, Event::TransmitDone { host: h as u8 });
     }
 
@@ -628,7 +612,7 @@ impl NetperfModel {
         match arrival {
             Arrival::Frame { node, frame } => self.on_frame_delivered(node as usize, frame),
             Arrival::Credit { node } => {
-                self.hosts[node as usize].bb_credit += 1;
+                self.hosts[node as usize].sender.bb_credit += 1;
                 self.try_transmit(node as usize);
             }
             a => unreachable!("class 3 between two hosts has no {a:?}"),
@@ -689,7 +673,7 @@ impl Model for NetperfModel {
             Event::CpuDone { host } => self.on_cpu_done(host as usize),
             Event::BusDone { host } => self.on_bus_done(host as usize),
             Event::TransmitDone { host } => {
-                self.hosts[host as usize].transmitting = false;
+                self.hosts[host as usize].sender.transmitting = false;
                 self.try_transmit(host as usize);
             }
             Event::DelayedAckTick { host } => self.on_delayed_ack_tick(host as usize),

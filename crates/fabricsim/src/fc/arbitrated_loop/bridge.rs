@@ -39,7 +39,7 @@
 
 use std::collections::VecDeque;
 
-use crate::sim::Link;
+use crate::fc::switch_side::Sender;
 use crate::storage::scsi::Phase;
 
 /// A bridge's events, carried in the assembly's event with its loop's index.
@@ -80,8 +80,6 @@ pub struct Crossing {
 pub struct Bridge {
     /// The bridge's port on its ring.
     pub port: u32,
-    /// Its fibre to the switch port.
-    pub link: Link,
     /// Receive buffers (frames) in each direction, and how many are free:
     /// phases from the loop waiting for the switch, and phases from the
     /// switch waiting for the loop. Separate pools: two bridges full of
@@ -89,11 +87,8 @@ pub struct Bridge {
     pub buffers: u32,
     pub free_out: u32,
     pub free_in: u32,
-    /// Free receive buffers at the switch port (buffer-to-buffer credit).
-    pub bb_credit: u32,
-    /// Frames waiting to go to the switch, in order, and whether one is on the fibre.
-    pub tx: VecDeque<u32>,
-    pub transmitting: bool,
+    /// Its transmitter towards its switch port.
+    pub sender: Sender,
     /// The frame on the fibre is a stored phase's (its buffer frees when it has left).
     pub sending_stored: bool,
     /// Circuit: the request this loop's initiator made, while it stands,
@@ -109,16 +104,13 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    pub fn new(port: u32, buffers: u32, link: Link, bb_credit: u32) -> Self {
+    pub fn new(port: u32, buffers: u32, sender: Sender) -> Self {
         Bridge {
             port,
-            link,
             buffers,
             free_out: buffers,
             free_in: buffers,
-            bb_credit,
-            tx: VecDeque::with_capacity(64),
-            transmitting: false,
+            sender,
             sending_stored: false,
             outbound: None,
             connection: None,
@@ -126,37 +118,5 @@ impl Bridge {
             inbound: None,
             pending: VecDeque::with_capacity(16),
         }
-    }
-
-    /// The next frame to send, if the fibre is free and the switch port has a buffer for it.
-    #[inline]
-    pub fn next_frame(&mut self) -> Option<u32> {
-        if self.transmitting || self.bb_credit == 0 {
-            return None;
-        }
-        let frame = self.tx.pop_front()?;
-        self.bb_credit -= 1;
-        self.transmitting = true;
-        Some(frame)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sim::PortRef;
-
-    #[test]
-    fn a_bridge_sends_one_frame_at_a_time_under_credit() {
-        let mut b = Bridge::new(9, 32, Link::new(PortRef::switch(0, 1), 0), 2);
-        b.tx.extend([10, 11, 12]);
-        assert_eq!(b.next_frame(), Some(10));
-        assert_eq!(b.next_frame(), None, "the fibre is busy");
-        b.transmitting = false;
-        assert_eq!(b.next_frame(), Some(11));
-        b.transmitting = false;
-        assert_eq!(b.next_frame(), None, "no buffer left at the switch port");
-        b.bb_credit += 1;
-        assert_eq!(b.next_frame(), Some(12));
     }
 }
