@@ -159,20 +159,14 @@ pub struct SwitchedLoopModel {
 fn switch_side(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, scenario: &Scenario) -> SwitchSide {
     let sw = &spec.switch;
     let loops = spec.switched.loops;
-    let (rate, fill) = (ring.rate, 4 * ring.fill_words);
-    let header_bytes = FRAME_OVERHEAD_BYTES + fill;
-    let data_bytes = header_bytes + ring.max_payload;
-    let timing = FcTiming {
-        rate,
-        data_bytes,
-        ack_bytes: header_bytes,
-        header_bytes,
-        data_time: rate.time_for(data_bytes as u64),
-        ack_time: rate.time_for(header_bytes as u64),
-        header_time: rate.time_for(FRAME_OVERHEAD_BYTES as u64),
-        route_time: time::from_ns(sw.routing_time_ns),
-        propagation: fibre,
-    };
+    let timing = FcTiming::at_rate(
+        ring.rate,
+        FRAME_OVERHEAD_BYTES,
+        FRAME_OVERHEAD_BYTES + 4 * ring.fill_words,
+        ring.max_payload,
+        time::from_ns(sw.routing_time_ns),
+        fibre,
+    );
     let peers: Vec<Option<Link>> = (0..sw.ports)
         .map(|p| (p < loops).then(|| Link::new(PortRef::new(ComponentKind::LoopBridge, p, 0), fibre)))
         .collect();

@@ -25,18 +25,39 @@ pub struct FcTiming {
 impl FcTiming {
     pub fn new(s: &FcFabricSpec) -> Self {
         let rate = LineRate::from_bytes_per_second(s.link.bandwidth_mb_s * 1e6);
-        let header_bytes = s.protocol.frame_header_bytes;
-        let data_bytes = header_bytes + s.protocol.frame_payload_bytes;
+        let header = s.protocol.frame_header_bytes;
+        Self::at_rate(
+            rate,
+            header,
+            header,
+            s.protocol.frame_payload_bytes,
+            time::from_ns(s.switch.routing_time_ns),
+            time::from_ns(s.link.propagation_ns),
+        )
+    }
+
+    /// Timing at `rate` of frames of `overhead` bytes around at most
+    /// `payload` bytes, of which the first `header` bytes must be in before
+    /// cut-through (an overhead may add the fill words between frames).
+    pub fn at_rate(
+        rate: LineRate,
+        header: u32,
+        overhead: u32,
+        payload: u32,
+        route_time: Time,
+        propagation: Time,
+    ) -> Self {
+        let data_bytes = overhead + payload;
         FcTiming {
             rate,
             data_bytes,
-            ack_bytes: header_bytes,
-            header_bytes,
+            ack_bytes: overhead,
+            header_bytes: overhead,
             data_time: rate.time_for(data_bytes as u64),
-            ack_time: rate.time_for(header_bytes as u64),
-            header_time: rate.time_for(header_bytes as u64),
-            route_time: time::from_ns(s.switch.routing_time_ns),
-            propagation: time::from_ns(s.link.propagation_ns),
+            ack_time: rate.time_for(overhead as u64),
+            header_time: rate.time_for(header as u64),
+            route_time,
+            propagation,
         }
     }
 
