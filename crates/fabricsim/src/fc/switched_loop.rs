@@ -257,11 +257,7 @@ impl SwitchedLoopModel {
             ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
             rings.push(Ring::new(path.clone(), l, &spec.ring, &ports, &mut set)?);
             let to_switch = Link::new(PortRef::switch(0, l as u16), switch_fibre);
-            bridges.push(Bridge::new(
-                bridge_port,
-                s.bridge_buffers,
-                Sender::new(to_switch, spec.switch.buffers_per_port),
-            ));
+            bridges.push(Bridge::new(s.bridge_buffers, Sender::new(to_switch, spec.switch.buffers_per_port)));
             let host = path.child("host");
             hosts.push(Host {
                 loop_rng: host.stream(seed, "target-loop", 0),

@@ -78,13 +78,10 @@ pub struct Crossing {
 
 #[derive(Clone, Debug)]
 pub struct Bridge {
-    /// The bridge's port on its ring.
-    pub port: u32,
-    /// Receive buffers (frames) in each direction, and how many are free:
+    /// Free receive buffers (frames) in each direction:
     /// phases from the loop waiting for the switch, and phases from the
     /// switch waiting for the loop. Separate pools: two bridges full of
     /// phases for each other would otherwise wait for each other forever.
-    pub buffers: u32,
     pub free_out: u32,
     pub free_in: u32,
     /// Its transmitter towards its switch port.
@@ -104,10 +101,9 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    pub fn new(port: u32, buffers: u32, sender: Sender) -> Self {
+    /// A bridge with `buffers` receive buffers each way.
+    pub fn new(buffers: u32, sender: Sender) -> Self {
         Bridge {
-            port,
-            buffers,
             free_out: buffers,
             free_in: buffers,
             sender,
