@@ -3,12 +3,11 @@
 //! fabric's N_Ports.
 //!
 //! The switch's events (`fc::fabric::Event`) stay in their own queue; the
-//! host model keeps its own. [`SwitchSide::first`] tells the model's `step`
-//! which queue is due, the switch's on a tie, so one run is one
-//! deterministic sequence of events. What reaches an endpoint (a frame, a
-//! credit, a refused connect request) comes back to the model from
-//! [`SwitchSide::handle`] as an [`Arrival`]; everything else the switch
-//! handles itself.
+//! host model keeps its own. [`step`] runs whichever is due first, the
+//! switch's on a tie, so one run is one deterministic sequence of events.
+//! What reaches an endpoint (a frame, a credit, a refused connect request)
+//! comes back to the model as an [`Arrival`] for [`OnSwitch::on_switch`];
+//! everything else the switch handles itself.
 
 use std::collections::VecDeque;
 
@@ -39,7 +38,7 @@ pub enum Arrival {
 }
 
 /// What [`SwitchSide::next`] found due.
-pub enum Due<E> {
+enum Due<E> {
     /// The switch ran an event; it may have handed an endpoint something.
     Switch(Option<Arrival>),
     /// The model's own event, for it to run.
@@ -128,7 +127,7 @@ impl SwitchSide {
     /// Whether the switch's next event comes before the model's own, which
     /// is due at `other` (the switch goes first on a tie).
     #[inline]
-    pub fn first(&self, other: Option<Time>) -> bool {
+    fn first(&self, other: Option<Time>) -> bool {
         match (other, self.queue.peek_time()) {
             (_, None) => false,
             (None, Some(_)) => true,
@@ -164,7 +163,7 @@ impl SwitchSide {
     /// back), the model's is returned for the model to run. `clock` is the
     /// model's; it counts both.
     #[inline]
-    pub fn next<E: Copy>(&mut self, clock: &mut Clock<E>, limit: Time) -> Option<Due<E>> {
+    fn next<E: Copy>(&mut self, clock: &mut Clock<E>, limit: Time) -> Option<Due<E>> {
         if !self.first(clock.queue.peek_time()) {
             return clock.next(limit).map(Due::Model);
         }
