@@ -479,6 +479,7 @@ impl Model for FcFabric {
     }
 
     type Event = Event;
+    type Queue = crate::kernel::EventQueue<Event>;
 
     fn clock(&self) -> &Clock<Event> {
         &self.clock

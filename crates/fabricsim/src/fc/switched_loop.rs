@@ -1003,6 +1003,7 @@ impl Model for SwitchedLoopModel {
     }
 
     type Event = Event;
+    type Queue = crate::kernel::EventQueue<Event>;
 
     fn clock(&self) -> &Clock<Event> {
         &self.clock

@@ -7,7 +7,7 @@
 //! with packets queued waits for credit and needs the credit's event. So a
 //! credit returned to a waiting sender is scheduled as an event, as the
 //! link delivers it; any other is held here under the event key it would
-//! have had ([`EventQueue::reserve_key`]). Before a sender picks, it takes
+//! have had ([`EventSet::reserve_key`]). Before a sender picks, it takes
 //! every held credit keyed below the event being handled: exactly those the
 //! credit events would have delivered by then. If it then finds itself
 //! waiting, the earliest held credit is scheduled under its own key. Every
@@ -17,8 +17,8 @@
 
 use std::collections::VecDeque;
 
-use crate::kernel::event_queue::key_time;
-use crate::kernel::{EventQueue, Time};
+use crate::kernel::event_set::key_time;
+use crate::kernel::{EventSet, Time};
 
 /// A credit held for a sender: `blocks` for `vl`, due under `key`.
 #[derive(Clone, Copy, Debug)]
@@ -68,7 +68,7 @@ impl CreditReturn {
     /// waiting sender gets its earliest held credit back as an event, built
     /// by `event` and scheduled under the credit's own key.
     #[inline]
-    pub fn set_waiting<E: Copy>(&mut self, waiting: bool, queue: &mut EventQueue<E>, event: impl Fn(u8, u16) -> E) {
+    pub fn set_waiting<E: Copy>(&mut self, waiting: bool, queue: &mut impl EventSet<E>, event: impl Fn(u8, u16) -> E) {
         self.waiting = waiting;
         if waiting {
             if let Some(h) = self.held.pop_front() {
@@ -137,6 +137,7 @@ impl CreditReturns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::EventQueue;
 
     #[test]
     fn due_credits_are_taken_in_order_and_a_waiting_sender_gets_the_next_as_its_own_event() {

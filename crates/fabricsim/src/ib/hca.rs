@@ -17,6 +17,7 @@ use super::fabric::{Ctx, Event};
 use super::packet::{Packet, TrafficClass};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
+use crate::kernel::EventSet;
 use crate::sim::Link;
 
 /// `SendQueues::sl_vl` of an SL that maps to no VL.

@@ -28,7 +28,7 @@ use super::fabric::{Ctx, Event};
 use super::packet::TrafficClass;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use crate::kernel::Time;
+use crate::kernel::{EventSet, Time};
 use crate::sim::Link;
 
 /// An input VL buffer: (switch, input port, VL).

@@ -53,16 +53,8 @@ pub struct EventQueue<E> {
     current: u128,
 }
 
-#[inline]
-fn key(time: Time, seq: u64) -> u128 {
-    ((time as u128) << 64) | seq as u128
-}
-
-/// The time of an event key.
-#[inline]
-pub fn key_time(key: u128) -> Time {
-    (key >> 64) as Time
-}
+pub use super::event_set::key_time;
+use super::event_set::{key, EventSet};
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
@@ -124,6 +116,12 @@ impl<E: Copy> EventQueue<E> {
         self.heap.peek().map(|e| key_time(e.key))
     }
 
+    /// Key of the earliest pending event.
+    #[inline]
+    pub fn peek_key(&self) -> Option<u128> {
+        self.heap.peek().map(|e| e.key)
+    }
+
     /// Schedules `event` at absolute time `time`.
     #[inline]
     pub fn push(&mut self, time: Time, event: E) {
@@ -152,6 +150,43 @@ impl<E: Copy> EventQueue<E> {
     /// Drops every pending event, keeping the allocation.
     pub fn clear(&mut self) {
         self.heap.clear();
+    }
+}
+
+impl<E: Copy> EventSet<E> for EventQueue<E> {
+    #[inline]
+    fn push(&mut self, time: Time, event: E) {
+        EventQueue::push(self, time, event)
+    }
+    #[inline]
+    fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        EventQueue::pop_until(self, limit)
+    }
+    #[inline]
+    fn peek_time(&self) -> Option<Time> {
+        EventQueue::peek_time(self)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        EventQueue::len(self)
+    }
+    fn memory_bytes(&self) -> u64 {
+        EventQueue::memory_bytes(self)
+    }
+    fn scheduled(&self) -> u64 {
+        EventQueue::scheduled(self)
+    }
+    #[inline]
+    fn reserve_key(&mut self, time: Time) -> u128 {
+        EventQueue::reserve_key(self, time)
+    }
+    #[inline]
+    fn push_keyed(&mut self, key: u128, event: E) {
+        EventQueue::push_keyed(self, key, event)
+    }
+    #[inline]
+    fn current_key(&self) -> u128 {
+        EventQueue::current_key(self)
     }
 }
 

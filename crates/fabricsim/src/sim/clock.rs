@@ -1,20 +1,28 @@
 //! A model's clock: simulated time, the future-event set and the count of
 //! events run. The driver steps a model through it ([`Clock::next`]), so the
-//! bookkeeping every event loop needs is written once.
+//! bookkeeping every event loop needs is written once. The event set is the
+//! binary heap unless the model picks another ([`EventSet`]).
 
-use crate::kernel::{EventQueue, Time};
+use crate::kernel::{EventQueue, EventSet, Time};
 
-pub struct Clock<E> {
+pub struct Clock<E, Q = EventQueue<E>> {
     /// The time of the event being handled.
     pub now: Time,
-    pub queue: EventQueue<E>,
+    pub queue: Q,
     /// Events run so far.
     pub events: u64,
+    _event: std::marker::PhantomData<E>,
 }
 
 impl<E: Copy> Clock<E> {
     pub fn with_capacity(capacity: usize) -> Self {
-        Clock { now: 0, queue: EventQueue::with_capacity(capacity), events: 0 }
+        Self::with_queue(EventQueue::with_capacity(capacity))
+    }
+}
+
+impl<E: Copy, Q: EventSet<E>> Clock<E, Q> {
+    pub fn with_queue(queue: Q) -> Self {
+        Clock { now: 0, queue, events: 0, _event: std::marker::PhantomData }
     }
 
     /// The next event due no later than `limit`, with the clock moved to its

@@ -13,7 +13,7 @@ use super::clock::Clock;
 use super::metric_set::MetricSet;
 use crate::error::{Error, Result};
 use crate::kernel::stats::{StopDecision, StopRule};
-use crate::kernel::{time, Time};
+use crate::kernel::{time, EventSet, Time};
 use crate::report::{MetricSummary, RunInfo, RunReport, StopReason};
 use crate::scenario::RunPlan;
 
@@ -116,8 +116,10 @@ pub trait Model {
     fn start(&mut self) -> Time;
     /// The model's composite event, dispatched with one `match`.
     type Event: Copy;
-    fn clock(&self) -> &Clock<Self::Event>;
-    fn clock_mut(&mut self) -> &mut Clock<Self::Event>;
+    /// The model's future-event set ([`EventQueue`](crate::kernel::EventQueue) for most).
+    type Queue: EventSet<Self::Event>;
+    fn clock(&self) -> &Clock<Self::Event, Self::Queue>;
+    fn clock_mut(&mut self) -> &mut Clock<Self::Event, Self::Queue>;
     /// Handles one event.
     fn dispatch(&mut self, event: Self::Event);
     /// Runs the next event if it is due no later than `limit`; false when

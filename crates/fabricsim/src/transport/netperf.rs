@@ -659,6 +659,7 @@ impl Model for NetperfModel {
     }
 
     type Event = Event;
+    type Queue = crate::kernel::EventQueue<Event>;
 
     fn clock(&self) -> &Clock<Event> {
         &self.clock

@@ -364,6 +364,7 @@ impl Model for LoopModel {
     }
 
     type Event = Event;
+    type Queue = crate::kernel::EventQueue<Event>;
 
     fn clock(&self) -> &Clock<Event> {
         &self.clock

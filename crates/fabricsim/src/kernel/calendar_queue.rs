@@ -1,0 +1,368 @@
+//! A calendar queue: the future-event set of a model whose events are dense
+//! in time and mostly scheduled a short, bounded time ahead (the InfiniBand
+//! fabric: every packet hop schedules events a header, a pipeline or a
+//! packet time later).
+//!
+//! Near-future events sit in a ring of buckets, each `2^shift` ps wide and
+//! kept sorted by key as a linked list in one node pool; a bit per bucket
+//! finds the next non-empty one with a few word scans. An event beyond the
+//! ring's span when scheduled (a source's next arrival) waits in a binary
+//! heap; each pop takes the earlier of the two heads, so nothing migrates.
+//! The order is the binary heap's exactly, (time, insertion sequence), so a
+//! model gives the same run with either. Against the heap it takes 10%
+//! fewer instructions in the InfiniBand event loop on seed 003's network and
+//! 14% fewer on a 256-HCA fat tree, where about a thousand events are
+//! pending; on the Fibre Channel and TCP models, whose events are sparse in
+//! time, it took more, so they keep the heap. Node slots are reused through
+//! a free list: steady-state scheduling never allocates.
+
+use super::event_queue::EventQueue;
+use super::event_set::{key, key_time, EventSet};
+use super::time::Time;
+
+const NIL: u32 = u32::MAX;
+/// Buckets in the ring: 4096 spans 67 us at the InfiniBand model's 16 ns.
+const RING_BITS: u32 = 12;
+
+/// An event in a bucket's list; `next` links the list (or the free list).
+#[derive(Clone, Copy)]
+struct Node<E> {
+    key: u128,
+    event: E,
+    next: u32,
+}
+
+/// Where the earliest event is.
+#[derive(Clone, Copy)]
+enum Earliest {
+    Bucket(usize),
+    Far,
+}
+
+pub struct CalendarQueue<E> {
+    /// First and last node of each bucket's list, sorted by key.
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    /// Non-empty buckets, one bit each.
+    occupied: Vec<u64>,
+    nodes: Vec<Node<E>>,
+    free: u32,
+    shift: u32,
+    mask: u64,
+    /// Absolute bucket (time >> shift) of the event popped last: the ring
+    /// holds buckets `cursor ..= cursor + mask`.
+    cursor: u64,
+    near: usize,
+    far: EventQueue<E>,
+    next_seq: u64,
+    current: u128,
+}
+
+impl<E: Copy> CalendarQueue<E> {
+    /// A queue whose buckets are `2^shift` ps wide, with room for `capacity`
+    /// near-future events before its pool grows.
+    pub fn new(capacity: usize, shift: u32) -> Self {
+        assert!(shift < 64 - RING_BITS, "bucket width 2^{shift} ps");
+        let n = 1usize << RING_BITS;
+        CalendarQueue {
+            heads: vec![NIL; n],
+            tails: vec![NIL; n],
+            occupied: vec![0; n / 64],
+            nodes: Vec::with_capacity(capacity),
+            free: NIL,
+            shift,
+            mask: n as u64 - 1,
+            cursor: 0,
+            near: 0,
+            far: EventQueue::with_capacity(1024),
+            next_seq: 0,
+            current: 0,
+        }
+    }
+
+    /// The bucket width shift that puts about `per_bucket` ps in a bucket:
+    /// the largest power of two not above it.
+    pub fn shift_for(per_bucket: Time) -> u32 {
+        per_bucket.max(1).ilog2()
+    }
+
+    #[inline]
+    fn insert(&mut self, key: u128, event: E) {
+        debug_assert!(key_time(key) >> self.shift >= self.cursor, "an event scheduled in the past");
+        let bucket = key_time(key) >> self.shift;
+        if bucket - self.cursor > self.mask {
+            self.far.push_keyed(key, event);
+            return;
+        }
+        let node = Node { key, event, next: NIL };
+        let id = if self.free != NIL {
+            let id = self.free;
+            self.free = self.nodes[id as usize].next;
+            self.nodes[id as usize] = node;
+            id
+        } else {
+            assert!(self.nodes.len() < NIL as usize, "more than 2^32 pending events");
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.near += 1;
+        let b = (bucket & self.mask) as usize;
+        let tail = self.tails[b];
+        if tail == NIL {
+            self.heads[b] = id;
+            self.tails[b] = id;
+            self.occupied[b / 64] |= 1 << (b % 64);
+        } else if self.nodes[tail as usize].key < key {
+            // The usual case: the newest key of its bucket goes last.
+            self.nodes[tail as usize].next = id;
+            self.tails[b] = id;
+        } else {
+            let head = self.heads[b];
+            if key < self.nodes[head as usize].key {
+                self.nodes[id as usize].next = head;
+                self.heads[b] = id;
+            } else {
+                let mut at = head;
+                loop {
+                    let next = self.nodes[at as usize].next;
+                    if key < self.nodes[next as usize].key {
+                        self.nodes[id as usize].next = next;
+                        self.nodes[at as usize].next = id;
+                        break;
+                    }
+                    at = next;
+                }
+            }
+        }
+    }
+
+    /// The earliest event's key and where it is.
+    #[inline]
+    fn earliest(&self) -> Option<(u128, Earliest)> {
+        let far = self.far.peek_key();
+        if self.near == 0 {
+            return far.map(|k| (k, Earliest::Far));
+        }
+        // The first occupied bucket at or after the cursor, wrapping.
+        let start = (self.cursor & self.mask) as usize;
+        let words = self.occupied.len();
+        let (w0, bit0) = (start / 64, start % 64);
+        let first = self.occupied[w0] & (!0u64 << bit0);
+        let b = if first != 0 {
+            w0 * 64 + first.trailing_zeros() as usize
+        } else {
+            (1..=words)
+                .map(|k| (w0 + k) % words)
+                .find(|&w| self.occupied[w] != 0)
+                .map(|w| w * 64 + self.occupied[w].trailing_zeros() as usize)
+                .expect("a non-empty ring has an occupied bucket")
+        };
+        let near = self.nodes[self.heads[b] as usize].key;
+        match far {
+            Some(k) if k < near => Some((k, Earliest::Far)),
+            _ => Some((near, Earliest::Bucket(b))),
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, key: u128, at: Earliest) -> (Time, E) {
+        let event = match at {
+            Earliest::Far => self.far.pop().expect("the far set holds the earliest event").1,
+            Earliest::Bucket(b) => {
+                let id = self.heads[b];
+                let node = self.nodes[id as usize];
+                self.heads[b] = node.next;
+                if node.next == NIL {
+                    self.tails[b] = NIL;
+                    self.occupied[b / 64] &= !(1 << (b % 64));
+                }
+                self.nodes[id as usize].next = self.free;
+                self.free = id;
+                self.near -= 1;
+                node.event
+            }
+        };
+        self.current = key;
+        // Every pending event is at or after this one: the ring moves up to it.
+        self.cursor = key_time(key) >> self.shift;
+        (key_time(key), event)
+    }
+
+    /// Removes and returns the earliest event with its time.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let (k, at) = self.earliest()?;
+        Some(self.take(k, at))
+    }
+}
+
+impl<E: Copy> EventSet<E> for CalendarQueue<E> {
+    #[inline]
+    fn push(&mut self, time: Time, event: E) {
+        let k = key(time, self.next_seq);
+        self.next_seq += 1;
+        self.insert(k, event);
+    }
+
+    #[inline]
+    fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        match self.earliest() {
+            Some((k, at)) if key_time(k) <= limit => Some(self.take(k, at)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn peek_time(&self) -> Option<Time> {
+        self.earliest().map(|(k, _)| key_time(k))
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.near + self.far.len()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        (self.nodes.capacity() * std::mem::size_of::<Node<E>>()
+            + (self.heads.len() + self.tails.len()) * 4
+            + self.occupied.len() * 8) as u64
+            + self.far.memory_bytes()
+    }
+
+    fn scheduled(&self) -> u64 {
+        self.next_seq
+    }
+
+    #[inline]
+    fn reserve_key(&mut self, time: Time) -> u128 {
+        let k = key(time, self.next_seq);
+        self.next_seq += 1;
+        k
+    }
+
+    #[inline]
+    fn push_keyed(&mut self, key: u128, event: E) {
+        debug_assert!(key > self.current, "a reserved key pushed after its time");
+        self.insert(key, event);
+    }
+
+    #[inline]
+    fn current_key(&self) -> u128 {
+        self.current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny xorshift generator, so the test needs nothing else.
+    fn rng(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// Holds against a sorted reference, with delays from `delay`: every
+    /// pop must give the reference's earliest (time, sequence).
+    fn check_against_reference(shift: u32, mut delay: impl FnMut() -> u64) {
+        let mut q = CalendarQueue::new(16, shift);
+        let mut reference: std::collections::BTreeSet<(u64, u64, u32)> = Default::default();
+        let mut seq = 0u64;
+        for i in 0..300u32 {
+            let t = delay();
+            q.push(t, i);
+            reference.insert((t, seq, i));
+            seq += 1;
+        }
+        let mut now = 0;
+        for step in 0..20_000u32 {
+            let (t, _, e) = reference.pop_first().unwrap();
+            assert_eq!(q.pop(), Some((t, e)), "step {step}");
+            assert!(t >= now);
+            now = t;
+            // Sometimes two events, sometimes none, so the count wanders.
+            for k in 0..(step % 3) {
+                let nt = now + delay();
+                q.push(nt, e + k);
+                reference.insert((nt, seq, e + k));
+                seq += 1;
+            }
+            if q.len() == 0 {
+                break;
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+    }
+
+    #[test]
+    fn matches_a_sorted_reference_near_far_and_simultaneous() {
+        // Buckets of 16 ps, ring of 64 ns: delays from 0 (same time) to far beyond the ring.
+        let mut r = rng(0x9E37_79B9_7F4A_7C15);
+        check_against_reference(4, move || match r() % 4 {
+            0 => 0,
+            1 => r() % 16,
+            2 => r() % 70_000,
+            _ => r() % 10_000_000,
+        });
+        // Everything in one bucket: sorted insertion does all the work.
+        let mut r = rng(7);
+        check_against_reference(40, move || r() % 1000);
+    }
+
+    #[test]
+    fn gives_the_binary_heaps_order_with_reserved_keys() {
+        let mut cal = CalendarQueue::new(4, 3);
+        let mut heap = EventQueue::new();
+        let mut r = rng(42);
+        let mut held: Vec<(u128, u32)> = Vec::new();
+        for i in 0..50u32 {
+            let t = r() % 500;
+            EventSet::push(&mut cal, t, i);
+            heap.push(t, i);
+        }
+        for step in 0..5000u32 {
+            let a = cal.pop();
+            assert_eq!(a, heap.pop());
+            let Some((now, _)) = a else { break };
+            assert_eq!(cal.current_key(), heap.current_key());
+            // Reserve a key now; push it some steps later if still ahead.
+            let t = now + r() % 300;
+            let (kc, kh) = (cal.reserve_key(t), heap.reserve_key(t));
+            assert_eq!(kc, kh);
+            held.push((kc, step));
+            held.retain(|&(k, e)| {
+                if k > cal.current_key() && r().is_multiple_of(4) {
+                    cal.push_keyed(k, e);
+                    heap.push_keyed(k, e);
+                    false
+                } else {
+                    k > cal.current_key()
+                }
+            });
+            if step.is_multiple_of(2) {
+                let t = now + r() % 2000;
+                EventSet::push(&mut cal, t, step);
+                heap.push(t, step);
+            }
+        }
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events_and_an_empty_queue_pops_none() {
+        let mut q = CalendarQueue::new(4, 10);
+        assert_eq!(q.pop(), None);
+        q.push(5, 'a');
+        q.push(1 << 40, 'b');
+        assert_eq!(q.pop_until(4), None);
+        assert_eq!(q.pop_until(5), Some((5, 'a')));
+        assert_eq!(q.peek_time(), Some(1 << 40));
+        assert_eq!(q.pop_until(1 << 39), None);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.pop(), Some((1 << 40, 'b')));
+        assert!(q.is_empty());
+    }
+}
