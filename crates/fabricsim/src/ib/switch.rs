@@ -78,8 +78,9 @@ pub struct IbSwitch {
     ready: Vec<u16>,
     /// Output port the head of each input VL requests.
     head_out: Vec<u16>,
-    /// Wire bytes of the head of each input VL that requests.
-    head_bytes: Vec<u16>,
+    /// Credit blocks of the head of each input VL that requests (VL15: 0,
+    /// not flow controlled).
+    head_blocks: Vec<u16>,
     /// Per (input, output): the VLs whose requesting head wants that output,
     /// as bits in priority rank (bit 0 = the highest-priority VL).
     want: Vec<u16>,
@@ -97,13 +98,21 @@ pub struct IbSwitch {
     transfer_frees: Vec<(u8, u16)>,
     /// Per output: the input to consider first (round robin).
     next_input: Vec<u16>,
-    /// Output VL queues (packet, wire bytes) and their occupancy in credit blocks, `[port * 16 + vl]`.
+    /// Per output: its last round found no requesting idle input whose head
+    /// fits its output VL, and no output VL space has been freed since. Then
+    /// only an input that has changed (a new head, or idle again) can win,
+    /// and only it is offered: the same choice as a full round, without
+    /// re-offering the inputs known to fail. Under congestion most rounds
+    /// fail, so this saves most offers.
+    blocked: Vec<bool>,
+    /// Output VL queues (packet, wire bytes) and their free space in credit
+    /// blocks, `[port * 16 + vl]` (VL15: unbounded, as it takes no credits).
     output: Vec<VecDeque<(u32, u32)>>,
-    output_used: Vec<u32>,
+    output_free: Vec<u16>,
     /// Packets queued at each output port, over all its VLs, and the VLs with any (bit mask).
     output_queued: Vec<u32>,
     queued_vls: Vec<u16>,
-    output_capacity: u32,
+    output_capacity: u16,
     block: u32,
     /// Per output port: credits of the receiver's input VLs, the VL arbiter,
     /// and the packet on the wire (VL, output blocks), if any.
@@ -117,6 +126,7 @@ pub struct IbSwitch {
 impl IbSwitch {
     pub fn new(spec: SwitchSpec) -> Self {
         let p = spec.peers.len();
+        let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
         // Ranks: the crossbar order given (VL15, high table, low table), then any other VL.
         let mut by_rank = [0u8; VLS];
         let mut n = 0;
@@ -141,7 +151,7 @@ impl IbSwitch {
             input: (0..p * VLS).map(|_| VecDeque::new()).collect(),
             ready: vec![0; p],
             head_out: vec![0; p * VLS],
-            head_bytes: vec![0; p * VLS],
+            head_blocks: vec![0; p * VLS],
             want: vec![0; p * p],
             rank,
             by_rank,
@@ -152,11 +162,14 @@ impl IbSwitch {
             transfer_out: vec![0; p],
             transfer_frees: vec![(0, 0); p],
             next_input: vec![0; p],
+            blocked: vec![false; p],
             output: (0..p * VLS).map(|_| VecDeque::new()).collect(),
-            output_used: vec![0; p * VLS],
+            output_free: (0..p * VLS)
+                .map(|slot| if slot % VLS == VL15 as usize { u16::MAX } else { capacity })
+                .collect(),
             output_queued: vec![0; p],
             queued_vls: vec![0; p],
-            output_capacity: spec.vl_buffer_bytes / spec.credit_block,
+            output_capacity: capacity,
             block: spec.credit_block,
             credits: vec![spec.credits; p],
             arbiters: vec![spec.arbiter.clone(); p],
@@ -221,14 +234,15 @@ impl IbSwitch {
         let table = if vl == VL15 { &self.control_table } else { &self.data_table };
         let (out, bytes) = (table[p.dlid as usize], p.bytes);
         self.set_ready(port, vl, out, bytes);
-        self.try_output(ctx, out as usize);
+        self.try_output_for(ctx, out as usize, port);
     }
 
     /// Input VL (`input`, `vl`)'s head requests output `out`.
     #[inline]
     fn set_ready(&mut self, input: usize, vl: u8, out: u16, bytes: u16) {
         self.head_out[input * VLS + vl as usize] = out;
-        self.head_bytes[input * VLS + vl as usize] = bytes;
+        self.head_blocks[input * VLS + vl as usize] =
+            if vl == VL15 { 0 } else { blocks_for(bytes as u32, self.block) as u16 };
         self.ready[input] |= 1 << vl;
         self.want[input * self.ports + out as usize] |= 1 << self.rank[vl as usize];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
@@ -257,7 +271,7 @@ impl IbSwitch {
     /// Whether output VL (`out`, `vl`) has room for a packet of `bytes`.
     #[inline]
     fn room(&self, out: usize, vl: u8, bytes: u32) -> bool {
-        vl == VL15 || self.output_used[out * VLS + vl as usize] + blocks_for(bytes, self.block) <= self.output_capacity
+        vl == VL15 || blocks_for(bytes, self.block) <= self.output_free[out * VLS + vl as usize] as u32
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -288,6 +302,18 @@ impl IbSwitch {
                 }
             }
         }
+        self.blocked[out] = true;
+    }
+
+    /// Stage 4 after input `i` has changed (a new head requests, or it is
+    /// idle again): a blocked output need only offer to `i`.
+    #[inline]
+    fn try_output_for(&mut self, ctx: &mut Ctx, out: usize, i: usize) {
+        if !self.blocked[out] {
+            self.try_output(ctx, out);
+        } else if !self.in_busy[i] && self.wants(out, i) {
+            self.offer(ctx, i, out);
+        }
     }
 
     /// Input `i`'s highest-priority VL whose head wants `out` and fits its
@@ -298,7 +324,7 @@ impl IbSwitch {
         while m != 0 {
             let vl = self.by_rank[m.trailing_zeros() as usize];
             m &= m - 1;
-            if self.room(out, vl, self.head_bytes[i * VLS + vl as usize] as u32) {
+            if self.head_blocks[i * VLS + vl as usize] <= self.output_free[out * VLS + vl as usize] {
                 self.next_input[out] = ((i + 1) % self.ports) as u16;
                 self.start_transfer(ctx, i, vl, out);
                 return true;
@@ -319,7 +345,7 @@ impl IbSwitch {
                 let bit = if out < 64 { 1u64 << out } else { 0 };
                 if tried & bit == 0 {
                     tried |= bit;
-                    self.try_output(ctx, out);
+                    self.try_output_for(ctx, out, input);
                 }
             }
             j += 1;
@@ -330,14 +356,15 @@ impl IbSwitch {
         let slot = input * VLS + vl as usize;
         let id = self.input[slot].pop_front().expect("a requesting VL has a head packet");
         self.clear_ready(input, vl);
+        let blocks = self.head_blocks[slot];
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
-        let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
         self.in_busy[input] = true;
         self.out_busy[out] = true;
+        self.blocked[out] = false;
         self.transfer_out[input] = out as u16;
         self.transfer_frees[input] = (vl, bytes as u16);
-        self.output_used[out * VLS + vl as usize] += blocks;
+        self.output_free[out * VLS + vl as usize] -= blocks;
         self.output[out * VLS + vl as usize].push_back((id, bytes));
         self.output_queued[out] += 1;
         self.queued_vls[out] |= 1 << vl;
@@ -446,7 +473,8 @@ impl IbSwitch {
     #[inline]
     fn free_output(&mut self, out: usize) {
         let w = self.on_wire[out].take().expect("a packet was on the wire");
-        self.output_used[out * VLS + w.vl as usize] -= w.blocks as u32;
+        self.blocked[out] = false;
+        self.output_free[out * VLS + w.vl as usize] += w.blocks;
     }
 
     /// Credits for `vl` come back to output `out`.
@@ -530,7 +558,7 @@ impl IbSwitch {
     /// Whether every output VL buffer is empty and every credit is back or
     /// held for its port (audit at drain).
     pub fn is_quiescent(&self, returns: &CreditReturns) -> bool {
-        self.output_used.iter().all(|&u| u == 0)
+        self.output_free.iter().enumerate().all(|(slot, &f)| slot % VLS == VL15 as usize || f == self.output_capacity)
             && self.credits.iter().enumerate().all(|(p, c)| {
                 let r = returns.switch_port_ref(self.index, p as u16);
                 (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == r.held_blocks(v))
