@@ -64,23 +64,69 @@ pub struct SwitchSpec<'a> {
     pub credit_block: u32,
 }
 
+/// One input port: its VL queues and the crossbar state of their heads.
+/// A port's fields sit together, so an event touches a few cache lines.
+struct InPort {
+    /// Packets in arrival order, per VL.
+    queues: [VecDeque<u32>; VLS],
+    /// VLs whose head packet requests the crossbar (bit mask).
+    ready: u16,
+    /// Output port each requesting head wants.
+    head_out: [u16; VLS],
+    /// Credit blocks of each requesting head (VL15: 0, not flow controlled).
+    head_blocks: [u16; VLS],
+    /// Whether a crossbar transfer from this input is under way, to which
+    /// output, and the VL and wire bytes its packet frees at the end.
+    busy: bool,
+    transfer_out: u16,
+    transfer_vl: u8,
+    transfer_bytes: u16,
+    /// Who feeds this port (None: a free port).
+    peer: Option<Link>,
+}
+
+/// One output port: its VL queues, credits, arbiter and link.
+struct OutPort {
+    /// (packet, wire bytes) per VL, and each VL's free space in credit blocks
+    /// (VL15: unbounded, as it takes no credits).
+    queues: [VecDeque<(u32, u32)>; VLS],
+    free: [u16; VLS],
+    /// Packets queued over all VLs, and the VLs with any (bit mask).
+    queued: u32,
+    queued_vls: u16,
+    /// Whether a crossbar transfer into this output is under way.
+    busy: bool,
+    /// The input to consider first (round robin).
+    next_input: u16,
+    /// The last round found no requesting idle input whose head fits its
+    /// output VL, and no output VL space has been freed since. Then only an
+    /// input that has changed (a new head, or idle again) can win, and only
+    /// it is offered: the same choice as a full round, without re-offering
+    /// the inputs known to fail. Under congestion most rounds fail, so this
+    /// saves most offers.
+    blocked: bool,
+    /// Credits of the receiver's input VLs, the VL arbiter, and the packet
+    /// on the wire, if any.
+    credits: PortCredits,
+    arbiter: VlArbiter,
+    on_wire: Option<OnWire>,
+}
+
+/// A VL as an index into a port's per-VL arrays (masking proves it in range).
+#[inline]
+fn lane(vl: u8) -> usize {
+    (vl & 15) as usize
+}
+
 pub struct IbSwitch {
     index: u32,
     ports: usize,
-    peers: Vec<Option<Link>>,
     data_table: Vec<u16>,
     control_table: Vec<u16>,
     sl_to_vl: SlToVl,
     vl_order: Vec<u8>,
-    /// Input VL queues, `[port * 16 + vl]`, packets in arrival order.
-    input: Vec<VecDeque<u32>>,
-    /// Per input port: VLs whose head packet requests the crossbar (bit mask).
-    ready: Vec<u16>,
-    /// Output port the head of each input VL requests.
-    head_out: Vec<u16>,
-    /// Credit blocks of the head of each input VL that requests (VL15: 0,
-    /// not flow controlled).
-    head_blocks: Vec<u16>,
+    inputs: Vec<InPort>,
+    outputs: Vec<OutPort>,
     /// Per (input, output): the VLs whose requesting head wants that output,
     /// as bits in priority rank (bit 0 = the highest-priority VL).
     want: Vec<u16>,
@@ -90,35 +136,8 @@ pub struct IbSwitch {
     /// Per output: the inputs with a requesting head for it (bit mask, `words` u64 per output).
     wanting: Vec<u64>,
     words: usize,
-    /// Crossbar: whether an input or output is transferring, the output an
-    /// input transfers to, and the VL and credits its packet frees at the end.
-    in_busy: Vec<bool>,
-    out_busy: Vec<bool>,
-    transfer_out: Vec<u16>,
-    transfer_frees: Vec<(u8, u16)>,
-    /// Per output: the input to consider first (round robin).
-    next_input: Vec<u16>,
-    /// Per output: its last round found no requesting idle input whose head
-    /// fits its output VL, and no output VL space has been freed since. Then
-    /// only an input that has changed (a new head, or idle again) can win,
-    /// and only it is offered: the same choice as a full round, without
-    /// re-offering the inputs known to fail. Under congestion most rounds
-    /// fail, so this saves most offers.
-    blocked: Vec<bool>,
-    /// Output VL queues (packet, wire bytes) and their free space in credit
-    /// blocks, `[port * 16 + vl]` (VL15: unbounded, as it takes no credits).
-    output: Vec<VecDeque<(u32, u32)>>,
-    output_free: Vec<u16>,
-    /// Packets queued at each output port, over all its VLs, and the VLs with any (bit mask).
-    output_queued: Vec<u32>,
-    queued_vls: Vec<u16>,
     output_capacity: u16,
     block: u32,
-    /// Per output port: credits of the receiver's input VLs, the VL arbiter,
-    /// and the packet on the wire (VL, output blocks), if any.
-    credits: Vec<PortCredits>,
-    arbiters: Vec<VlArbiter>,
-    on_wire: Vec<Option<OnWire>>,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -140,40 +159,51 @@ impl IbSwitch {
         for (r, &vl) in by_rank.iter().enumerate() {
             rank[vl as usize] = r as u8;
         }
+        let mut free = [capacity; VLS];
+        free[VL15 as usize] = u16::MAX;
         IbSwitch {
             index: spec.index,
             ports: p,
-            peers: spec.peers,
             data_table: spec.data_table,
             control_table: spec.control_table,
             sl_to_vl: *spec.sl_to_vl,
             vl_order: spec.vl_order.to_vec(),
-            input: (0..p * VLS).map(|_| VecDeque::new()).collect(),
-            ready: vec![0; p],
-            head_out: vec![0; p * VLS],
-            head_blocks: vec![0; p * VLS],
+            inputs: spec
+                .peers
+                .iter()
+                .map(|&peer| InPort {
+                    queues: Default::default(),
+                    ready: 0,
+                    head_out: [0; VLS],
+                    head_blocks: [0; VLS],
+                    busy: false,
+                    transfer_out: 0,
+                    transfer_vl: 0,
+                    transfer_bytes: 0,
+                    peer,
+                })
+                .collect(),
+            outputs: (0..p)
+                .map(|_| OutPort {
+                    queues: Default::default(),
+                    free,
+                    queued: 0,
+                    queued_vls: 0,
+                    busy: false,
+                    next_input: 0,
+                    blocked: false,
+                    credits: spec.credits,
+                    arbiter: spec.arbiter.clone(),
+                    on_wire: None,
+                })
+                .collect(),
             want: vec![0; p * p],
             rank,
             by_rank,
             wanting: vec![0; p * p.div_ceil(64)],
             words: p.div_ceil(64),
-            in_busy: vec![false; p],
-            out_busy: vec![false; p],
-            transfer_out: vec![0; p],
-            transfer_frees: vec![(0, 0); p],
-            next_input: vec![0; p],
-            blocked: vec![false; p],
-            output: (0..p * VLS).map(|_| VecDeque::new()).collect(),
-            output_free: (0..p * VLS)
-                .map(|slot| if slot % VLS == VL15 as usize { u16::MAX } else { capacity })
-                .collect(),
-            output_queued: vec![0; p],
-            queued_vls: vec![0; p],
             output_capacity: capacity,
             block: spec.credit_block,
-            credits: vec![spec.credits; p],
-            arbiters: vec![spec.arbiter.clone(); p],
-            on_wire: vec![None; p],
             transfers: 0,
         }
     }
@@ -182,8 +212,9 @@ impl IbSwitch {
         self.ports
     }
 
+    /// What port `port` is cabled to (the same link both ways).
     pub fn peer(&self, port: usize) -> Option<Link> {
-        self.peers[port]
+        self.inputs[port].peer
     }
 
     /// Stages 1-3 of `packet` at input `port`: its LRH arrived a pipeline
@@ -216,46 +247,44 @@ impl IbSwitch {
         p.in_port = port as u8;
         p.hops += 1;
         let bytes = p.bytes as u32;
-        let q = &mut self.input[port * VLS + vl as usize];
+        let q = &mut self.inputs[port].queues[lane(vl)];
         q.push_back(id);
+        let alone = q.len() == 1;
         ctx.metrics.input_buffered(ctx.now, bytes as i64);
         // Only the head of an input VL requests the crossbar; a packet that
         // arrives behind others requests when it becomes the head.
-        if q.len() == 1 {
-            self.request(ctx, port, vl);
+        if alone {
+            let out = self.set_ready(ctx, port, vl, id);
+            self.try_output_for(ctx, out, port);
         }
     }
 
-    /// The head of input VL (`port`, `vl`) asks for its output.
+    /// Packet `id` at the head of input VL (`input`, `vl`) requests the
+    /// output its forwarding table gives (control packets: the
+    /// shortest-path table); returns that output.
     #[inline]
-    fn request(&mut self, ctx: &mut Ctx, port: usize, vl: u8) {
-        let id = self.input[port * VLS + vl as usize][0];
+    fn set_ready(&mut self, ctx: &Ctx, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let table = if vl == VL15 { &self.control_table } else { &self.data_table };
-        let (out, bytes) = (table[p.dlid as usize], p.bytes);
-        self.set_ready(port, vl, out, bytes);
-        self.try_output_for(ctx, out as usize, port);
-    }
-
-    /// Input VL (`input`, `vl`)'s head requests output `out`.
-    #[inline]
-    fn set_ready(&mut self, input: usize, vl: u8, out: u16, bytes: u16) {
-        self.head_out[input * VLS + vl as usize] = out;
-        self.head_blocks[input * VLS + vl as usize] =
-            if vl == VL15 { 0 } else { blocks_for(bytes as u32, self.block) as u16 };
-        self.ready[input] |= 1 << vl;
-        self.want[input * self.ports + out as usize] |= 1 << self.rank[vl as usize];
+        let out = table[p.dlid as usize];
+        let port = &mut self.inputs[input];
+        port.head_out[lane(vl)] = out;
+        port.head_blocks[lane(vl)] = if vl == VL15 { 0 } else { blocks_for(p.bytes as u32, self.block) as u16 };
+        port.ready |= 1 << vl;
+        self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
+        out as usize
     }
 
     /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
     /// output if another of its VLs' heads requests it.
     #[inline]
     fn clear_ready(&mut self, input: usize, vl: u8) {
-        let out = self.head_out[input * VLS + vl as usize];
-        self.ready[input] &= !(1 << vl);
+        let port = &mut self.inputs[input];
+        let out = port.head_out[lane(vl)];
+        port.ready &= !(1 << vl);
         let w = &mut self.want[input * self.ports + out as usize];
-        *w &= !(1 << self.rank[vl as usize]);
+        *w &= !(1 << self.rank[lane(vl)]);
         if *w != 0 {
             return;
         }
@@ -271,15 +300,15 @@ impl IbSwitch {
     /// Whether output VL (`out`, `vl`) has room for a packet of `bytes`.
     #[inline]
     fn room(&self, out: usize, vl: u8, bytes: u32) -> bool {
-        vl == VL15 || blocks_for(bytes, self.block) <= self.output_free[out * VLS + vl as usize] as u32
+        vl == VL15 || blocks_for(bytes, self.block) <= self.outputs[out].free[lane(vl)] as u32
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
     fn try_output(&mut self, ctx: &mut Ctx, out: usize) {
-        if self.out_busy[out] {
+        if self.outputs[out].busy {
             return;
         }
-        let start = self.next_input[out] as usize;
+        let start = self.outputs[out].next_input as usize;
         if self.words == 1 {
             // Up to 64 ports: walk only the inputs that want this output, in
             // round-robin order from `start`.
@@ -289,7 +318,7 @@ impl IbSwitch {
                 while bits != 0 {
                     let i = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if !self.in_busy[i] && self.offer(ctx, i, out) {
+                    if !self.inputs[i].busy && self.offer(ctx, i, out) {
                         return;
                     }
                 }
@@ -297,21 +326,21 @@ impl IbSwitch {
         } else {
             for k in 0..self.ports {
                 let i = (start + k) % self.ports;
-                if self.wants(out, i) && !self.in_busy[i] && self.offer(ctx, i, out) {
+                if self.wants(out, i) && !self.inputs[i].busy && self.offer(ctx, i, out) {
                     return;
                 }
             }
         }
-        self.blocked[out] = true;
+        self.outputs[out].blocked = true;
     }
 
     /// Stage 4 after input `i` has changed (a new head requests, or it is
     /// idle again): a blocked output need only offer to `i`.
     #[inline]
     fn try_output_for(&mut self, ctx: &mut Ctx, out: usize, i: usize) {
-        if !self.blocked[out] {
+        if !self.outputs[out].blocked {
             self.try_output(ctx, out);
-        } else if !self.in_busy[i] && self.wants(out, i) {
+        } else if !self.inputs[i].busy && self.wants(out, i) {
             self.offer(ctx, i, out);
         }
     }
@@ -321,11 +350,12 @@ impl IbSwitch {
     #[inline]
     fn offer(&mut self, ctx: &mut Ctx, i: usize, out: usize) -> bool {
         let mut m = self.want[i * self.ports + out];
+        let (input, output) = (&self.inputs[i], &self.outputs[out]);
         while m != 0 {
-            let vl = self.by_rank[m.trailing_zeros() as usize];
+            let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
             m &= m - 1;
-            if self.head_blocks[i * VLS + vl as usize] <= self.output_free[out * VLS + vl as usize] {
-                self.next_input[out] = ((i + 1) % self.ports) as u16;
+            if input.head_blocks[lane(vl)] <= output.free[lane(vl)] {
+                self.outputs[out].next_input = ((i + 1) % self.ports) as u16;
                 self.start_transfer(ctx, i, vl, out);
                 return true;
             }
@@ -338,10 +368,10 @@ impl IbSwitch {
         // Each wanted output once (several VLs may want the same one), in VL priority order.
         let mut tried = 0u64;
         let mut j = 0;
-        while !self.in_busy[input] && self.ready[input] != 0 && j < self.vl_order.len() {
+        while !self.inputs[input].busy && self.inputs[input].ready != 0 && j < self.vl_order.len() {
             let vl = self.vl_order[j];
-            if self.ready[input] & (1 << vl) != 0 {
-                let out = self.head_out[input * VLS + vl as usize] as usize;
+            if self.inputs[input].ready & (1 << vl) != 0 {
+                let out = self.inputs[input].head_out[lane(vl)] as usize;
                 let bit = if out < 64 { 1u64 << out } else { 0 };
                 if tried & bit == 0 {
                     tried |= bit;
@@ -353,21 +383,25 @@ impl IbSwitch {
     }
 
     fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
-        let slot = input * VLS + vl as usize;
-        let id = self.input[slot].pop_front().expect("a requesting VL has a head packet");
+        let port = &mut self.inputs[input];
+        let id = port.queues[lane(vl)].pop_front().expect("a requesting VL has a head packet");
+        let blocks = port.head_blocks[lane(vl)];
+        let next = port.queues[lane(vl)].front().copied();
         self.clear_ready(input, vl);
-        let blocks = self.head_blocks[slot];
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
-        self.in_busy[input] = true;
-        self.out_busy[out] = true;
-        self.blocked[out] = false;
-        self.transfer_out[input] = out as u16;
-        self.transfer_frees[input] = (vl, bytes as u16);
-        self.output_free[out * VLS + vl as usize] -= blocks;
-        self.output[out * VLS + vl as usize].push_back((id, bytes));
-        self.output_queued[out] += 1;
-        self.queued_vls[out] |= 1 << vl;
+        let port = &mut self.inputs[input];
+        port.busy = true;
+        port.transfer_out = out as u16;
+        port.transfer_vl = vl;
+        port.transfer_bytes = bytes as u16;
+        let o = &mut self.outputs[out];
+        o.busy = true;
+        o.blocked = false;
+        o.free[lane(vl)] -= blocks;
+        o.queues[lane(vl)].push_back((id, bytes));
+        o.queued += 1;
+        o.queued_vls |= 1 << vl;
         self.transfers += 1;
         // At link rate the transfer cannot end before the tail has arrived.
         let wire = ctx.timing.wire(bytes);
@@ -375,11 +409,8 @@ impl IbSwitch {
         let end: Time = (ctx.now + wire).max(tail);
         ctx.queue.push(end, Event::TransferDone { switch: self.index, port: input as u16 });
         // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
-        if let Some(&next) = self.input[slot].front() {
-            let n = &ctx.packets[next];
-            let table = if vl == VL15 { &self.control_table } else { &self.data_table };
-            let (next_out, next_bytes) = (table[n.dlid as usize], n.bytes);
-            self.set_ready(input, vl, next_out, next_bytes);
+        if let Some(next) = next {
+            self.set_ready(ctx, input, vl, next);
         }
         // The output link may start this packet at once (cut-through): its
         // transfer and its transmission then end together, in one event.
@@ -390,13 +421,13 @@ impl IbSwitch {
     /// The crossbar transfer from `input` has ended: its input VL space is
     /// free (credits go upstream) and both crossbar ports can take the next.
     pub fn on_transfer_done(&mut self, ctx: &mut Ctx, input: usize) {
-        let out = self.transfer_out[input] as usize;
-        if self.on_wire[out].is_some_and(|w| w.with_transfer) {
+        let port = &mut self.inputs[input];
+        let (out, vl, bytes) = (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes);
+        port.busy = false;
+        if self.outputs[out].on_wire.is_some_and(|w| w.with_transfer) {
             self.free_output(out);
         }
-        let (vl, bytes) = self.transfer_frees[input];
-        self.in_busy[input] = false;
-        self.out_busy[out] = false;
+        self.outputs[out].busy = false;
         ctx.metrics.input_buffered(ctx.now, -(bytes as i64));
         self.return_credits(ctx, input, vl, bytes as u32);
         self.try_output(ctx, out);
@@ -407,7 +438,7 @@ impl IbSwitch {
     /// Sends credits for `bytes` on `vl` back to whoever feeds input `port`.
     fn return_credits(&self, ctx: &mut Ctx, port: usize, vl: u8, bytes: u32) {
         if vl != VL15 {
-            let link = self.peers[port].expect("packets arrive on cabled ports");
+            let link = self.inputs[port].peer.expect("packets arrive on cabled ports");
             ctx.credit(link, vl, blocks_for(bytes, self.block));
         }
     }
@@ -417,43 +448,43 @@ impl IbSwitch {
     /// ends when its transmission would: if it is the one sent, the transfer's
     /// end event also ends the transmission.
     fn try_link(&mut self, ctx: &mut Ctx, out: usize, merge: Option<u32>) {
-        if self.on_wire[out].is_some() || self.output_queued[out] == 0 {
+        let o = &mut self.outputs[out];
+        if o.on_wire.is_some() || o.queued == 0 {
             return;
         }
         let returns = ctx.returns.switch_port(self.index, out as u16);
-        let credits = &mut self.credits[out];
+        let credits = &mut o.credits;
         returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
-        let base = out * VLS;
         // The VLs whose head has credit for all of it, found once: the
         // arbiter then only reads this mask.
         let mut sendable = 0u16;
-        let mut queued = self.queued_vls[out];
+        let mut queued = o.queued_vls;
         while queued != 0 {
             let vl = queued.trailing_zeros() as u8;
             queued &= queued - 1;
-            let (_, bytes) = self.output[base + vl as usize][0];
+            let (_, bytes) = o.queues[lane(vl)][0];
             if credits.can_send(vl, bytes) {
                 sendable |= 1 << vl;
             }
         }
-        let picked = if sendable == 0 { None } else { self.arbiters[out].select_mask(sendable) };
+        let picked = if sendable == 0 { None } else { o.arbiter.select_mask(sendable) };
         let (switch, port) = (self.index, out as u16);
         returns.set_waiting(picked.is_none(), ctx.queue, |vl, blocks| Event::SwitchCredit { switch, port, vl, blocks });
         let Some(vl) = picked else {
             return;
         };
-        let q = &mut self.output[base + vl as usize];
+        let q = &mut o.queues[lane(vl)];
         let (id, bytes) = q.pop_front().expect("the arbiter chose a VL with a packet");
         if q.is_empty() {
-            self.queued_vls[out] &= !(1 << vl);
+            o.queued_vls &= !(1 << vl);
         }
-        self.output_queued[out] -= 1;
-        self.credits[out].consume(vl, bytes);
-        self.arbiters[out].on_sent(vl, bytes);
+        o.queued -= 1;
+        o.credits.consume(vl, bytes);
+        o.arbiter.on_sent(vl, bytes);
         let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
         let with_transfer = merge == Some(id);
-        self.on_wire[out] = Some(OnWire { vl, blocks: blocks as u16, with_transfer });
-        let link = self.peers[out].expect("forwarding tables use cabled ports");
+        o.on_wire = Some(OnWire { vl, blocks: blocks as u16, with_transfer });
+        let link = self.inputs[out].peer.expect("forwarding tables use cabled ports");
         let wire = ctx.timing.wire(bytes);
         ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
         if !with_transfer {
@@ -472,14 +503,15 @@ impl IbSwitch {
     /// The packet on output `out`'s wire has gone: its output VL space is free.
     #[inline]
     fn free_output(&mut self, out: usize) {
-        let w = self.on_wire[out].take().expect("a packet was on the wire");
-        self.blocked[out] = false;
-        self.output_free[out * VLS + w.vl as usize] += w.blocks;
+        let o = &mut self.outputs[out];
+        let w = o.on_wire.take().expect("a packet was on the wire");
+        o.blocked = false;
+        o.free[lane(w.vl)] += w.blocks;
     }
 
     /// Credits for `vl` come back to output `out`.
     pub fn on_credit(&mut self, ctx: &mut Ctx, out: usize, vl: u8, blocks: u32) {
-        self.credits[out].restore(vl, blocks);
+        self.outputs[out].credits.restore(vl, blocks);
         self.try_link(ctx, out, None);
     }
 
@@ -496,23 +528,23 @@ impl IbSwitch {
         let mut out = Vec::new();
         for port in 0..self.ports {
             for vl in 0..15u8 {
-                let slot = port * VLS + vl as usize;
-                let Some(&id) = self.input[slot].front() else { continue };
-                if self.ready[port] & (1 << vl) == 0 {
+                let input = &self.inputs[port];
+                let Some(&id) = input.queues[lane(vl)].front() else { continue };
+                if input.ready & (1 << vl) == 0 {
                     continue;
                 }
-                let o = self.head_out[slot] as usize;
+                let o = input.head_out[lane(vl)] as usize;
                 if self.room(o, vl, packets[id].bytes as u32) {
                     continue;
                 }
-                let Some(&(_, head_bytes)) = self.output[o * VLS + vl as usize].front() else { continue };
+                let Some(&(_, head_bytes)) = self.outputs[o].queues[lane(vl)].front() else { continue };
                 // Credits held for the output but due by now count as back.
-                let c = self.credits[o].vl(vl);
+                let c = self.outputs[o].credits.vl(vl);
                 let due = returns.switch_port_ref(self.index, o as u16).due_blocks(vl, now);
                 if c.blocks(head_bytes) <= c.available_blocks() + due {
                     continue;
                 }
-                if let Some(link) = self.peers[o] {
+                if let Some(link) = self.inputs[o].peer {
                     if link.to.kind == crate::sim::ComponentKind::Switch {
                         out.push(((self.index, port as u16, vl), (link.to.index, link.to.port, vl)));
                     }
@@ -524,42 +556,45 @@ impl IbSwitch {
 
     /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
     pub fn input_blocks(&self, packets: &crate::kernel::Arena<super::packet::Packet>, port: usize, vl: u8) -> u32 {
-        let queued: u32 = self.input[port * VLS + vl as usize]
-            .iter()
-            .map(|&id| blocks_for(packets[id].bytes as u32, self.block))
-            .sum();
-        let moving = if self.in_busy[port] && self.transfer_frees[port].0 == vl {
-            blocks_for(self.transfer_frees[port].1 as u32, self.block)
-        } else {
-            0
-        };
+        let input = &self.inputs[port];
+        let queued: u32 =
+            input.queues[lane(vl)].iter().map(|&id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+        let moving =
+            if input.busy && input.transfer_vl == vl { blocks_for(input.transfer_bytes as u32, self.block) } else { 0 };
         queued + moving
     }
 
     /// Credits output `port` holds for `vl` at its receiver (used blocks as
     /// the sender sees them), less those held for it and due by `now`.
     pub fn credits_used(&self, port: usize, vl: u8, returns: &CreditReturns, now: Time) -> u32 {
-        self.credits[port].vl(vl).used_blocks() - returns.switch_port_ref(self.index, port as u16).due_blocks(vl, now)
+        self.outputs[port].credits.vl(vl).used_blocks()
+            - returns.switch_port_ref(self.index, port as u16).due_blocks(vl, now)
     }
 
     /// Packets held in input and output VLs.
     pub fn packets_held(&self) -> usize {
-        self.input.iter().map(VecDeque::len).sum::<usize>() + self.output.iter().map(VecDeque::len).sum::<usize>()
+        self.inputs.iter().flat_map(|p| &p.queues).map(VecDeque::len).sum::<usize>()
+            + self.outputs.iter().flat_map(|p| &p.queues).map(VecDeque::len).sum::<usize>()
     }
 
     /// Bytes of the switch's state: its VL queues hold a few packets each
     /// (credits bound them), so this is counted once, not per call.
     pub fn memory_bytes(&self) -> u64 {
-        self.input.iter().map(|q| q.capacity() as u64 * 4 + 32).sum::<u64>()
-            + self.output.iter().map(|q| q.capacity() as u64 * 8 + 32).sum::<u64>()
+        self.inputs.iter().flat_map(|p| &p.queues).map(|q| q.capacity() as u64 * 4).sum::<u64>()
+            + self.outputs.iter().flat_map(|p| &p.queues).map(|q| q.capacity() as u64 * 8).sum::<u64>()
+            + (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>())
+                as u64
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
     }
 
     /// Whether every output VL buffer is empty and every credit is back or
     /// held for its port (audit at drain).
     pub fn is_quiescent(&self, returns: &CreditReturns) -> bool {
-        self.output_free.iter().enumerate().all(|(slot, &f)| slot % VLS == VL15 as usize || f == self.output_capacity)
-            && self.credits.iter().enumerate().all(|(p, c)| {
+        self.outputs
+            .iter()
+            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
+            && self.outputs.iter().enumerate().all(|(p, o)| {
+                let c = &o.credits;
                 let r = returns.switch_port_ref(self.index, p as u16);
                 (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == r.held_blocks(v))
             })
