@@ -231,14 +231,14 @@ pub fn ib_irregular(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-irregular", &crate::run(&ib_irregular_scenario(packets))?))
 }
 
-/// A 4-ary 4-tree (256 HCAs on 256 8-port switches), min-hop routing
-/// (balanced minimal paths, which in a fat tree go up, then down:
-/// deadlock-free), the 70:30 mix at 50% injection, stopping after `packets`
-/// delivered.
+/// A 4-ary 4-tree (256 HCAs on 256 8-port switches), D-Mod-K routing
+/// (OpenSM's fat-tree engine: minimal, up then down, so deadlock-free, and
+/// balanced over every link), the 70:30 mix at 50% injection, stopping
+/// after `packets` delivered.
 pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
     let toml = format!(
         "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
-         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"min_hop\"\n[ib.workload]\ninjection_rate = 0.5\n"
+         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n[ib.workload]\ninjection_rate = 0.5\n"
     );
     Scenario::from_toml_str(&toml, "<ib-fat-tree benchmark>").expect("benchmark scenario is valid")
 }

@@ -111,7 +111,8 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
     let name = match spec.routing.algorithm {
         IbRouting::Spf => "spf",
         IbRouting::Updown => "updown",
-        IbRouting::MinHop => "shortest",
+        IbRouting::MinHop => "min_hop",
+        IbRouting::Ftree => "ftree",
     };
     let data = routing_tables(name, topo, &params)?;
     let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;

@@ -84,10 +84,14 @@ pub enum IbRouting {
     Spf,
     /// Up*/Down*: BFS spanning tree from `root`; never an up link after a down link.
     Updown,
-    /// Minimum hops with destinations spread over equally short next switches
-    /// (the balancing of OpenSM's min-hop engine; minimal paths of a fat tree
-    /// go up, then down, so it is deadlock-free there).
+    /// Minimum hops, each destination on the least-hop port carrying the
+    /// fewest destinations so far (OpenSM's min-hop engine). Deadlock-free on
+    /// fat trees, whose minimal paths go up, then down, but there it climbs
+    /// by the same digit at every level and loses most of the bisection.
     MinHop,
+    /// D-Mod-K (OpenSM's fat-tree engine): a switch at level l climbs by
+    /// digit l of the destination, so a fat tree keeps its full bisection.
+    Ftree,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]

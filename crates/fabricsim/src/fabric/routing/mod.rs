@@ -8,7 +8,11 @@
 //!   parallel trunks).
 //! - `spf`, `updown`: seed 003 section 3.1's deterministic InfiniBand
 //!   routings for irregular networks.
+//! - `min_hop`, `ftree`: OpenSM's default engine (minimal paths balanced by
+//!   destinations per port) and its fat-tree engine (D-Mod-K).
 
+mod ftree;
+pub(crate) mod min_hop;
 mod ring;
 pub mod shortest;
 mod smart;
@@ -87,8 +91,16 @@ pub struct Algorithm {
 }
 
 /// Every routing algorithm, by name.
-pub static ALGORITHMS: &[Algorithm] =
-    &[shortest::ALGORITHM, smart::ALGORITHM, ring::CLOCKWISE, ring::CENTRAL, spf::ALGORITHM, updown::ALGORITHM];
+pub static ALGORITHMS: &[Algorithm] = &[
+    shortest::ALGORITHM,
+    smart::ALGORITHM,
+    ring::CLOCKWISE,
+    ring::CENTRAL,
+    spf::ALGORITHM,
+    updown::ALGORITHM,
+    min_hop::ALGORITHM,
+    ftree::ALGORITHM,
+];
 
 /// The algorithm called `name`; `key` is the scenario key that chose it.
 pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
@@ -121,7 +133,10 @@ mod tests {
         let topo = build_shape("irregular", &ShapeParams::default()).unwrap();
         let e = routing_tables("minhop", &topo, &RoutingParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
-        assert_eq!(e.allowed.as_deref(), Some("one of: shortest, smart, clockwise, central, spf, updown"));
+        assert_eq!(
+            e.allowed.as_deref(),
+            Some("one of: shortest, smart, clockwise, central, spf, updown, min_hop, ftree")
+        );
         let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
         let e = routing_tables("spf", &topo, &params).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.root"));

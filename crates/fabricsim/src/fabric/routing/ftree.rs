@@ -1,0 +1,101 @@
+//! D-Mod-K, the routing of OpenSM's fat-tree engine for k-ary n-trees
+//! (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic for Shift
+//! Permutations on Real Life Fat Trees", 2010): a packet for destination
+//! endpoint `d` climbing from a switch at level `l` takes up port
+//! `(d / k^l) mod k`, and comes down the one minimal path. Each level uses
+//! the next digit of `d`, so the destinations spread over every root and
+//! every link of a level carries the same number of routes: the tree keeps
+//! its full bisection under uniform traffic, where [`super::min_hop`] uses
+//! the same digit at every level.
+//!
+//! Written for any graph: a switch's level is its hop distance to the
+//! nearest switch with endpoints, and its least-hop ports towards `d`, in
+//! port order, play the up ports (`k` is their count). On a fat tree that
+//! is exactly D-Mod-K; elsewhere routes stay minimal but the balance and
+//! deadlock freedom of a tree are not promised.
+
+use super::{Algorithm, ForwardingTables, RoutingParams};
+use crate::error::Result;
+use crate::fabric::topology::{PortUse, Topology};
+
+pub(super) const ALGORITHM: Algorithm = Algorithm {
+    name: "ftree",
+    description: "D-Mod-K minimal routing for fat trees (OpenSM's fat-tree engine): level l climbs by digit l of \
+                  the destination",
+    params: &[],
+    tables,
+};
+
+fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {
+    let map = topo.port_map();
+    let dist = topo.distances();
+    let switch_of = topo.endpoint_switch();
+    let per_switch = topo.endpoints_per_switch();
+    let leaves: Vec<usize> = (0..map.len()).filter(|&s| per_switch[s] > 0).collect();
+    let mut ports = vec![vec![Vec::new(); switch_of.len()]; map.len()];
+    for (s, row) in map.iter().enumerate() {
+        let level = leaves.iter().map(|&l| dist[s][l]).min().unwrap_or(0);
+        for (e, &d) in switch_of.iter().enumerate() {
+            let d = d as usize;
+            let choice = if d == s {
+                row.iter().position(|u| *u == PortUse::Endpoint(e as u32))
+            } else {
+                let closer: Vec<usize> = (0..row.len())
+                    .filter(|&p| match row[p] {
+                        PortUse::Link { to, .. } => dist[to as usize][d].checked_add(1) == Some(dist[s][d]),
+                        _ => false,
+                    })
+                    .collect();
+                let k = closer.len() as u64;
+                // Digit `level` of `e` in base k (k^level may overflow on deep graphs: saturate).
+                let place = k.checked_pow(level).unwrap_or(u64::MAX).max(1);
+                (k > 0).then(|| closer[((e as u64 / place) % k) as usize])
+            };
+            if let Some(p) = choice {
+                ports[s][e] = vec![p as u16];
+            }
+        }
+    }
+    Ok(ForwardingTables { ports })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fabric::deadlock::analyze;
+    use crate::fabric::routing::min_hop::tests::link_loads;
+    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    #[test]
+    fn fat_trees_get_minimal_acyclic_routes_with_every_link_equally_loaded() {
+        for (k, n) in [(2, 2), (2, 4), (3, 3), (4, 3), (4, 4)] {
+            let p = ShapeParams { arity: Some(k), levels: Some(n), ..ShapeParams::default() };
+            let topo = build_shape("fat_tree", &p).unwrap();
+            let t = routing_tables("ftree", &topo, &RoutingParams::default()).unwrap();
+            assert!(analyze(&topo, &t).unwrap().acyclic, "{k}-ary {n}-tree");
+            let map = topo.port_map();
+            let dist = topo.distances();
+            let switch_of = topo.endpoint_switch();
+            for (src, &from) in switch_of.iter().enumerate() {
+                for (dest, &to) in switch_of.iter().enumerate() {
+                    let path = t.path(&topo, &map, from, dest as u32).unwrap();
+                    assert_eq!(path.len() as u32 - 1, dist[from as usize][to as usize], "{src} -> {dest}");
+                }
+            }
+            // Every link direction between switches carries routes, and all
+            // the up links (ports k..2k) of a level carry the same number, as
+            // do all its down links.
+            let load = link_loads(&topo, "ftree");
+            let links: usize = topo.links.iter().map(|l| 2 * l.multiplicity() as usize).sum();
+            assert_eq!(load.len(), links, "{k}-ary {n}-tree: some links unused");
+            let per_level = (k as usize).pow(n - 1);
+            let mut groups: std::collections::BTreeMap<(usize, bool), Vec<u32>> = Default::default();
+            for (&(s, port), &routes) in &load {
+                groups.entry((s as usize / per_level, port as u32 >= k)).or_default().push(routes);
+            }
+            for ((level, up), routes) in groups {
+                assert!(routes.iter().all(|&r| r == routes[0]), "{k}-ary {n}-tree level {level} up {up}: {routes:?}");
+            }
+        }
+    }
+}
