@@ -81,15 +81,16 @@ struct InPort {
     transfer_out: u16,
     transfer_vl: u8,
     transfer_bytes: u16,
+    transfer_blocks: u16,
     /// Who feeds this port (None: a free port).
     peer: Option<Link>,
 }
 
 /// One output port: its VL queues, credits, arbiter and link.
 struct OutPort {
-    /// (packet, wire bytes) per VL, and each VL's free space in credit blocks
-    /// (VL15: unbounded, as it takes no credits).
-    queues: [VecDeque<(u32, u32)>; VLS],
+    /// Packets per VL, and each VL's free space in credit blocks (VL15:
+    /// unbounded, as it takes no credits).
+    queues: [VecDeque<Queued>; VLS],
     free: [u16; VLS],
     /// Packets queued over all VLs, and the VLs with any (bit mask).
     queued: u32,
@@ -110,6 +111,15 @@ struct OutPort {
     credits: PortCredits,
     arbiter: VlArbiter,
     on_wire: Option<OnWire>,
+}
+
+/// A packet in an output VL: its wire bytes and credit blocks (the same
+/// blocks here and at the receiver; 0 on VL15), counted once.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    id: u32,
+    bytes: u16,
+    blocks: u16,
 }
 
 /// A VL as an index into a port's per-VL arrays (masking proves it in range).
@@ -180,6 +190,7 @@ impl IbSwitch {
                     transfer_out: 0,
                     transfer_vl: 0,
                     transfer_bytes: 0,
+                    transfer_blocks: 0,
                     peer,
                 })
                 .collect(),
@@ -236,7 +247,7 @@ impl IbSwitch {
                     // IBA: a packet whose SL has no VL on this port is discarded.
                     let p = ctx.packets[id];
                     ctx.discard(id);
-                    self.return_credits(ctx, port, p.vl, p.bytes as u32);
+                    self.return_credits(ctx, port, p.vl, blocks_for(p.bytes as u32, self.block));
                     return;
                 }
             }
@@ -395,11 +406,12 @@ impl IbSwitch {
         port.transfer_out = out as u16;
         port.transfer_vl = vl;
         port.transfer_bytes = bytes as u16;
+        port.transfer_blocks = blocks;
         let o = &mut self.outputs[out];
         o.busy = true;
         o.blocked = false;
         o.free[lane(vl)] -= blocks;
-        o.queues[lane(vl)].push_back((id, bytes));
+        o.queues[lane(vl)].push_back(Queued { id, bytes: bytes as u16, blocks });
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         self.transfers += 1;
@@ -422,24 +434,25 @@ impl IbSwitch {
     /// free (credits go upstream) and both crossbar ports can take the next.
     pub fn on_transfer_done(&mut self, ctx: &mut Ctx, input: usize) {
         let port = &mut self.inputs[input];
-        let (out, vl, bytes) = (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes);
+        let (out, vl, bytes, blocks) =
+            (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes, port.transfer_blocks);
         port.busy = false;
         if self.outputs[out].on_wire.is_some_and(|w| w.with_transfer) {
             self.free_output(out);
         }
         self.outputs[out].busy = false;
         ctx.metrics.input_buffered(ctx.now, -(bytes as i64));
-        self.return_credits(ctx, input, vl, bytes as u32);
+        self.return_credits(ctx, input, vl, blocks as u32);
         self.try_output(ctx, out);
         self.try_input(ctx, input);
         self.try_link(ctx, out, None);
     }
 
-    /// Sends credits for `bytes` on `vl` back to whoever feeds input `port`.
-    fn return_credits(&self, ctx: &mut Ctx, port: usize, vl: u8, bytes: u32) {
+    /// Sends `blocks` credits on `vl` back to whoever feeds input `port`.
+    fn return_credits(&self, ctx: &mut Ctx, port: usize, vl: u8, blocks: u32) {
         if vl != VL15 {
             let link = self.inputs[port].peer.expect("packets arrive on cabled ports");
-            ctx.credit(link, vl, blocks_for(bytes, self.block));
+            ctx.credit(link, vl, blocks);
         }
     }
 
@@ -462,8 +475,7 @@ impl IbSwitch {
         while queued != 0 {
             let vl = queued.trailing_zeros() as u8;
             queued &= queued - 1;
-            let (_, bytes) = o.queues[lane(vl)][0];
-            if credits.can_send(vl, bytes) {
+            if credits.can_send_blocks(vl, o.queues[lane(vl)][0].blocks) {
                 sendable |= 1 << vl;
             }
         }
@@ -474,16 +486,16 @@ impl IbSwitch {
             return;
         };
         let q = &mut o.queues[lane(vl)];
-        let (id, bytes) = q.pop_front().expect("the arbiter chose a VL with a packet");
+        let Queued { id, bytes, blocks } = q.pop_front().expect("the arbiter chose a VL with a packet");
+        let bytes = bytes as u32;
         if q.is_empty() {
             o.queued_vls &= !(1 << vl);
         }
         o.queued -= 1;
-        o.credits.consume(vl, bytes);
+        o.credits.consume_blocks(vl, blocks);
         o.arbiter.on_sent(vl, bytes);
-        let blocks = if vl == VL15 { 0 } else { blocks_for(bytes, self.block) };
         let with_transfer = merge == Some(id);
-        o.on_wire = Some(OnWire { vl, blocks: blocks as u16, with_transfer });
+        o.on_wire = Some(OnWire { vl, blocks, with_transfer });
         let link = self.inputs[out].peer.expect("forwarding tables use cabled ports");
         let wire = ctx.timing.wire(bytes);
         ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
@@ -537,11 +549,11 @@ impl IbSwitch {
                 if self.room(o, vl, packets[id].bytes as u32) {
                     continue;
                 }
-                let Some(&(_, head_bytes)) = self.outputs[o].queues[lane(vl)].front() else { continue };
+                let Some(head) = self.outputs[o].queues[lane(vl)].front() else { continue };
                 // Credits held for the output but due by now count as back.
                 let c = self.outputs[o].credits.vl(vl);
                 let due = returns.switch_port_ref(self.index, o as u16).due_blocks(vl, now);
-                if c.blocks(head_bytes) <= c.available_blocks() + due {
+                if head.blocks as u32 <= c.available_blocks() + due {
                     continue;
                 }
                 if let Some(link) = self.inputs[o].peer {

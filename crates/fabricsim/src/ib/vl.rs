@@ -178,9 +178,19 @@ impl VlCredits {
     #[inline]
     pub fn consume(&mut self, packet_bytes: u32) -> u32 {
         let b = self.blocks(packet_bytes);
-        assert!(b <= self.available as u32, "VL credits would go negative: {b} blocks wanted, {} left", self.available);
-        self.available -= b as u16;
+        self.take(b as u16);
         b
+    }
+
+    /// Takes `blocks` credits (a packet the caller has counted in this VL's blocks).
+    #[inline]
+    pub fn take(&mut self, blocks: u16) {
+        assert!(
+            blocks <= self.available,
+            "VL credits would go negative: {blocks} blocks wanted, {} left",
+            self.available
+        );
+        self.available -= blocks;
     }
 
     /// Returns `blocks` credits when the receiver frees them.
@@ -266,6 +276,21 @@ impl PortCredits {
     #[inline]
     pub fn can_send(&self, vl: u8, packet_bytes: u32) -> bool {
         vl == VL15 || self.vls[self.index(vl)].can_send(packet_bytes)
+    }
+
+    /// [`Self::can_send`] for a packet the caller has counted in blocks.
+    #[inline]
+    pub fn can_send_blocks(&self, vl: u8, blocks: u16) -> bool {
+        vl == VL15 || blocks <= self.vls[self.index(vl)].available
+    }
+
+    /// [`Self::consume`] for a packet the caller has counted in blocks.
+    #[inline]
+    pub fn consume_blocks(&mut self, vl: u8, blocks: u16) {
+        if vl != VL15 {
+            let i = self.index(vl);
+            self.vls[i].take(blocks);
+        }
     }
 
     /// Takes a packet's credits on `vl`; returns the blocks taken (0 on VL15).
