@@ -21,7 +21,7 @@ use super::event_set::{key, key_time, EventSet};
 use super::time::Time;
 
 const NIL: u32 = u32::MAX;
-/// Buckets in the ring: 4096 spans 67 us at the InfiniBand model's 16 ns.
+/// Buckets in the ring: 4096 span 67 us at the InfiniBand model's 16.4 ns on 1x links.
 const RING_BITS: u32 = 12;
 
 /// An event in a bucket's list; `next` links the list (or the free list).
