@@ -376,20 +376,27 @@ impl IbSwitch {
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
     fn try_input(&mut self, ctx: &mut Ctx, input: usize) {
+        // The requesting VLs as priority ranks (only VLs some arbitration
+        // table serves, as the order lists); an offer that fails changes
+        // nothing here, one that succeeds makes the input busy.
+        let mut ranks = 0u16;
+        let mut ready = self.inputs[input].ready;
+        while ready != 0 {
+            ranks |= 1 << self.rank[lane(ready.trailing_zeros() as u8)];
+            ready &= ready - 1;
+        }
+        ranks &= ((1u32 << self.vl_order.len()) - 1) as u16;
         // Each wanted output once (several VLs may want the same one), in VL priority order.
         let mut tried = 0u64;
-        let mut j = 0;
-        while !self.inputs[input].busy && self.inputs[input].ready != 0 && j < self.vl_order.len() {
-            let vl = self.vl_order[j];
-            if self.inputs[input].ready & (1 << vl) != 0 {
-                let out = self.inputs[input].head_out[lane(vl)] as usize;
-                let bit = if out < 64 { 1u64 << out } else { 0 };
-                if tried & bit == 0 {
-                    tried |= bit;
-                    self.try_output_for(ctx, out, input);
-                }
+        while ranks != 0 && !self.inputs[input].busy {
+            let vl = self.by_rank[lane(ranks.trailing_zeros() as u8)];
+            ranks &= ranks - 1;
+            let out = self.inputs[input].head_out[lane(vl)] as usize;
+            let bit = if out < 64 { 1u64 << out } else { 0 };
+            if tried & bit == 0 {
+                tried |= bit;
+                self.try_output_for(ctx, out, input);
             }
-            j += 1;
         }
     }
 
