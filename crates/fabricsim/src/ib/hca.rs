@@ -91,6 +91,9 @@ pub struct Hca {
     link: Link,
     queues: SendQueues,
     credits: PortCredits,
+    /// Credit blocks of the largest packet any traffic class sends: a VL
+    /// with that many credits can send its next packet, whatever it is.
+    full_blocks: u16,
     arbiter: VlArbiter,
     sending: bool,
     /// Payload bytes of messages waiting to be sent, against the buffer.
@@ -122,6 +125,11 @@ impl Hca {
             link,
             queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls, waiting_vls: 0, sl_vl },
             credits,
+            full_blocks: TrafficClass::ALL
+                .iter()
+                .map(|c| credits.vl(0).blocks(c.mtu().max_packet_bytes()) as u16)
+                .max()
+                .expect("three classes"),
             arbiter,
             sending: false,
             queued_bytes: 0,
@@ -177,8 +185,12 @@ impl Hca {
         while waiting != 0 {
             let vl = waiting.trailing_zeros() as u8;
             waiting &= waiting - 1;
-            let m = self.queues.head(vl).expect("a waiting VL has a message");
-            if credits.can_send(vl, ctx.messages[m].next_packet_bytes()) {
+            // Most often the credits cover any packet: no need to look at the message.
+            let fits = credits.can_send_blocks(vl, self.full_blocks) || {
+                let m = self.queues.head(vl).expect("a waiting VL has a message");
+                credits.can_send(vl, ctx.messages[m].next_packet_bytes())
+            };
+            if fits {
                 sendable |= 1 << vl;
             }
         }
