@@ -86,7 +86,7 @@ impl<E: Copy> CalendarQueue<E> {
         per_bucket.max(1).ilog2()
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: u128, event: E) {
         debug_assert!(key_time(key) >> self.shift >= self.cursor, "an event scheduled in the past");
         let bucket = key_time(key) >> self.shift;
