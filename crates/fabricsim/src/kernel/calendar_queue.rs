@@ -54,6 +54,9 @@ pub struct CalendarQueue<E> {
     cursor: u64,
     near: usize,
     far: EventQueue<E>,
+    /// Key of the far set's earliest event (`u128::MAX`: none), so a pop
+    /// need not look into the heap.
+    far_next: u128,
     next_seq: u64,
     current: u128,
 }
@@ -75,6 +78,7 @@ impl<E: Copy> CalendarQueue<E> {
             cursor: 0,
             near: 0,
             far: EventQueue::with_capacity(1024),
+            far_next: u128::MAX,
             next_seq: 0,
             current: 0,
         }
@@ -92,6 +96,7 @@ impl<E: Copy> CalendarQueue<E> {
         let bucket = key_time(key) >> self.shift;
         if bucket - self.cursor > self.mask {
             self.far.push_keyed(key, event);
+            self.far_next = self.far_next.min(key);
             return;
         }
         let node = Node { key, event, next: NIL };
@@ -139,9 +144,9 @@ impl<E: Copy> CalendarQueue<E> {
     /// The earliest event's key and where it is.
     #[inline]
     fn earliest(&self) -> Option<(u128, Earliest)> {
-        let far = self.far.peek_key();
+        let far = self.far_next;
         if self.near == 0 {
-            return far.map(|k| (k, Earliest::Far));
+            return (far != u128::MAX).then_some((far, Earliest::Far));
         }
         // The first occupied bucket at or after the cursor, wrapping.
         let start = (self.cursor & self.mask) as usize;
@@ -158,16 +163,21 @@ impl<E: Copy> CalendarQueue<E> {
                 .expect("a non-empty ring has an occupied bucket")
         };
         let near = self.nodes[self.heads[b] as usize].key;
-        match far {
-            Some(k) if k < near => Some((k, Earliest::Far)),
-            _ => Some((near, Earliest::Bucket(b))),
+        if far < near {
+            Some((far, Earliest::Far))
+        } else {
+            Some((near, Earliest::Bucket(b)))
         }
     }
 
     #[inline]
     fn take(&mut self, key: u128, at: Earliest) -> (Time, E) {
         let event = match at {
-            Earliest::Far => self.far.pop().expect("the far set holds the earliest event").1,
+            Earliest::Far => {
+                let (_, event) = self.far.pop().expect("the far set holds the earliest event");
+                self.far_next = self.far.peek_key().unwrap_or(u128::MAX);
+                event
+            }
             Earliest::Bucket(b) => {
                 let id = self.heads[b];
                 let node = self.nodes[id as usize];
