@@ -92,6 +92,8 @@ struct OutPort {
     /// unbounded, as it takes no credits).
     queues: [VecDeque<Queued>; VLS],
     free: [u16; VLS],
+    /// Credit blocks of each VL's head packet, read by every arbitration.
+    head_blocks: [u16; VLS],
     /// Packets queued over all VLs, and the VLs with any (bit mask).
     queued: u32,
     queued_vls: u16,
@@ -198,6 +200,7 @@ impl IbSwitch {
                 .map(|_| OutPort {
                     queues: Default::default(),
                     free,
+                    head_blocks: [0; VLS],
                     queued: 0,
                     queued_vls: 0,
                     busy: false,
@@ -418,7 +421,11 @@ impl IbSwitch {
         o.busy = true;
         o.blocked = false;
         o.free[lane(vl)] -= blocks;
-        o.queues[lane(vl)].push_back(Queued { id, bytes: bytes as u16, blocks });
+        let q = &mut o.queues[lane(vl)];
+        if q.is_empty() {
+            o.head_blocks[lane(vl)] = blocks;
+        }
+        q.push_back(Queued { id, bytes: bytes as u16, blocks });
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         self.transfers += 1;
@@ -482,7 +489,7 @@ impl IbSwitch {
         while queued != 0 {
             let vl = queued.trailing_zeros() as u8;
             queued &= queued - 1;
-            if credits.can_send_blocks(vl, o.queues[lane(vl)][0].blocks) {
+            if credits.can_send_blocks(vl, o.head_blocks[lane(vl)]) {
                 sendable |= 1 << vl;
             }
         }
@@ -495,7 +502,9 @@ impl IbSwitch {
         let q = &mut o.queues[lane(vl)];
         let Queued { id, bytes, blocks } = q.pop_front().expect("the arbiter chose a VL with a packet");
         let bytes = bytes as u32;
-        if q.is_empty() {
+        if let Some(next) = q.front() {
+            o.head_blocks[lane(vl)] = next.blocks;
+        } else {
             o.queued_vls &= !(1 << vl);
         }
         o.queued -= 1;
