@@ -128,6 +128,17 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn on_fat_trees_it_gives_the_tables_of_partitioning_by_local_index() {
+        // Why the fat-tree golden did not change when min_hop became this engine.
+        for (k, n) in [(4, 2), (2, 3), (4, 4)] {
+            let topo = tree(k, n);
+            let params = RoutingParams::default();
+            let engine = routing_tables("min_hop", &topo, &params).unwrap();
+            assert_eq!(engine, routing_tables("shortest", &topo, &params).unwrap(), "{k}-ary {n}-tree");
+        }
+    }
+
+    #[test]
     fn ties_go_to_the_port_with_fewer_destinations_then_the_lower_port() {
         // A star whose satellites have two trunks to the hub: a satellite
         // alternates its remote destinations over them, the lower port first.
