@@ -14,9 +14,10 @@
 //! is exactly D-Mod-K; elsewhere routes stay minimal but the balance and
 //! deadlock freedom of a tree are not promised.
 
+use super::min_hop::least_hop_tables;
 use super::{Algorithm, ForwardingTables, RoutingParams};
 use crate::error::Result;
-use crate::fabric::topology::{PortUse, Topology};
+use crate::fabric::topology::Topology;
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "ftree",
@@ -27,36 +28,17 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {
-    let map = topo.port_map();
     let dist = topo.distances();
-    let switch_of = topo.endpoint_switch();
     let per_switch = topo.endpoints_per_switch();
-    let leaves: Vec<usize> = (0..map.len()).filter(|&s| per_switch[s] > 0).collect();
-    let mut ports = vec![vec![Vec::new(); switch_of.len()]; map.len()];
-    for (s, row) in map.iter().enumerate() {
-        let level = leaves.iter().map(|&l| dist[s][l]).min().unwrap_or(0);
-        for (e, &d) in switch_of.iter().enumerate() {
-            let d = d as usize;
-            let choice = if d == s {
-                row.iter().position(|u| *u == PortUse::Endpoint(e as u32))
-            } else {
-                let closer: Vec<usize> = (0..row.len())
-                    .filter(|&p| match row[p] {
-                        PortUse::Link { to, .. } => dist[to as usize][d].checked_add(1) == Some(dist[s][d]),
-                        _ => false,
-                    })
-                    .collect();
-                let k = closer.len() as u64;
-                // Digit `level` of `e` in base k (k^level may overflow on deep graphs: saturate).
-                let place = k.checked_pow(level).unwrap_or(u64::MAX).max(1);
-                (k > 0).then(|| closer[((e as u64 / place) % k) as usize])
-            };
-            if let Some(p) = choice {
-                ports[s][e] = vec![p as u16];
-            }
-        }
-    }
-    Ok(ForwardingTables { ports })
+    let leaves: Vec<usize> = (0..per_switch.len()).filter(|&s| per_switch[s] > 0).collect();
+    let level: Vec<u32> =
+        (0..per_switch.len()).map(|s| leaves.iter().map(|&l| dist[s][l]).min().unwrap_or(0)).collect();
+    Ok(least_hop_tables(topo, |s, e, closer| {
+        let k = closer.len() as u64;
+        // Digit `level` of `e` in base k (k^level may overflow on deep graphs: saturate).
+        let place = k.checked_pow(level[s]).unwrap_or(u64::MAX).max(1);
+        closer[((e as u64 / place) % k) as usize]
+    }))
 }
 
 #[cfg(test)]

@@ -30,31 +30,49 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {
+    // Destinations routed out of each port so far, per switch.
+    let mut paths: Vec<Vec<u32>> = topo.radix.iter().map(|&r| vec![0; r as usize]).collect();
+    Ok(least_hop_tables(topo, |s, _, closer| {
+        let p = *closer.iter().min_by_key(|&&p| (paths[s][p], p)).expect("least-hop ports are given");
+        paths[s][p] += 1;
+        p
+    }))
+}
+
+/// Forwarding tables in which every switch sends each destination endpoint,
+/// in LID (index) order, out of one of its least-hop ports: a switch's own
+/// endpoints by their ports, any other by `choose(switch, endpoint,
+/// least-hop ports in port order)`. The minimal routing engines share this
+/// and differ only in the choice.
+pub(super) fn least_hop_tables(
+    topo: &Topology,
+    mut choose: impl FnMut(usize, usize, &[usize]) -> usize,
+) -> ForwardingTables {
     let map = topo.port_map();
     let dist = topo.distances();
     let switch_of = topo.endpoint_switch();
     let mut ports = vec![vec![Vec::new(); switch_of.len()]; map.len()];
+    let mut closer: Vec<usize> = Vec::new();
     for (s, row) in map.iter().enumerate() {
-        let mut paths = vec![0u32; row.len()];
         for (e, &d) in switch_of.iter().enumerate() {
             let d = d as usize;
-            let best = if d == s {
+            let port = if d == s {
                 row.iter().position(|u| *u == PortUse::Endpoint(e as u32))
             } else {
                 // The least-hop ports: links to a switch one hop closer.
-                let closer = |p: &usize| match row[*p] {
+                closer.clear();
+                closer.extend((0..row.len()).filter(|&p| match row[p] {
                     PortUse::Link { to, .. } => dist[to as usize][d].checked_add(1) == Some(dist[s][d]),
                     _ => false,
-                };
-                (0..row.len()).filter(closer).min_by_key(|&p| (paths[p], p))
+                }));
+                (!closer.is_empty()).then(|| choose(s, e, &closer))
             };
-            if let Some(p) = best {
-                paths[p] += 1;
+            if let Some(p) = port {
                 ports[s][e] = vec![p as u16];
             }
         }
     }
-    Ok(ForwardingTables { ports })
+    ForwardingTables { ports }
 }
 
 #[cfg(test)]
