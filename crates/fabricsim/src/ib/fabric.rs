@@ -494,7 +494,7 @@ impl IbFabric {
     fn find_deadlock(&self) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(&self.packets, &self.returns, self.clock.now) {
+            for (a, b) in sw.blocked_waits(&self.returns, self.clock.now) {
                 g.add_edge(a, b, ());
             }
         }

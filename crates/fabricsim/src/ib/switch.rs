@@ -311,10 +311,11 @@ impl IbSwitch {
         self.wanting[out * self.words + input / 64] & (1 << (input % 64)) != 0
     }
 
-    /// Whether output VL (`out`, `vl`) has room for a packet of `bytes`.
+    /// Whether the requesting head of input VL (`i`, `vl`) fits output VL
+    /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
-    fn room(&self, out: usize, vl: u8, bytes: u32) -> bool {
-        vl == VL15 || blocks_for(bytes, self.block) <= self.outputs[out].free[lane(vl)] as u32
+    fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
+        self.inputs[i].head_blocks[lane(vl)] <= self.outputs[out].free[lane(vl)]
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -364,11 +365,10 @@ impl IbSwitch {
     #[inline]
     fn offer(&mut self, ctx: &mut Ctx, i: usize, out: usize) -> bool {
         let mut m = self.want[i * self.ports + out];
-        let (input, output) = (&self.inputs[i], &self.outputs[out]);
         while m != 0 {
             let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
             m &= m - 1;
-            if input.head_blocks[lane(vl)] <= output.free[lane(vl)] {
+            if self.fits(i, out, vl) {
                 self.outputs[out].next_input = ((i + 1) % self.ports) as u16;
                 self.start_transfer(ctx, i, vl, out);
                 return true;
@@ -547,22 +547,16 @@ impl IbSwitch {
     /// for credit: the edges (this input VL, the downstream input VL) of the
     /// wait-for graph a run-time deadlock is a cycle of. Nodes are
     /// (switch, input port, VL).
-    pub fn blocked_waits(
-        &self,
-        packets: &crate::kernel::Arena<super::packet::Packet>,
-        returns: &CreditReturns,
-        now: Time,
-    ) -> Vec<(InputVl, InputVl)> {
+    pub fn blocked_waits(&self, returns: &CreditReturns, now: Time) -> Vec<(InputVl, InputVl)> {
         let mut out = Vec::new();
         for port in 0..self.ports {
             for vl in 0..15u8 {
                 let input = &self.inputs[port];
-                let Some(&id) = input.queues[lane(vl)].front() else { continue };
-                if input.ready & (1 << vl) == 0 {
+                if input.queues[lane(vl)].is_empty() || input.ready & (1 << vl) == 0 {
                     continue;
                 }
                 let o = input.head_out[lane(vl)] as usize;
-                if self.room(o, vl, packets[id].bytes as u32) {
+                if self.fits(port, o, vl) {
                     continue;
                 }
                 let Some(head) = self.outputs[o].queues[lane(vl)].front() else { continue };
@@ -587,8 +581,7 @@ impl IbSwitch {
         let input = &self.inputs[port];
         let queued: u32 =
             input.queues[lane(vl)].iter().map(|&id| blocks_for(packets[id].bytes as u32, self.block)).sum();
-        let moving =
-            if input.busy && input.transfer_vl == vl { blocks_for(input.transfer_bytes as u32, self.block) } else { 0 };
+        let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
 
