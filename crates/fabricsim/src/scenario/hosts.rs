@@ -68,7 +68,7 @@ impl Default for HostsSpec {
 
 /// Calibrated on the C110 to C110 stream with 262143-byte socket buffers
 /// and 2 MB messages (82 Mbit/s, seed 002 section 4.1.2).
-pub const CALIBRATED_BUS_MB_S: f64 = 13.1;
+pub const CALIBRATED_BUS_MB_S: f64 = 12.5;
 /// Calibrated on the C110 to C110 one-byte TCP_RR latency (about 340 us,
 /// seed 002 section 4.2.2).
 pub const CALIBRATED_ADAPTER_US: f64 = 67.0;
@@ -114,11 +114,12 @@ pub struct NetperfSpec {
     /// RFC 1323 window scale option on both hosts (the paper enables it).
     pub window_scale: bool,
     /// IP MTU of IP over Fibre Channel, bytes: sets the MSS (MTU less 40
-    /// bytes of IP and TCP headers and 12 of the RFC 1323 timestamp option).
-    /// The default is 60 KiB, 30 full FC frames (see docs/tcp-netperf-model.md).
+    /// bytes of IP and TCP headers, rounded down to whole 4096-byte
+    /// clusters as HP-UX's `tcp_mss` does, less 12 bytes of the RFC 1323
+    /// timestamp option). Default: RFC 2625's 65280 (see docs/tcp-netperf-model.md).
     pub mtu_bytes: u32,
     /// Period of the delayed-ACK timer (BSD's fast timer): an ACK held back
-    /// goes at the next tick unless a second segment or data to send comes first.
+    /// goes at the next tick unless a window update or data to send takes it first.
     pub delayed_ack_ms: f64,
 }
 
@@ -141,7 +142,13 @@ impl Default for NetperfSpec {
     }
 }
 
-pub const DEFAULT_MTU_BYTES: u32 = 61440;
+pub const DEFAULT_MTU_BYTES: u32 = 65280;
+/// HP-UX's mbuf cluster (MCLBYTES, a 4 KB page): an MSS above it is rounded down to whole clusters.
+pub const CLUSTER_BYTES: u32 = 4096;
+/// IP and TCP headers.
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// The RFC 1323 timestamp option, on every segment when the extensions are on.
+pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
 
 const LOAD_NOTE: &str = "a share of the CPU";
 pub const SENDER_BACKGROUND_LOAD: Range = Range::num("hosts.sender_background_load", 0.0, 0.9).note(LOAD_NOTE);
@@ -230,8 +237,23 @@ impl NetperfSpec {
         (req, self.response_bytes.unwrap_or(req))
     }
 
-    /// The TCP maximum segment size the MTU allows.
+    /// TCP header options on every segment, bytes.
+    pub fn option_bytes(&self) -> u32 {
+        if self.window_scale {
+            TIMESTAMP_OPTION_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// Data bytes per full segment: HP-UX's `tcp_mss` takes the MTU less
+    /// the headers and rounds it down to whole clusters when it exceeds
+    /// one; the timestamp option then takes its 12 bytes.
     pub fn mss(&self) -> u32 {
-        self.mtu_bytes - 40 - if self.window_scale { 12 } else { 0 }
+        let mut maxseg = self.mtu_bytes - TCP_IP_HEADER_BYTES;
+        if maxseg > CLUSTER_BYTES {
+            maxseg &= !(CLUSTER_BYTES - 1);
+        }
+        maxseg - self.option_bytes()
     }
 }

@@ -6,7 +6,9 @@
 //! first, then process-level work in order, neither preempted), an FC
 //! interface on its I/O bus, and a TCP endpoint (`tcp.rs`). One segment
 //! travels as follows: the application's send call copies its message into
-//! the send buffer in chunks (`COPY_CHUNK`), calling tcp_output after each;
+//! the send buffer in passes of whole clusters (`COPY_CHUNK`), each pass
+//! taking as much as the buffer had room for at its start, and calls
+//! tcp_output once per pass (HP-UX `tcp_usrsend` and `sobuildsnd`);
 //! tcp_output's segment costs output processing and checksum on the CPU;
 //! the interface moves the IP packet across the bus and sends it as an FC
 //! sequence of class 3 frames of at most 2048 payload bytes, each under
@@ -29,15 +31,14 @@ use crate::fc::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, Switch
 use crate::fc::timing::FcTiming;
 use crate::kernel::{time, Arena, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
+use crate::scenario::hosts::TCP_IP_HEADER_BYTES;
 use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
 use crate::sim::driver::{Metrics, Sections};
 use crate::sim::{Clock, Link, MetricSet, Model, PortRef};
 
-/// Bytes the send and receive calls copy between two looks at the socket
-/// (one mbuf cluster, a 4 KB page on HP-UX): tcp_output runs after each.
+/// Bytes the send and receive calls copy at a time: one mbuf cluster
+/// (MCLBYTES, a 4 KB page on HP-UX).
 pub const COPY_CHUNK: u64 = 4096;
-/// A blocked sender wakes once this much send buffer is free (BSD sb_lowat).
-pub const SEND_LOW_WATER: u64 = 2048;
 /// BSD's shortest persist interval (TCPTV_PERSMIN).
 pub const PERSIST_TIME: Time = 5 * time::SECOND;
 /// RFC 2625: the FC network header (16) and LLC/SNAP (8) ahead of the IP datagram.
@@ -100,6 +101,8 @@ struct App {
     role: Role,
     /// Bytes left to copy in the current send call (0: not sending).
     send_left: u64,
+    /// Room the current pass of the send call may still fill.
+    pass_space: u64,
     blocked_send: bool,
     /// Bytes the current receive call may still take (0: not receiving).
     recv_left: u64,
@@ -212,6 +215,7 @@ impl NetperfModel {
                 app: App {
                     role: roles[i],
                     send_left: 0,
+                    pass_space: 0,
                     blocked_send: false,
                     recv_left: 0,
                     blocked_recv: false,
@@ -232,7 +236,7 @@ impl NetperfModel {
                 background_load: kinds[i].1.unwrap_or(machine.background_load),
             }
         });
-        let packet_overhead = n.mtu_bytes - mss + IP_OVER_FC_HEADER;
+        let packet_overhead = TCP_IP_HEADER_BYTES + n.option_bytes() + IP_OVER_FC_HEADER;
         let period = time::from_us(n.delayed_ack_ms * 1000.0);
         Ok(NetperfModel {
             clock: Clock::with_capacity(256),
@@ -285,9 +289,11 @@ impl NetperfModel {
         let c = host.costs;
         let (duration, bytes) = match job {
             Job::SendChunk { syscall, wake } => {
-                let n = COPY_CHUNK.min(host.app.send_left).min(host.tcp.send_space());
+                // A pass copies whole clusters until its room is used up.
+                let n = if host.app.pass_space == 0 { 0 } else { COPY_CHUNK.min(host.app.send_left) };
+                let ends_pass = n >= host.app.pass_space || n == host.app.send_left;
                 let fixed = if syscall { c.syscall } else { 0 } + if wake { c.wakeup } else { 0 };
-                (fixed + c.copy(n) + c.output_check, n)
+                (fixed + c.copy(n) + if ends_pass { c.output_check } else { 0 }, n)
             }
             Job::RecvChunk { syscall, wake } => {
                 let n = COPY_CHUNK.min(host.app.recv_left).min(host.tcp.rcv_unread);
@@ -431,18 +437,39 @@ impl NetperfModel {
         self.check_stream_done();
     }
 
-    /// A sender blocked on a full send buffer wakes once enough is free.
+    /// HP-UX `tcp_usrsend` waits while the send buffer is full, or while
+    /// it has less than a cluster free, holds a cluster and a cluster or
+    /// more is left to send; otherwise a pass may take what is free.
+    fn send_room(host: &Host) -> u64 {
+        let space = host.tcp.send_space();
+        let waits = host.app.send_left >= COPY_CHUNK && space < COPY_CHUNK && host.tcp.send_buffered() >= COPY_CHUNK;
+        if waits {
+            0
+        } else {
+            space
+        }
+    }
+
+    /// A sender blocked on a full send buffer wakes when an ACK frees room
+    /// for a pass (`sowwakeup` on every ACK that frees data).
     fn wake_sender(&mut self, h: usize) {
         let host = &mut self.hosts[h];
-        if host.app.blocked_send && host.tcp.send_space() >= SEND_LOW_WATER.min(host.app.send_left) {
+        if !host.app.blocked_send {
+            return;
+        }
+        let room = Self::send_room(host);
+        if room > 0 {
             host.app.blocked_send = false;
+            host.app.pass_space = room;
             self.push_job(h, Job::SendChunk { syscall: false, wake: true });
         }
     }
 
     /// Starts a send call of `bytes`.
     fn start_send(&mut self, h: usize, bytes: u64) {
-        self.hosts[h].app.send_left = bytes;
+        let host = &mut self.hosts[h];
+        host.app.send_left = bytes;
+        host.app.pass_space = Self::send_room(host);
         self.push_job(h, Job::SendChunk { syscall: true, wake: false });
     }
 
@@ -462,10 +489,20 @@ impl NetperfModel {
         host.tcp.write(bytes);
         host.app.send_left -= bytes;
         host.app.bytes_written += bytes;
-        self.tcp_output(h);
+        host.app.pass_space = host.app.pass_space.saturating_sub(bytes);
+        if host.app.send_left > 0 && host.app.pass_space > 0 {
+            // The pass goes on: tcp_output runs once it ends.
+            self.push_job(h, Job::SendChunk { syscall: false, wake: false });
+            return;
+        }
+        if bytes > 0 {
+            self.tcp_output(h);
+        }
         let host = &mut self.hosts[h];
         if host.app.send_left > 0 {
-            if host.tcp.send_space() >= SEND_LOW_WATER.min(host.app.send_left) {
+            let room = Self::send_room(host);
+            if room > 0 {
+                host.app.pass_space = room;
                 self.push_job(h, Job::SendChunk { syscall: false, wake: false });
             } else {
                 host.app.blocked_send = true;

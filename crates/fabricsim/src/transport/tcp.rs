@@ -1,10 +1,14 @@
 //! One end of a TCP connection with the behaviour that shapes bulk and
-//! request/response throughput on a 1990s BSD-derived stack (HP-UX 10.x):
-//! the MSS, slow start and congestion avoidance, the RFC 1323 window scale,
+//! request/response throughput on HP-UX 10.x, a 4.3BSD-derived stack: the
+//! MSS, slow start and congestion avoidance, the RFC 1323 window scale,
 //! send and receive socket buffers, the sender's silly-window avoidance and
-//! Nagle (off with TCP_NODELAY), the receiver's silly-window avoidance and
-//! window updates, and delayed ACKs (every second segment, else at the next
-//! tick of the delayed-ACK timer).
+//! Nagle (off with TCP_NODELAY), the receiver's silly-window avoidance, and
+//! delayed ACKs. As in HP-UX's `tcp_input`, every in-order data segment
+//! only marks an ACK as owed: it leaves with data going the other way, with
+//! a window update after a receive call (`window_update_due`), or at the
+//! next tick of the delayed-ACK timer. There is no ACK for every second
+//! segment; with full-sized segments the window update after reading two
+//! of them plays that part.
 //!
 //! Sequence numbers are byte offsets from the start of the connection
 //! (u64: no wrap). The fabric loses nothing (buffer-to-buffer credit on
@@ -69,9 +73,7 @@ pub struct TcpEndpoint {
     pub rcv_unread: u64,
     /// Right edge of the window last advertised.
     pub rcv_adv: u64,
-    /// Data segments received since the last ACK sent.
-    segments_unacked: u32,
-    /// An ACK is owed now (second segment, window update).
+    /// An ACK is owed now (a window update, the delayed-ACK timer).
     pub ack_now: bool,
     /// An ACK is owed at the next delayed-ACK tick.
     pub delayed_ack: bool,
@@ -97,7 +99,6 @@ impl TcpEndpoint {
             rcv_nxt: 0,
             rcv_unread: 0,
             rcv_adv: Self::scaled(cfg.receive_buffer as u64, cfg.window_shift),
-            segments_unacked: 0,
             ack_now: false,
             delayed_ack: false,
             out_of_order: 0,
@@ -119,14 +120,15 @@ impl TcpEndpoint {
         self.written - self.snd_una
     }
 
-    /// Free space in the send buffer.
+    /// Free space in the send buffer (none once a pass has overfilled it).
     pub fn send_space(&self) -> u64 {
-        self.cfg.send_buffer as u64 - self.send_buffered()
+        (self.cfg.send_buffer as u64).saturating_sub(self.send_buffered())
     }
 
-    /// The application puts `bytes` into the send buffer (it has checked the space).
+    /// The application puts `bytes` into the send buffer. A pass of the
+    /// send call copies whole clusters, so it may overfill the buffer by
+    /// less than one cluster (HP-UX `sobuildsnd`).
     pub fn write(&mut self, bytes: u64) {
-        debug_assert!(bytes <= self.send_space());
         self.written += bytes;
     }
 
@@ -186,7 +188,6 @@ impl TcpEndpoint {
         self.rcv_adv = self.rcv_nxt + window;
         self.ack_now = false;
         self.delayed_ack = false;
-        self.segments_unacked = 0;
         Segment { seq, len, ack: self.rcv_nxt, window }
     }
 
@@ -219,27 +220,25 @@ impl TcpEndpoint {
             }
             self.rcv_nxt = seg.seq + seg.len as u64;
             self.rcv_unread += seg.len as u64;
-            self.segments_unacked += 1;
-            if self.segments_unacked >= 2 {
-                self.ack_now = true;
-            } else {
-                self.delayed_ack = true;
-            }
+            self.delayed_ack = true;
         }
         freed
     }
 
-    /// The application read `bytes`; a window update is owed once the
-    /// window can open by two segments or half the buffer.
+    /// The application read `bytes`.
     pub fn read(&mut self, bytes: u64) {
         self.rcv_unread -= bytes;
     }
 
-    /// After a receive call: whether the window opened enough to announce.
+    /// After a receive call (HP-UX `tcp_window_update`): a window update is
+    /// due once the window can open by two segments with the buffer read
+    /// empty, or by a third of the buffer.
     pub fn window_update_due(&self) -> bool {
         let win = self.window_to_advertise();
         let opens = (self.rcv_nxt + win).saturating_sub(self.rcv_adv);
-        opens > 0 && (opens >= 2 * self.cfg.mss as u64 || 2 * opens >= self.cfg.receive_buffer as u64)
+        opens > 0
+            && ((self.rcv_unread == 0 && opens >= 2 * self.cfg.mss as u64)
+                || 3 * opens >= self.cfg.receive_buffer as u64)
     }
 }
 
@@ -279,16 +278,23 @@ mod tests {
     }
 
     #[test]
-    fn second_segment_is_acked_at_once_and_the_first_waits() {
-        let (mut a, mut b) = pair(65535, 1000);
-        a.cwnd = 10_000;
-        a.write(2000);
-        let s1 = a.send_data(a.next_data_segment().unwrap());
-        let s2 = a.send_data(a.next_data_segment().unwrap());
-        b.receive(&s1);
-        assert!(b.delayed_ack && !b.ack_now);
-        b.receive(&s2);
-        assert!(b.ack_now);
+    fn data_is_acked_by_a_window_update_after_reading_two_segments_or_a_third_of_the_buffer() {
+        let (mut a, mut b) = pair(65535, 10_000);
+        a.cwnd = 60_000;
+        a.write(20_000);
+        let segs: Vec<_> = (0..2).map(|_| a.send_data(a.next_data_segment().unwrap())).collect();
+        b.receive(&segs[0]);
+        b.receive(&segs[1]);
+        assert!(b.delayed_ack && !b.ack_now, "arrivals alone only owe a delayed ACK");
+        b.read(10_000);
+        assert!(!b.window_update_due(), "one segment read: 10000 < 2 MSS and < a third of 65535");
+        b.read(10_000);
+        assert!(b.window_update_due(), "two segments read, buffer empty");
+        let (_, mut c) = pair(30_000, 10_000);
+        c.receive(&Segment { seq: 0, len: 10_000, ack: 0, window: 30_000 });
+        c.receive(&Segment { seq: 10_000, len: 5_000, ack: 0, window: 30_000 });
+        c.read(10_000);
+        assert!(c.window_update_due(), "a third of the buffer read, though data is left");
     }
 
     #[test]
