@@ -70,6 +70,30 @@ fn cpu_limited_stream_runs_at_the_cost_bound() {
     assert!(bytes_per_s > lower, "{bytes_per_s} B/s below the per-chunk bound {lower}");
 }
 
+/// HP-UX's send call copies all the free buffer in one pass before
+/// tcp_output, so 2 MB writes leave as segments of many clusters; 8 KB
+/// writes leave one segment each. Its receiver ACKs by window update (two
+/// full segments read with the buffer empty, or a third of the buffer), so
+/// with 8 KB segments an ACK answers about ten of them, not two.
+#[test]
+fn send_passes_shape_the_segments_and_window_updates_pace_the_acks() {
+    let stream = |m: u32| {
+        let r = run(&format!(
+            "[netperf]\nlength_s = 1.0\nmessage_bytes = {m}\n[hosts]\nsender_background_load = 0.0\n\
+             receiver_background_load = 0.0\n"
+        ));
+        let acks = counter(&r, "pure_acks");
+        let data = counter(&r, "segments_delivered") - acks;
+        (counter(&r, "bytes_sent") / data, data / acks.max(1))
+    };
+    let (large, _) = stream(2 * 1024 * 1024);
+    assert!(large > 8 * COPY_CHUNK as i64, "2 MB writes: {large}-byte segments");
+    let (small, per_ack) = stream(8192);
+    // A write is one segment, or a few together when the window held them back.
+    assert!((8000..=12_000).contains(&small), "8 KB writes: {small}-byte segments");
+    assert!(per_ack >= 6, "{per_ack} segments per ACK");
+}
+
 /// Every byte written arrives, once and in order, in both tests.
 #[test]
 fn bytes_are_conserved_and_arrive_in_order() {
