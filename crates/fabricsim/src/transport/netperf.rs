@@ -450,18 +450,23 @@ impl NetperfModel {
         }
     }
 
+    /// Starts the next pass of a send call if the buffer has room for one;
+    /// false: the call must wait.
+    fn begin_pass(&mut self, h: usize, wake: bool) -> bool {
+        let room = Self::send_room(&self.hosts[h]);
+        if room == 0 {
+            return false;
+        }
+        self.hosts[h].app.pass_space = room;
+        self.push_job(h, Job::SendChunk { syscall: false, wake });
+        true
+    }
+
     /// A sender blocked on a full send buffer wakes when an ACK frees room
     /// for a pass (`sowwakeup` on every ACK that frees data).
     fn wake_sender(&mut self, h: usize) {
-        let host = &mut self.hosts[h];
-        if !host.app.blocked_send {
-            return;
-        }
-        let room = Self::send_room(host);
-        if room > 0 {
-            host.app.blocked_send = false;
-            host.app.pass_space = room;
-            self.push_job(h, Job::SendChunk { syscall: false, wake: true });
+        if self.hosts[h].app.blocked_send && self.begin_pass(h, true) {
+            self.hosts[h].app.blocked_send = false;
         }
     }
 
@@ -498,17 +503,13 @@ impl NetperfModel {
         if bytes > 0 {
             self.tcp_output(h);
         }
-        let host = &mut self.hosts[h];
-        if host.app.send_left > 0 {
-            let room = Self::send_room(host);
-            if room > 0 {
-                host.app.pass_space = room;
-                self.push_job(h, Job::SendChunk { syscall: false, wake: false });
-            } else {
-                host.app.blocked_send = true;
+        if self.hosts[h].app.send_left > 0 {
+            if !self.begin_pass(h, false) {
+                self.hosts[h].app.blocked_send = true;
             }
             return;
         }
+        let host = &mut self.hosts[h];
         // The send call returned.
         match host.app.role {
             Role::StreamSender => {

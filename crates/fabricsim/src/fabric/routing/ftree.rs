@@ -44,7 +44,7 @@ fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> 
 #[cfg(test)]
 mod tests {
     use crate::fabric::deadlock::analyze;
-    use crate::fabric::routing::min_hop::tests::link_loads;
+    use crate::fabric::routing::min_hop::tests::{assert_routes_minimal, link_loads};
     use crate::fabric::routing::{routing_tables, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
 
@@ -55,15 +55,7 @@ mod tests {
             let topo = build_shape("fat_tree", &p).unwrap();
             let t = routing_tables("ftree", &topo, &RoutingParams::default()).unwrap();
             assert!(analyze(&topo, &t).unwrap().acyclic, "{k}-ary {n}-tree");
-            let map = topo.port_map();
-            let dist = topo.distances();
-            let switch_of = topo.endpoint_switch();
-            for (src, &from) in switch_of.iter().enumerate() {
-                for (dest, &to) in switch_of.iter().enumerate() {
-                    let path = t.path(&topo, &map, from, dest as u32).unwrap();
-                    assert_eq!(path.len() as u32 - 1, dist[from as usize][to as usize], "{src} -> {dest}");
-                }
-            }
+            assert_routes_minimal(&topo, &t);
             // Every link direction between switches carries routes, and all
             // the up links (ports k..2k) of a level carry the same number, as
             // do all its down links.

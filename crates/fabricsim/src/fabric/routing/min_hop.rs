@@ -80,13 +80,26 @@ pub(crate) mod tests {
     use std::collections::HashMap;
 
     use crate::fabric::deadlock::analyze;
-    use crate::fabric::routing::{routing_tables, RoutingParams};
+    use crate::fabric::routing::{routing_tables, ForwardingTables, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
     use crate::fabric::topology::{PortUse, Topology};
 
     fn tree(k: u32, n: u32) -> Topology {
         let p = ShapeParams { arity: Some(k), levels: Some(n), ..ShapeParams::default() };
         build_shape("fat_tree", &p).unwrap()
+    }
+
+    /// Every endpoint pair's route takes as few switch hops as the topology allows.
+    pub(crate) fn assert_routes_minimal(topo: &Topology, tables: &ForwardingTables) {
+        let map = topo.port_map();
+        let dist = topo.distances();
+        let switch_of = topo.endpoint_switch();
+        for (src, &from) in switch_of.iter().enumerate() {
+            for (dest, &to) in switch_of.iter().enumerate() {
+                let path = tables.path(topo, &map, from, dest as u32).unwrap();
+                assert_eq!(path.len() as u32 - 1, dist[from as usize][to as usize], "{src} -> {dest}");
+            }
+        }
     }
 
     /// Routes of all endpoint pairs crossing each (switch, output port) to another switch.
@@ -118,15 +131,7 @@ pub(crate) mod tests {
             let t = routing_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
             let verdict = analyze(&topo, &t).unwrap();
             assert!(verdict.acyclic, "{k}-ary {n}-tree: {:?}", verdict.cycle);
-            let map = topo.port_map();
-            let dist = topo.distances();
-            let switch_of = topo.endpoint_switch();
-            for (src, &from) in switch_of.iter().enumerate() {
-                for (dest, &to) in switch_of.iter().enumerate() {
-                    let path = t.path(&topo, &map, from, dest as u32).unwrap();
-                    assert_eq!(path.len() as u32 - 1, dist[from as usize][to as usize], "{src} -> {dest}");
-                }
-            }
+            assert_routes_minimal(&topo, &t);
         }
     }
 
