@@ -211,15 +211,13 @@ impl Hca {
             t_created: msg.t_created,
             t_arrived: ctx.now,
             message: m,
-            slid: msg.src as u16,
+            next: 0,
             dlid: msg.dst as u16,
             bytes: bytes as u16,
             sl: msg.sl,
             vl,
             class: msg.class,
             flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected),
-            in_port: 0,
-            hops: 0,
         };
         msg.sent += 1;
         if msg.sent == msg.seg.packets {

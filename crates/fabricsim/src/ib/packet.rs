@@ -221,7 +221,8 @@ pub struct Packet {
     pub t_arrived: Time,
     /// The message (video frame, best-effort or control message) it belongs to.
     pub message: u32,
-    pub slid: u16,
+    /// The packet behind it in its VL buffer ([`super::fifo::PacketFifo`]).
+    pub next: u32,
     /// Destination LID, path bits included (seed 003, section 3.2).
     pub dlid: u16,
     /// Bytes on the wire, header included.
@@ -232,10 +233,6 @@ pub struct Packet {
     pub class: TrafficClass,
     /// [`FIRST`], [`LAST`], [`DROPPABLE`].
     pub flags: u8,
-    /// Input port of the switch or HCA that holds it.
-    pub in_port: u8,
-    /// Links crossed so far.
-    pub hops: u8,
 }
 
 impl Packet {

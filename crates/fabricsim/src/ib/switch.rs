@@ -21,14 +21,13 @@
 //!    (last stage) costs no time. The output VL space is freed when the
 //!    packet's tail has left.
 
-use std::collections::VecDeque;
-
 use super::credit_return::CreditReturns;
 use super::fabric::{Ctx, Event};
-use super::packet::TrafficClass;
+use super::fifo::PacketFifo;
+use super::packet::{Packet, TrafficClass};
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use crate::kernel::{EventSet, Time};
+use crate::kernel::{Arena, EventSet, Time};
 use crate::sim::Link;
 
 /// An input VL buffer: (switch, input port, VL).
@@ -68,7 +67,7 @@ pub struct SwitchSpec<'a> {
 /// A port's fields sit together, so an event touches a few cache lines.
 struct InPort {
     /// Packets in arrival order, per VL.
-    queues: [VecDeque<u32>; VLS],
+    queues: [PacketFifo; VLS],
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
     /// Output port each requesting head wants.
@@ -90,7 +89,7 @@ struct InPort {
 struct OutPort {
     /// Packets per VL, and each VL's free space in credit blocks (VL15:
     /// unbounded, as it takes no credits).
-    queues: [VecDeque<Queued>; VLS],
+    queues: [PacketFifo; VLS],
     free: [u16; VLS],
     /// Credit blocks of each VL's head packet, read by every arbitration.
     head_blocks: [u16; VLS],
@@ -115,13 +114,15 @@ struct OutPort {
     on_wire: Option<OnWire>,
 }
 
-/// A packet in an output VL: its wire bytes and credit blocks (the same
-/// blocks here and at the receiver; 0 on VL15), counted once.
-#[derive(Clone, Copy, Debug)]
-struct Queued {
-    id: u32,
-    bytes: u16,
-    blocks: u16,
+/// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
+/// (VL15: none, it is not flow controlled).
+#[inline]
+fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
+    if vl == VL15 {
+        0
+    } else {
+        blocks_for(p.bytes as u32, block) as u16
+    }
 }
 
 /// A VL as an index into a port's per-VL arrays (masking proves it in range).
@@ -258,12 +259,10 @@ impl IbSwitch {
         let p = &mut ctx.packets[id];
         p.vl = vl;
         p.t_arrived = ctx.now - ctx.timing.pipeline();
-        p.in_port = port as u8;
-        p.hops += 1;
         let bytes = p.bytes as u32;
         let q = &mut self.inputs[port].queues[lane(vl)];
-        q.push_back(id);
-        let alone = q.len() == 1;
+        let alone = q.is_empty();
+        q.push_back(ctx.packets, id);
         ctx.metrics.input_buffered(ctx.now, bytes as i64);
         // Only the head of an input VL requests the crossbar; a packet that
         // arrives behind others requests when it becomes the head.
@@ -283,7 +282,7 @@ impl IbSwitch {
         let out = table[p.dlid as usize];
         let port = &mut self.inputs[input];
         port.head_out[lane(vl)] = out;
-        port.head_blocks[lane(vl)] = if vl == VL15 { 0 } else { blocks_for(p.bytes as u32, self.block) as u16 };
+        port.head_blocks[lane(vl)] = credit_blocks(p, vl, self.block);
         port.ready |= 1 << vl;
         self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
@@ -405,9 +404,9 @@ impl IbSwitch {
 
     fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
-        let id = port.queues[lane(vl)].pop_front().expect("a requesting VL has a head packet");
+        let id = port.queues[lane(vl)].pop_front(ctx.packets).expect("a requesting VL has a head packet");
         let blocks = port.head_blocks[lane(vl)];
-        let next = port.queues[lane(vl)].front().copied();
+        let next = port.queues[lane(vl)].front();
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
@@ -425,7 +424,7 @@ impl IbSwitch {
         if q.is_empty() {
             o.head_blocks[lane(vl)] = blocks;
         }
-        q.push_back(Queued { id, bytes: bytes as u16, blocks });
+        q.push_back(ctx.packets, id);
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         self.transfers += 1;
@@ -500,10 +499,11 @@ impl IbSwitch {
             return;
         };
         let q = &mut o.queues[lane(vl)];
-        let Queued { id, bytes, blocks } = q.pop_front().expect("the arbiter chose a VL with a packet");
-        let bytes = bytes as u32;
+        let id = q.pop_front(ctx.packets).expect("the arbiter chose a VL with a packet");
+        let blocks = o.head_blocks[lane(vl)];
+        let bytes = ctx.packets[id].bytes as u32;
         if let Some(next) = q.front() {
-            o.head_blocks[lane(vl)] = next.blocks;
+            o.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
         } else {
             o.queued_vls &= !(1 << vl);
         }
@@ -556,14 +556,14 @@ impl IbSwitch {
                     continue;
                 }
                 let o = input.head_out[lane(vl)] as usize;
-                if self.fits(port, o, vl) {
+                if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
                     continue;
                 }
-                let Some(head) = self.outputs[o].queues[lane(vl)].front() else { continue };
+                let head_blocks = self.outputs[o].head_blocks[lane(vl)];
                 // Credits held for the output but due by now count as back.
                 let c = self.outputs[o].credits.vl(vl);
                 let due = returns.switch_port_ref(self.index, o as u16).due_blocks(vl, now);
-                if head.blocks as u32 <= c.available_blocks() + due {
+                if head_blocks as u32 <= c.available_blocks() + due {
                     continue;
                 }
                 if let Some(link) = self.inputs[o].peer {
@@ -577,10 +577,10 @@ impl IbSwitch {
     }
 
     /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
-    pub fn input_blocks(&self, packets: &crate::kernel::Arena<super::packet::Packet>, port: usize, vl: u8) -> u32 {
+    pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
         let queued: u32 =
-            input.queues[lane(vl)].iter().map(|&id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
         let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
@@ -593,17 +593,15 @@ impl IbSwitch {
     }
 
     /// Packets held in input and output VLs.
-    pub fn packets_held(&self) -> usize {
-        self.inputs.iter().flat_map(|p| &p.queues).map(VecDeque::len).sum::<usize>()
-            + self.outputs.iter().flat_map(|p| &p.queues).map(VecDeque::len).sum::<usize>()
+    pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
+        let len = |q: &PacketFifo| q.len(packets);
+        self.inputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
+            + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
     }
 
-    /// Bytes of the switch's state: its VL queues hold a few packets each
-    /// (credits bound them), so this is counted once, not per call.
+    /// Bytes of the switch's state (its VL queues are linked through the packets).
     pub fn memory_bytes(&self) -> u64 {
-        self.inputs.iter().flat_map(|p| &p.queues).map(|q| q.capacity() as u64 * 4).sum::<u64>()
-            + self.outputs.iter().flat_map(|p| &p.queues).map(|q| q.capacity() as u64 * 8).sum::<u64>()
-            + (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>())
+        (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>())
                 as u64
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
     }
