@@ -601,8 +601,7 @@ impl IbSwitch {
 
     /// Bytes of the switch's state (its VL queues are linked through the packets).
     pub fn memory_bytes(&self) -> u64 {
-        (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>())
-                as u64
+        (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
     }
 
