@@ -86,13 +86,12 @@ struct InPort {
 }
 
 /// One output port: its VL queues, credits, arbiter and link.
+/// The fields every event at the port reads come first, the VL arbiter's
+/// tables last (`repr(C)` keeps the order), so an event touches few cache lines.
+#[repr(C)]
 struct OutPort {
-    /// Packets per VL, and each VL's free space in credit blocks (VL15:
-    /// unbounded, as it takes no credits).
-    queues: [PacketFifo; VLS],
-    free: [u16; VLS],
-    /// Credit blocks of each VL's head packet, read by every arbitration.
-    head_blocks: [u16; VLS],
+    /// The packet on the wire, if any.
+    on_wire: Option<OnWire>,
     /// Packets queued over all VLs, and the VLs with any (bit mask).
     queued: u32,
     queued_vls: u16,
@@ -100,6 +99,15 @@ struct OutPort {
     busy: bool,
     /// The input to consider first (round robin).
     next_input: u16,
+    /// Where the port sends (None: a free port).
+    link: Option<Link>,
+    /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
+    /// no credits), and the credit blocks of each VL's head packet, read by
+    /// every arbitration.
+    free: [u16; VLS],
+    head_blocks: [u16; VLS],
+    /// Packets per VL.
+    queues: [PacketFifo; VLS],
     /// The last round found no requesting idle input whose head fits its
     /// output VL, and no output VL space has been freed since. Then only an
     /// input that has changed (a new head, or idle again) can win, and only
@@ -107,11 +115,9 @@ struct OutPort {
     /// the inputs known to fail. Under congestion most rounds fail, so this
     /// saves most offers.
     blocked: bool,
-    /// Credits of the receiver's input VLs, the VL arbiter, and the packet
-    /// on the wire, if any.
+    /// Credits of the receiver's input VLs, and the VL arbiter.
     credits: PortCredits,
     arbiter: VlArbiter,
-    on_wire: Option<OnWire>,
 }
 
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
@@ -197,8 +203,11 @@ impl IbSwitch {
                     peer,
                 })
                 .collect(),
-            outputs: (0..p)
-                .map(|_| OutPort {
+            outputs: spec
+                .peers
+                .iter()
+                .map(|&link| OutPort {
+                    link,
                     queues: Default::default(),
                     free,
                     head_blocks: [0; VLS],
@@ -512,7 +521,7 @@ impl IbSwitch {
         o.arbiter.on_sent(vl, bytes);
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
-        let link = self.inputs[out].peer.expect("forwarding tables use cabled ports");
+        let link = o.link.expect("forwarding tables use cabled ports");
         let wire = ctx.timing.wire(bytes);
         ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
         if !with_transfer {

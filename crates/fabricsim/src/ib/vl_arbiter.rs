@@ -79,28 +79,44 @@ pub enum Priority {
     Low,
 }
 
+/// An entry and its turn's state, side by side: a table of a few entries
+/// is one cache line or two, however many it could hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+struct Slot {
+    entry: ArbEntry,
+    /// Bytes left in the entry's turn; under `Carry`, a debt (<= 0) between turns.
+    balance: i32,
+}
+
+/// The fields an arbitration reads come first (`repr(C)` keeps the order).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 struct Table {
-    entries: [ArbEntry; MAX_ENTRIES],
-    len: usize,
-    /// Entry of the current (or last) turn.
-    cur: usize,
-    /// Whether the turn of `cur` is still going.
-    open: bool,
-    /// Bytes left in an entry's turn; under `Carry`, a debt (<= 0) between turns.
-    balance: [i32; MAX_ENTRIES],
     /// The VLs of the enabled entries (bit mask).
     vls: u16,
+    /// Whether the turn of `cur` is still going.
+    open: bool,
+    len: u8,
+    /// Entry of the current (or last) turn.
+    cur: u8,
+    slots: [Slot; MAX_ENTRIES],
 }
 
 impl Table {
     fn new(entries: &[ArbEntry]) -> Self {
-        let mut e = [ArbEntry::default(); MAX_ENTRIES];
-        e[..entries.len()].copy_from_slice(entries);
+        let mut slots = [Slot::default(); MAX_ENTRIES];
+        for (s, &entry) in slots.iter_mut().zip(entries) {
+            s.entry = entry;
+        }
         // The first turn goes to entry 0.
-        let cur = entries.len().saturating_sub(1);
+        let cur = entries.len().saturating_sub(1) as u8;
         let vls = entries.iter().filter(|e| e.weight > 0).fold(0u16, |m, e| m | 1 << e.vl);
-        Table { entries: e, len: entries.len(), cur, open: false, balance: [0; MAX_ENTRIES], vls }
+        Table { vls, open: false, len: entries.len() as u8, cur, slots }
+    }
+
+    #[inline]
+    fn vl(&self, i: usize) -> u8 {
+        self.slots[i].entry.vl
     }
 
     #[inline]
@@ -116,18 +132,18 @@ impl Table {
         }
         let ready = |vl: u8| ready & (1 << vl) != 0;
         if self.open {
-            let c = self.cur;
-            if self.balance[c] > 0 && ready(self.entries[c].vl) {
+            let c = self.cur as usize;
+            if self.slots[c].balance > 0 && ready(self.slots[c].entry.vl) {
                 return Some(c);
             }
             self.close(c, overrun);
         }
         // Terminates: some enabled entry is ready, and each pass adds at
         // least 64 bytes to its balance until it is positive.
-        let mut i = self.cur;
+        let mut i = self.cur as usize;
         loop {
-            i = (i + 1) % self.len;
-            let e = self.entries[i];
+            i = (i + 1) % self.len as usize;
+            let e = self.slots[i].entry;
             if e.weight == 0 {
                 continue;
             }
@@ -136,12 +152,13 @@ impl Table {
                 continue;
             }
             let quantum = e.weight as i32 * WEIGHT_UNIT_BYTES as i32;
-            self.balance[i] = match overrun {
+            let b = &mut self.slots[i].balance;
+            *b = match overrun {
                 Overrun::Forgive => quantum,
-                Overrun::Carry => self.balance[i] + quantum,
+                Overrun::Carry => *b + quantum,
             };
-            if self.balance[i] > 0 {
-                self.cur = i;
+            if *b > 0 {
+                self.cur = i as u8;
                 self.open = true;
                 return Some(i);
             }
@@ -151,29 +168,30 @@ impl Table {
     /// Ends entry `i`'s turn. A turn never banks unused weight; under
     /// `Carry` a debt stays to be paid by later turns.
     fn close(&mut self, i: usize, overrun: Overrun) {
-        if i == self.cur {
+        if i == self.cur as usize {
             self.open = false;
         }
         if overrun == Overrun::Carry {
-            self.balance[i] = self.balance[i].min(0);
+            let b = &mut self.slots[i].balance;
+            *b = (*b).min(0);
         }
     }
 
     fn charge(&mut self, bytes: u32, overrun: Overrun) {
         debug_assert!(self.open);
-        let c = self.cur;
-        self.balance[c] -= bytes as i32;
-        if self.balance[c] <= 0 {
+        let c = self.cur as usize;
+        self.slots[c].balance -= bytes as i32;
+        if self.slots[c].balance <= 0 {
             self.close(c, overrun);
         }
     }
 }
 
-/// The VL arbiter of one output port.
+/// The VL arbiter of one output port. The per-packet fields come first,
+/// then each table's few used entries (`repr(C)` keeps the order).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct VlArbiter {
-    high: Table,
-    low: Table,
     /// High-priority bytes allowed before a low-priority packet; `None` = no limit.
     limit_bytes: Option<u64>,
     /// High-priority bytes sent since the last low-priority packet.
@@ -181,6 +199,8 @@ pub struct VlArbiter {
     overrun: Overrun,
     /// The grant `select` made that `on_sent` has not confirmed yet.
     pending: Option<(Priority, u8)>,
+    high: Table,
+    low: Table,
 }
 
 impl VlArbiter {
@@ -255,13 +275,13 @@ impl VlArbiter {
         };
         if high_allowed || !self.low.any_ready(ready) {
             if let Some(i) = self.high.pick(self.overrun, ready) {
-                let vl = self.high.entries[i].vl;
+                let vl = self.high.vl(i);
                 self.pending = Some((Priority::High, vl));
                 return Some(vl);
             }
         }
         let i = self.low.pick(self.overrun, ready)?;
-        let vl = self.low.entries[i].vl;
+        let vl = self.low.vl(i);
         self.pending = Some((Priority::Low, vl));
         Some(vl)
     }
