@@ -28,40 +28,101 @@ pub struct HeldCredit {
     pub blocks: u16,
 }
 
-/// The credits held for one sending port.
+/// What a sender reads at every pick, in one cache line: per-VL sums of
+/// the held credits and the newest one's key. Credits return in link order,
+/// so once the newest is due all are, and adding them VL by VL restores
+/// the same credits as one by one; only when some are not yet due does the
+/// pick read the credits themselves (a separate list).
 #[derive(Clone, Debug, Default)]
-pub struct CreditReturn {
+#[repr(C, align(64))]
+pub struct ReturnState {
+    newest: u128,
+    /// Blocks held per VL, the VLs with any (bit mask), and how many credits.
+    sums: [u16; 16],
+    vls: u16,
+    count: u16,
     /// Whether the sender is idle with packets queued and none it can send.
     waiting: bool,
-    held: VecDeque<HeldCredit>,
+    /// The list holds only credits already taken (a take of all of them
+    /// leaves it for the next hold to clear).
+    stale: bool,
 }
 
-impl CreditReturn {
+/// The credits held for one sending port: its state and its list.
+pub struct CreditReturn<'a> {
+    state: &'a mut ReturnState,
+    list: &'a mut VecDeque<HeldCredit>,
+}
+
+impl CreditReturn<'_> {
     /// Whether a credit for this sender must travel as an event.
     #[inline]
     pub fn sender_waiting(&self) -> bool {
-        self.waiting
+        self.state.waiting
     }
 
     /// Holds a credit due under `key` (the sender is not waiting).
     #[inline]
     pub fn hold(&mut self, key: u128, vl: u8, blocks: u16) {
-        debug_assert!(!self.waiting);
-        debug_assert!(self.held.back().is_none_or(|h| h.key < key), "credits return in link order");
-        self.held.push_back(HeldCredit { key, vl, blocks });
+        let s = &mut *self.state;
+        debug_assert!(!s.waiting);
+        debug_assert!(s.count == 0 || s.newest < key, "credits return in link order");
+        if s.stale {
+            self.list.clear();
+            s.stale = false;
+        }
+        self.list.push_back(HeldCredit { key, vl, blocks });
+        s.newest = key;
+        s.sums[(vl & 15) as usize] += blocks;
+        s.vls |= 1 << vl;
+        s.count += 1;
     }
 
-    /// Hands over, oldest first, every held credit due before the event
-    /// being handled (keyed below `current`).
+    /// Hands over every held credit due before the event being handled
+    /// (keyed below `current`): VL by VL when all are due, else oldest first.
     #[inline]
     pub fn take_due(&mut self, current: u128, mut apply: impl FnMut(u8, u32)) {
-        while let Some(h) = self.held.front() {
+        let s = &mut *self.state;
+        if s.count == 0 {
+            return;
+        }
+        if s.newest < current {
+            let mut vls = s.vls;
+            while vls != 0 {
+                let vl = vls.trailing_zeros() as u8;
+                vls &= vls - 1;
+                apply(vl, s.sums[vl as usize] as u32);
+                s.sums[vl as usize] = 0;
+            }
+            s.vls = 0;
+            s.count = 0;
+            s.stale = true;
+            return;
+        }
+        while let Some(&h) = self.list.front() {
             if h.key >= current {
                 break;
             }
             apply(h.vl, h.blocks as u32);
-            self.held.pop_front();
+            self.pop_front();
         }
+    }
+
+    /// Takes the oldest held credit off the list and the sums.
+    #[inline]
+    fn pop_front(&mut self) -> Option<HeldCredit> {
+        let s = &mut *self.state;
+        if s.count == 0 {
+            return None;
+        }
+        let h = self.list.pop_front().expect("a held credit is listed");
+        let sum = &mut s.sums[(h.vl & 15) as usize];
+        *sum -= h.blocks;
+        if *sum == 0 {
+            s.vls &= !(1 << h.vl);
+        }
+        s.count -= 1;
+        Some(h)
     }
 
     /// Records whether the sender, having just picked, waits for credit. A
@@ -69,26 +130,35 @@ impl CreditReturn {
     /// by `event` and scheduled under the credit's own key.
     #[inline]
     pub fn set_waiting<E: Copy>(&mut self, waiting: bool, queue: &mut impl EventSet<E>, event: impl Fn(u8, u16) -> E) {
-        self.waiting = waiting;
+        self.state.waiting = waiting;
         if waiting {
-            if let Some(h) = self.held.pop_front() {
+            if let Some(h) = self.pop_front() {
                 queue.push_keyed(h.key, event(h.vl, h.blocks));
             }
         }
     }
+}
+
+/// A read-only view of one sender's held credits (deadlock reports, audits).
+pub struct HeldView<'a> {
+    list: &'a VecDeque<HeldCredit>,
+    count: usize,
+}
+
+impl HeldView<'_> {
+    fn held(&self) -> impl Iterator<Item = &HeldCredit> {
+        // The live credits are the list's last `count`.
+        self.list.iter().skip(self.list.len() - self.count)
+    }
 
     /// Blocks for `vl` held and due by time `now` (for views between events).
     pub fn due_blocks(&self, vl: u8, now: Time) -> u32 {
-        self.held.iter().filter(|h| h.vl == vl && key_time(h.key) <= now).map(|h| h.blocks as u32).sum()
+        self.held().filter(|h| h.vl == vl && key_time(h.key) <= now).map(|h| h.blocks as u32).sum()
     }
 
     /// Blocks for `vl` held, due or not.
     pub fn held_blocks(&self, vl: u8) -> u32 {
-        self.held.iter().filter(|h| h.vl == vl).map(|h| h.blocks as u32).sum()
-    }
-
-    pub fn memory_bytes(&self) -> u64 {
-        (self.held.capacity() * std::mem::size_of::<HeldCredit>()) as u64
+        self.held().filter(|h| h.vl == vl).map(|h| h.blocks as u32).sum()
     }
 }
 
@@ -96,7 +166,8 @@ impl CreditReturn {
 /// output ports, then the HCAs.
 #[derive(Clone, Debug, Default)]
 pub struct CreditReturns {
-    ports: Vec<CreditReturn>,
+    states: Vec<ReturnState>,
+    lists: Vec<VecDeque<HeldCredit>>,
     /// Index of each switch's port 0.
     switch_base: Vec<u32>,
     hca_base: u32,
@@ -111,26 +182,42 @@ impl CreditReturns {
             switch_base.push(n);
             n += p as u32;
         }
-        CreditReturns { ports: vec![CreditReturn::default(); n as usize + hcas], switch_base, hca_base: n }
+        let ports = n as usize + hcas;
+        CreditReturns {
+            states: vec![ReturnState::default(); ports],
+            lists: vec![VecDeque::new(); ports],
+            switch_base,
+            hca_base: n,
+        }
     }
 
     #[inline]
-    pub fn switch_port(&mut self, switch: u32, port: u16) -> &mut CreditReturn {
-        &mut self.ports[(self.switch_base[switch as usize] + port as u32) as usize]
+    fn port(&mut self, i: usize) -> CreditReturn<'_> {
+        CreditReturn { state: &mut self.states[i], list: &mut self.lists[i] }
+    }
+
+    fn view(&self, i: usize) -> HeldView<'_> {
+        HeldView { list: &self.lists[i], count: self.states[i].count as usize }
     }
 
     #[inline]
-    pub fn hca(&mut self, hca: u32) -> &mut CreditReturn {
-        &mut self.ports[(self.hca_base + hca) as usize]
+    pub fn switch_port(&mut self, switch: u32, port: u16) -> CreditReturn<'_> {
+        self.port((self.switch_base[switch as usize] + port as u32) as usize)
     }
 
-    pub fn switch_port_ref(&self, switch: u32, port: u16) -> &CreditReturn {
-        &self.ports[(self.switch_base[switch as usize] + port as u32) as usize]
+    #[inline]
+    pub fn hca(&mut self, hca: u32) -> CreditReturn<'_> {
+        self.port((self.hca_base + hca) as usize)
+    }
+
+    pub fn switch_port_ref(&self, switch: u32, port: u16) -> HeldView<'_> {
+        self.view((self.switch_base[switch as usize] + port as u32) as usize)
     }
 
     pub fn memory_bytes(&self) -> u64 {
-        self.ports.iter().map(CreditReturn::memory_bytes).sum::<u64>()
-            + (self.ports.capacity() * std::mem::size_of::<CreditReturn>()) as u64
+        (self.lists.iter().map(|l| l.capacity() * std::mem::size_of::<HeldCredit>()).sum::<usize>()
+            + self.states.capacity() * std::mem::size_of::<ReturnState>()
+            + self.lists.capacity() * std::mem::size_of::<VecDeque<HeldCredit>>()) as u64
     }
 }
 
@@ -142,16 +229,17 @@ mod tests {
     #[test]
     fn due_credits_are_taken_in_order_and_a_waiting_sender_gets_the_next_as_its_own_event() {
         let mut q: EventQueue<(u8, u16)> = EventQueue::new();
-        let mut r = CreditReturn::default();
+        let mut returns = CreditReturns::new([1], 0);
         let keys: Vec<u128> = (1..=3).map(|t| q.reserve_key(t * 10)).collect();
         for (i, &k) in keys.iter().enumerate() {
-            r.hold(k, i as u8, 2);
+            returns.switch_port(0, 0).hold(k, i as u8, 2);
         }
         // An event at time 20 scheduled before the credits: only the first is due before it.
         q.push(20, (9, 9));
         q.push(5, (8, 8));
         assert_eq!(q.pop(), Some((5, (8, 8))));
         let mut taken = Vec::new();
+        let mut r = returns.switch_port(0, 0);
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert!(taken.is_empty(), "nothing is due at time 5");
         r.set_waiting(true, &mut q, |vl, b| (vl, b));
@@ -159,17 +247,40 @@ mod tests {
         // The credit at 10 now travels as an event under its own key, before the event at 20.
         assert_eq!(q.pop(), Some((10, (0, 2))));
         assert_eq!(q.pop(), Some((20, (9, 9))));
-        assert_eq!(r.due_blocks(1, 20), 2);
+        assert_eq!(returns.switch_port_ref(0, 0).due_blocks(1, 20), 2);
+        let mut r = returns.switch_port(0, 0);
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         // The credit at 20 was keyed before the event at 20 (reserved first): it is due.
         assert_eq!(taken, vec![(1, 2)]);
-        assert_eq!(r.held_blocks(2), 2);
         r.set_waiting(false, &mut q, |vl, b| (vl, b));
+        assert_eq!(returns.switch_port_ref(0, 0).held_blocks(2), 2);
         assert!(q.is_empty(), "a sender that is not waiting gets no event");
         q.push(30, (7, 7));
         q.pop();
-        r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        returns.switch_port(0, 0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert_eq!(taken, vec![(1, 2), (2, 2)]);
-        assert_eq!(r.held_blocks(2), 0);
+        assert_eq!(returns.switch_port_ref(0, 0).held_blocks(2), 0);
+    }
+
+    #[test]
+    fn when_all_are_due_they_come_back_summed_per_vl_and_the_next_hold_starts_afresh() {
+        let mut q: EventQueue<u8> = EventQueue::new();
+        let mut returns = CreditReturns::new([], 1);
+        for (t, vl, blocks) in [(10, 3, 1), (11, 1, 4), (12, 3, 2), (13, 1, 1)] {
+            returns.hca(0).hold(q.reserve_key(t), vl, blocks);
+        }
+        q.push(50, 0);
+        q.pop();
+        let mut taken = Vec::new();
+        returns.hca(0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        assert_eq!(taken, vec![(1, 5), (3, 3)], "VL by VL, in VL order");
+        taken.clear();
+        returns.hca(0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        assert!(taken.is_empty(), "nothing is taken twice");
+        // After a take of everything, new credits are held and taken alone.
+        let k = q.reserve_key(60);
+        returns.hca(0).hold(k, 2, 7);
+        returns.hca(0).set_waiting(true, &mut q, |vl, _| vl);
+        assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
     }
 }

@@ -91,7 +91,7 @@ impl Ctx<'_> {
     pub fn credit(&mut self, link: Link, vl: u8, blocks: u32) {
         let (to, at, blocks) = (link.to, self.now + link.propagation, blocks as u16);
         // An event only if the sender waits for credit (see `credit_return`).
-        let (returns, event) = match to.kind {
+        let (mut returns, event) = match to.kind {
             ComponentKind::Switch => (
                 self.returns.switch_port(to.index, to.port),
                 Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks },

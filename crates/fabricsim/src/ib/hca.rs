@@ -176,7 +176,7 @@ impl Hca {
         if self.sending {
             return;
         }
-        let returns = ctx.returns.hca(self.index);
+        let mut returns = ctx.returns.hca(self.index);
         let credits = &mut self.credits;
         returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
         // The VLs whose next packet has credit for all of it, found once.

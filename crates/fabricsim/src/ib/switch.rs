@@ -487,7 +487,7 @@ impl IbSwitch {
         if o.on_wire.is_some() || o.queued == 0 {
             return;
         }
-        let returns = ctx.returns.switch_port(self.index, out as u16);
+        let mut returns = ctx.returns.switch_port(self.index, out as u16);
         let credits = &mut o.credits;
         returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
         // The VLs whose head has credit for all of it, found once: the
