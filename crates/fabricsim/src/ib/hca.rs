@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use super::fabric::{Ctx, Event};
 use super::packet::{Packet, TrafficClass};
-use super::vl::{PortCredits, SlToVl, VL15};
+use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
 use crate::kernel::EventSet;
 use crate::sim::Link;
@@ -91,9 +91,11 @@ pub struct Hca {
     link: Link,
     queues: SendQueues,
     credits: PortCredits,
-    /// Credit blocks of the largest packet any traffic class sends: a VL
-    /// with that many credits can send its next packet, whatever it is.
-    full_blocks: u16,
+    /// Per data VL: credit blocks of its head message's next packet, kept
+    /// as the head changes or sends, so a pick reads no message to test credits.
+    next_blocks: [u16; 16],
+    /// Bytes per credit block.
+    block: u32,
     arbiter: VlArbiter,
     sending: bool,
     /// Payload bytes of messages waiting to be sent, against the buffer.
@@ -125,11 +127,8 @@ impl Hca {
             link,
             queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls, waiting_vls: 0, sl_vl },
             credits,
-            full_blocks: TrafficClass::ALL
-                .iter()
-                .map(|c| credits.vl(0).blocks(c.mtu().max_packet_bytes()) as u16)
-                .max()
-                .expect("three classes"),
+            next_blocks: [0; 16],
+            block: credits.vl(0).block_bytes(),
             arbiter,
             sending: false,
             queued_bytes: 0,
@@ -166,7 +165,12 @@ impl Hca {
             return false;
         }
         self.queued_bytes += bytes;
-        self.queues.push(m, msg.class, msg.sl.get() as usize);
+        let sl = msg.sl.get() as usize;
+        self.queues.push(m, msg.class, sl);
+        let vl = self.queues.sl_vl[sl];
+        if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
+            self.next_blocks[vl as usize] = blocks_for(msg.next_packet_bytes(), self.block) as u16;
+        }
         self.try_send(ctx);
         true
     }
@@ -185,12 +189,7 @@ impl Hca {
         while waiting != 0 {
             let vl = waiting.trailing_zeros() as u8;
             waiting &= waiting - 1;
-            // Most often the credits cover any packet: no need to look at the message.
-            let fits = credits.can_send_blocks(vl, self.full_blocks) || {
-                let m = self.queues.head(vl).expect("a waiting VL has a message");
-                credits.can_send(vl, ctx.messages[m].next_packet_bytes())
-            };
-            if fits {
+            if credits.can_send_blocks(vl, self.next_blocks[(vl & 15) as usize]) {
                 sendable |= 1 << vl;
             }
         }
@@ -220,11 +219,18 @@ impl Hca {
             flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected),
         };
         msg.sent += 1;
+        let blocks = self.next_blocks[(vl & 15) as usize];
+        self.queued_bytes -= msg.seg.payload(i) as u64;
         if msg.sent == msg.seg.packets {
             self.queues.pop(vl, msg.sl.get() as usize);
+            if let Some(next) = self.queues.head(vl) {
+                self.next_blocks[(vl & 15) as usize] =
+                    blocks_for(ctx.messages[next].next_packet_bytes(), self.block) as u16;
+            }
+        } else {
+            self.next_blocks[(vl & 15) as usize] = blocks_for(msg.next_packet_bytes(), self.block) as u16;
         }
-        self.queued_bytes -= msg.seg.payload(i) as u64;
-        self.credits.consume(vl, bytes);
+        self.credits.consume_blocks(vl, blocks);
         self.arbiter.on_sent(vl, bytes);
         self.sending = true;
         let id = ctx.packets.insert(packet);
