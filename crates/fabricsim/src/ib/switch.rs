@@ -377,7 +377,8 @@ impl IbSwitch {
             let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
             m &= m - 1;
             if self.fits(i, out, vl) {
-                self.outputs[out].next_input = ((i + 1) % self.ports) as u16;
+                // The next input round robin (a compare, not a division).
+                self.outputs[out].next_input = if i + 1 == self.ports { 0 } else { i as u16 + 1 };
                 self.start_transfer(ctx, i, vl, out);
                 return true;
             }

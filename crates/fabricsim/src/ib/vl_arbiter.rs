@@ -142,7 +142,7 @@ impl Table {
         // least 64 bytes to its balance until it is positive.
         let mut i = self.cur as usize;
         loop {
-            i = (i + 1) % self.len as usize;
+            i = if i + 1 == self.len as usize { 0 } else { i + 1 };
             let e = self.slots[i].entry;
             if e.weight == 0 {
                 continue;
