@@ -35,6 +35,8 @@
 //! packet and reports it with [`VlArbiter::on_sent`]. A `select` that returns
 //! `None` leaves the arbiter as it was.
 
+use std::sync::Arc;
+
 use super::vl::VL15;
 use crate::error::{Error, Result};
 
@@ -79,61 +81,78 @@ pub enum Priority {
     Low,
 }
 
-/// An entry and its turn's state, side by side: a table of a few entries
-/// is one cache line or two, however many it could hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-struct Slot {
-    entry: ArbEntry,
-    /// Bytes left in the entry's turn; under `Carry`, a debt (<= 0) between turns.
-    balance: i32,
-}
-
-/// The fields an arbitration reads come first (`repr(C)` keeps the order).
+/// One table's entries and the VLs they enable: configuration, the same
+/// for every port of a fabric, so all ports share one copy.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[repr(C)]
-struct Table {
+struct Entries {
+    entries: Box<[ArbEntry]>,
     /// The VLs of the enabled entries (bit mask).
     vls: u16,
-    /// Whether the turn of `cur` is still going.
-    open: bool,
-    len: u8,
-    /// Entry of the current (or last) turn.
-    cur: u8,
-    slots: [Slot; MAX_ENTRIES],
 }
 
-impl Table {
+impl Entries {
     fn new(entries: &[ArbEntry]) -> Self {
-        let mut slots = [Slot::default(); MAX_ENTRIES];
-        for (s, &entry) in slots.iter_mut().zip(entries) {
-            s.entry = entry;
-        }
-        // The first turn goes to entry 0.
-        let cur = entries.len().saturating_sub(1) as u8;
         let vls = entries.iter().filter(|e| e.weight > 0).fold(0u16, |m, e| m | 1 << e.vl);
-        Table { vls, open: false, len: entries.len() as u8, cur, slots }
-    }
-
-    #[inline]
-    fn vl(&self, i: usize) -> u8 {
-        self.slots[i].entry.vl
+        Entries { entries: entries.into(), vls }
     }
 
     #[inline]
     fn any_ready(&self, ready: u16) -> bool {
         self.vls & ready != 0
     }
+}
 
-    /// The entry to send from next, opening a new turn if needed; `None`
-    /// (and no change) if no entry's VL can send.
-    fn pick(&mut self, overrun: Overrun, ready: u16) -> Option<usize> {
-        if !self.any_ready(ready) {
+/// The arbitration configuration of a fabric's ports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Config {
+    high: Entries,
+    low: Entries,
+    /// High-priority bytes allowed before a low-priority packet; `None` = no limit.
+    limit_bytes: Option<u64>,
+    overrun: Overrun,
+}
+
+/// A port's place in one table: the entry of the current (or last) turn,
+/// whether that turn is still going, and the bytes left in it. Under
+/// `Carry` the other entries' debts (<= 0) wait in `carried`; under the IBA
+/// rule a turn starts afresh, so only the current entry's balance exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Turn {
+    cur: u8,
+    open: bool,
+    balance: i32,
+    carried: Box<[i32]>,
+}
+
+impl Turn {
+    fn new(len: usize, overrun: Overrun) -> Self {
+        // The first turn goes to entry 0.
+        let cur = len.saturating_sub(1) as u8;
+        let carried = vec![0; if overrun == Overrun::Carry { len } else { 0 }].into();
+        Turn { cur, open: false, balance: 0, carried }
+    }
+
+    /// Entry `i`'s balance (the current entry's is kept apart).
+    #[inline]
+    fn balance_of(&mut self, i: usize) -> &mut i32 {
+        if i == self.cur as usize {
+            &mut self.balance
+        } else {
+            &mut self.carried[i]
+        }
+    }
+
+    /// The entry of `table` to send from next, opening a new turn if
+    /// needed; `None` (and no change) if no entry's VL can send.
+    fn pick(&mut self, table: &Entries, overrun: Overrun, ready: u16) -> Option<usize> {
+        if !table.any_ready(ready) {
             return None;
         }
         let ready = |vl: u8| ready & (1 << vl) != 0;
+        let entries = &table.entries;
         if self.open {
             let c = self.cur as usize;
-            if self.slots[c].balance > 0 && ready(self.slots[c].entry.vl) {
+            if self.balance > 0 && ready(entries[c].vl) {
                 return Some(c);
             }
             self.close(c, overrun);
@@ -142,8 +161,8 @@ impl Table {
         // least 64 bytes to its balance until it is positive.
         let mut i = self.cur as usize;
         loop {
-            i = if i + 1 == self.len as usize { 0 } else { i + 1 };
-            let e = self.slots[i].entry;
+            i = if i + 1 == entries.len() { 0 } else { i + 1 };
+            let e = entries[i];
             if e.weight == 0 {
                 continue;
             }
@@ -152,16 +171,20 @@ impl Table {
                 continue;
             }
             let quantum = e.weight as i32 * WEIGHT_UNIT_BYTES as i32;
-            let b = &mut self.slots[i].balance;
-            *b = match overrun {
+            let b = match overrun {
                 Overrun::Forgive => quantum,
-                Overrun::Carry => *b + quantum,
+                Overrun::Carry => *self.balance_of(i) + quantum,
             };
-            if *b > 0 {
+            if b > 0 {
+                if overrun == Overrun::Carry && i != self.cur as usize {
+                    self.carried[self.cur as usize] = self.balance;
+                }
                 self.cur = i as u8;
+                self.balance = b;
                 self.open = true;
                 return Some(i);
             }
+            *self.balance_of(i) = b;
         }
     }
 
@@ -172,35 +195,32 @@ impl Table {
             self.open = false;
         }
         if overrun == Overrun::Carry {
-            let b = &mut self.slots[i].balance;
+            let b = self.balance_of(i);
             *b = (*b).min(0);
         }
     }
 
     fn charge(&mut self, bytes: u32, overrun: Overrun) {
         debug_assert!(self.open);
-        let c = self.cur as usize;
-        self.slots[c].balance -= bytes as i32;
-        if self.slots[c].balance <= 0 {
-            self.close(c, overrun);
+        self.balance -= bytes as i32;
+        if self.balance <= 0 {
+            self.close(self.cur as usize, overrun);
         }
     }
 }
 
-/// The VL arbiter of one output port. The per-packet fields come first,
-/// then each table's few used entries (`repr(C)` keeps the order).
+/// The VL arbiter of one output port: the fabric's shared tables and this
+/// port's turns in them, a few bytes (a port's arbitration reads one cache
+/// line of its own).
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[repr(C)]
 pub struct VlArbiter {
-    /// High-priority bytes allowed before a low-priority packet; `None` = no limit.
-    limit_bytes: Option<u64>,
+    config: Arc<Config>,
     /// High-priority bytes sent since the last low-priority packet.
     high_sent: u64,
-    overrun: Overrun,
+    high: Turn,
+    low: Turn,
     /// The grant `select` made that `on_sent` has not confirmed yet.
     pending: Option<(Priority, u8)>,
-    high: Table,
-    low: Table,
 }
 
 impl VlArbiter {
@@ -227,18 +247,20 @@ impl VlArbiter {
         }
         let limit_bytes = (limit_of_high_priority != UNLIMITED_HIGH_PRIORITY)
             .then(|| limit_of_high_priority as u64 * HIGH_LIMIT_UNIT_BYTES);
+        let overrun = Overrun::Forgive;
         Ok(VlArbiter {
-            high: Table::new(high),
-            low: Table::new(low),
-            limit_bytes,
+            config: Arc::new(Config { high: Entries::new(high), low: Entries::new(low), limit_bytes, overrun }),
             high_sent: 0,
-            overrun: Overrun::Forgive,
+            high: Turn::new(high.len(), overrun),
+            low: Turn::new(low.len(), overrun),
             pending: None,
         })
     }
 
     pub fn with_overrun(mut self, overrun: Overrun) -> Self {
-        self.overrun = overrun;
+        Arc::make_mut(&mut self.config).overrun = overrun;
+        self.high = Turn::new(self.config.high.entries.len(), overrun);
+        self.low = Turn::new(self.config.low.entries.len(), overrun);
         self
     }
 
@@ -269,19 +291,20 @@ impl VlArbiter {
             self.pending = Some((Priority::Management, VL15));
             return Some(VL15);
         }
-        let high_allowed = match self.limit_bytes {
+        let c = &*self.config;
+        let high_allowed = match c.limit_bytes {
             None => true,
             Some(limit) => self.high_sent == 0 || self.high_sent < limit,
         };
-        if high_allowed || !self.low.any_ready(ready) {
-            if let Some(i) = self.high.pick(self.overrun, ready) {
-                let vl = self.high.vl(i);
+        if high_allowed || !c.low.any_ready(ready) {
+            if let Some(i) = self.high.pick(&c.high, c.overrun, ready) {
+                let vl = c.high.entries[i].vl;
                 self.pending = Some((Priority::High, vl));
                 return Some(vl);
             }
         }
-        let i = self.low.pick(self.overrun, ready)?;
-        let vl = self.low.vl(i);
+        let i = self.low.pick(&c.low, c.overrun, ready)?;
+        let vl = c.low.entries[i].vl;
         self.pending = Some((Priority::Low, vl));
         Some(vl)
     }
@@ -290,14 +313,15 @@ impl VlArbiter {
     pub fn on_sent(&mut self, vl: u8, bytes: u32) {
         let (priority, granted) = self.pending.take().expect("VL arbiter: on_sent without a grant");
         assert_eq!(vl, granted, "VL arbiter: sent on VL{vl}, granted VL{granted}");
+        let overrun = self.config.overrun;
         match priority {
             Priority::Management => {}
             Priority::High => {
-                self.high.charge(bytes, self.overrun);
+                self.high.charge(bytes, overrun);
                 self.high_sent += bytes as u64;
             }
             Priority::Low => {
-                self.low.charge(bytes, self.overrun);
+                self.low.charge(bytes, overrun);
                 self.high_sent = 0;
             }
         }
