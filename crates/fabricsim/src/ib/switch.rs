@@ -97,17 +97,6 @@ struct OutPort {
     queued_vls: u16,
     /// Whether a crossbar transfer into this output is under way.
     busy: bool,
-    /// The input to consider first (round robin).
-    next_input: u16,
-    /// Where the port sends (None: a free port).
-    link: Option<Link>,
-    /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
-    /// no credits), and the credit blocks of each VL's head packet, read by
-    /// every arbitration.
-    free: [u16; VLS],
-    head_blocks: [u16; VLS],
-    /// Packets per VL.
-    queues: [PacketFifo; VLS],
     /// The last round found no requesting idle input whose head fits its
     /// output VL, and no output VL space has been freed since. Then only an
     /// input that has changed (a new head, or idle again) can win, and only
@@ -115,9 +104,20 @@ struct OutPort {
     /// the inputs known to fail. Under congestion most rounds fail, so this
     /// saves most offers.
     blocked: bool,
-    /// Credits of the receiver's input VLs, and the VL arbiter.
+    /// The input to consider first (round robin).
+    next_input: u16,
+    /// The credit blocks of each VL's head packet and the credits of the
+    /// receiver's input VLs, read together by every arbitration.
+    head_blocks: [u16; VLS],
     credits: PortCredits,
+    /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
+    /// no credits).
+    free: [u16; VLS],
     arbiter: VlArbiter,
+    /// Where the port sends (None: a free port).
+    link: Option<Link>,
+    /// Packets per VL.
+    queues: [PacketFifo; VLS],
 }
 
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`

@@ -222,7 +222,11 @@ impl VlCredits {
 /// VL15 is not flow controlled: it can always send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortCredits {
-    vls: [VlCredits; MAX_DATA_VLS as usize],
+    /// Every data VL's buffer has the same size and block (one `VlCredits`
+    /// without its counter): only the counters are per VL, so a port's
+    /// credits take one cache line.
+    shape: VlCredits,
+    available: [u16; MAX_DATA_VLS as usize],
     data_vls: u8,
 }
 
@@ -237,11 +241,10 @@ impl PortCredits {
                 format!("at least one {block}-byte credit"),
             ));
         }
-        let mut vls = [VlCredits::default(); MAX_DATA_VLS as usize];
-        for v in &mut vls[..data_vls as usize] {
-            *v = VlCredits::new(buffer_bytes, block);
-        }
-        Ok(PortCredits { vls, data_vls })
+        let shape = VlCredits::new(buffer_bytes, block);
+        let mut available = [0; MAX_DATA_VLS as usize];
+        available[..data_vls as usize].fill(shape.available);
+        Ok(PortCredits { shape, available, data_vls })
     }
 
     /// Seed 003: 15 data VLs of 4200 bytes, 64-byte credits.
@@ -261,7 +264,7 @@ impl PortCredits {
     /// Checks that a packet of `packet_bytes` bytes fits an empty VL buffer,
     /// else it could never be sent and its VL would block forever.
     pub fn check_holds(&self, packet_bytes: u32, key: &str) -> Result<()> {
-        let v = &self.vls[0];
+        let v = &self.shape;
         if v.holds(packet_bytes) {
             Ok(())
         } else {
@@ -275,21 +278,30 @@ impl PortCredits {
 
     #[inline]
     pub fn can_send(&self, vl: u8, packet_bytes: u32) -> bool {
-        vl == VL15 || self.vls[self.index(vl)].can_send(packet_bytes)
+        vl == VL15 || self.vl(vl).can_send(packet_bytes)
     }
 
     /// [`Self::can_send`] for a packet the caller has counted in blocks.
     #[inline]
     pub fn can_send_blocks(&self, vl: u8, blocks: u16) -> bool {
-        vl == VL15 || blocks <= self.vls[self.index(vl)].available
+        vl == VL15 || blocks <= self.available[self.index(vl)]
+    }
+
+    /// Applies `f` to `vl`'s credits.
+    #[inline]
+    fn update<R>(&mut self, vl: u8, f: impl FnOnce(&mut VlCredits) -> R) -> R {
+        let i = self.index(vl);
+        let mut c = VlCredits { available: self.available[i], ..self.shape };
+        let r = f(&mut c);
+        self.available[i] = c.available;
+        r
     }
 
     /// [`Self::consume`] for a packet the caller has counted in blocks.
     #[inline]
     pub fn consume_blocks(&mut self, vl: u8, blocks: u16) {
         if vl != VL15 {
-            let i = self.index(vl);
-            self.vls[i].take(blocks);
+            self.update(vl, |c| c.take(blocks));
         }
     }
 
@@ -299,20 +311,19 @@ impl PortCredits {
         if vl == VL15 {
             return 0;
         }
-        let i = self.index(vl);
-        self.vls[i].consume(packet_bytes)
+        self.update(vl, |c| c.consume(packet_bytes))
     }
 
     #[inline]
     pub fn restore(&mut self, vl: u8, blocks: u32) {
         if vl != VL15 {
-            let i = self.index(vl);
-            self.vls[i].restore(blocks);
+            self.update(vl, |c| c.restore(blocks));
         }
     }
 
-    pub fn vl(&self, vl: u8) -> &VlCredits {
-        &self.vls[self.index(vl)]
+    /// The credits of data VL `vl`.
+    pub fn vl(&self, vl: u8) -> VlCredits {
+        VlCredits { available: self.available[self.index(vl)], ..self.shape }
     }
 
     pub fn data_vls(&self) -> u8 {
