@@ -65,29 +65,36 @@ pub struct SwitchSpec<'a> {
 
 /// One input port: its VL queues and the crossbar state of their heads.
 /// A port's fields sit together, so an event touches a few cache lines.
+#[repr(C)]
 struct InPort {
-    /// Packets in arrival order, per VL.
-    queues: [PacketFifo; VLS],
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
-    /// Output port each requesting head wants.
-    head_out: [u16; VLS],
-    /// Credit blocks of each requesting head (VL15: 0, not flow controlled).
-    head_blocks: [u16; VLS],
     /// Whether a crossbar transfer from this input is under way, to which
     /// output, and the VL and wire bytes its packet frees at the end.
     busy: bool,
-    transfer_out: u16,
     transfer_vl: u8,
+    transfer_out: u16,
     transfer_bytes: u16,
     transfer_blocks: u16,
+    /// Per VL, its queue and its head's request side by side, so a packet's
+    /// arrival reads one line for its VL.
+    vls: [InVl; VLS],
     /// Who feeds this port (None: a free port).
     peer: Option<Link>,
 }
 
-/// One output port: its VL queues, credits, arbiter and link.
-/// The fields every event at the port reads come first, the VL arbiter's
-/// tables last (`repr(C)` keeps the order), so an event touches few cache lines.
+/// An input VL: its packets in arrival order, and the output its requesting
+/// head wants with the credit blocks it takes (VL15: 0, not flow controlled).
+#[derive(Clone, Copy, Debug, Default)]
+struct InVl {
+    queue: PacketFifo,
+    head_out: u16,
+    head_blocks: u16,
+}
+
+/// One output port: its VL queues, credits, arbiter and link, in the order
+/// an arbitration reads them (`repr(C)` keeps it), so an event touches few
+/// cache lines.
 #[repr(C)]
 struct OutPort {
     /// The packet on the wire, if any.
@@ -191,10 +198,8 @@ impl IbSwitch {
                 .peers
                 .iter()
                 .map(|&peer| InPort {
-                    queues: Default::default(),
+                    vls: Default::default(),
                     ready: 0,
-                    head_out: [0; VLS],
-                    head_blocks: [0; VLS],
                     busy: false,
                     transfer_out: 0,
                     transfer_vl: 0,
@@ -269,7 +274,7 @@ impl IbSwitch {
         p.vl = vl;
         p.t_arrived = ctx.now - ctx.timing.pipeline();
         let bytes = p.bytes as u32;
-        let q = &mut self.inputs[port].queues[lane(vl)];
+        let q = &mut self.inputs[port].vls[lane(vl)].queue;
         let alone = q.is_empty();
         q.push_back(ctx.packets, id);
         ctx.metrics.input_buffered(ctx.now, bytes as i64);
@@ -290,8 +295,9 @@ impl IbSwitch {
         let table = if vl == VL15 { &self.control_table } else { &self.data_table };
         let out = table[p.dlid as usize];
         let port = &mut self.inputs[input];
-        port.head_out[lane(vl)] = out;
-        port.head_blocks[lane(vl)] = credit_blocks(p, vl, self.block);
+        let v = &mut port.vls[lane(vl)];
+        v.head_out = out;
+        v.head_blocks = credit_blocks(p, vl, self.block);
         port.ready |= 1 << vl;
         self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
@@ -303,7 +309,7 @@ impl IbSwitch {
     #[inline]
     fn clear_ready(&mut self, input: usize, vl: u8) {
         let port = &mut self.inputs[input];
-        let out = port.head_out[lane(vl)];
+        let out = port.vls[lane(vl)].head_out;
         port.ready &= !(1 << vl);
         let w = &mut self.want[input * self.ports + out as usize];
         *w &= !(1 << self.rank[lane(vl)]);
@@ -323,7 +329,7 @@ impl IbSwitch {
     /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
     fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
-        self.inputs[i].head_blocks[lane(vl)] <= self.outputs[out].free[lane(vl)]
+        self.inputs[i].vls[lane(vl)].head_blocks <= self.outputs[out].free[lane(vl)]
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -403,7 +409,7 @@ impl IbSwitch {
         while ranks != 0 && !self.inputs[input].busy {
             let vl = self.by_rank[lane(ranks.trailing_zeros() as u8)];
             ranks &= ranks - 1;
-            let out = self.inputs[input].head_out[lane(vl)] as usize;
+            let out = self.inputs[input].vls[lane(vl)].head_out as usize;
             let bit = if out < 64 { 1u64 << out } else { 0 };
             if tried & bit == 0 {
                 tried |= bit;
@@ -414,9 +420,10 @@ impl IbSwitch {
 
     fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
-        let id = port.queues[lane(vl)].pop_front(ctx.packets).expect("a requesting VL has a head packet");
-        let blocks = port.head_blocks[lane(vl)];
-        let next = port.queues[lane(vl)].front();
+        let v = &mut port.vls[lane(vl)];
+        let id = v.queue.pop_front(ctx.packets).expect("a requesting VL has a head packet");
+        let blocks = v.head_blocks;
+        let next = v.queue.front();
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
@@ -562,10 +569,10 @@ impl IbSwitch {
         for port in 0..self.ports {
             for vl in 0..15u8 {
                 let input = &self.inputs[port];
-                if input.queues[lane(vl)].is_empty() || input.ready & (1 << vl) == 0 {
+                if input.vls[lane(vl)].queue.is_empty() || input.ready & (1 << vl) == 0 {
                     continue;
                 }
-                let o = input.head_out[lane(vl)] as usize;
+                let o = input.vls[lane(vl)].head_out as usize;
                 if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
                     continue;
                 }
@@ -590,7 +597,7 @@ impl IbSwitch {
     pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
         let queued: u32 =
-            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+            input.vls[lane(vl)].queue.iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
         let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
@@ -605,7 +612,7 @@ impl IbSwitch {
     /// Packets held in input and output VLs.
     pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
         let len = |q: &PacketFifo| q.len(packets);
-        self.inputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
+        self.inputs.iter().flat_map(|p| p.vls.iter().map(|v| &v.queue)).map(len).sum::<usize>()
             + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
     }
 
