@@ -88,17 +88,35 @@ struct Entries {
     entries: Box<[ArbEntry]>,
     /// The VLs of the enabled entries (bit mask).
     vls: u16,
+    /// Per VL, its enabled entries (bit mask over at most 64 entries).
+    by_vl: [u64; 16],
 }
 
 impl Entries {
     fn new(entries: &[ArbEntry]) -> Self {
-        let vls = entries.iter().filter(|e| e.weight > 0).fold(0u16, |m, e| m | 1 << e.vl);
-        Entries { entries: entries.into(), vls }
+        let mut by_vl = [0u64; 16];
+        for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.weight > 0) {
+            by_vl[(e.vl & 15) as usize] |= 1 << i;
+        }
+        let vls = (0..16).filter(|&v| by_vl[v] != 0).fold(0u16, |m, v| m | 1 << v);
+        Entries { entries: entries.into(), vls, by_vl }
     }
 
     #[inline]
     fn any_ready(&self, ready: u16) -> bool {
         self.vls & ready != 0
+    }
+
+    /// The enabled entries whose VL can send (bit mask).
+    #[inline]
+    fn ready_entries(&self, ready: u16) -> u64 {
+        let mut vls = ready & self.vls;
+        let mut m = 0;
+        while vls != 0 {
+            m |= self.by_vl[vls.trailing_zeros() as usize];
+            vls &= vls - 1;
+        }
+        m
     }
 }
 
@@ -149,28 +167,25 @@ impl Turn {
         if !table.any_ready(ready) {
             return None;
         }
-        let ready = |vl: u8| ready & (1 << vl) != 0;
         let entries = &table.entries;
         if self.open {
             let c = self.cur as usize;
-            if self.balance > 0 && ready(entries[c].vl) {
+            if self.balance > 0 && ready & (1 << entries[c].vl) != 0 {
                 return Some(c);
             }
             self.close(c, overrun);
         }
-        // Terminates: some enabled entry is ready, and each pass adds at
-        // least 64 bytes to its balance until it is positive.
+        // The next enabled entry whose VL can send, after the current one
+        // and wrapping round to it. Skipping the others changes nothing:
+        // their turns are closed, and under Carry their debts are <= 0.
+        // Terminates: each pass adds at least 64 bytes to a ready entry's
+        // balance until it is positive.
+        let candidates = table.ready_entries(ready);
         let mut i = self.cur as usize;
         loop {
-            i = if i + 1 == entries.len() { 0 } else { i + 1 };
+            let after = if i >= 63 { 0 } else { candidates & (!0u64 << (i + 1)) };
+            i = if after != 0 { after } else { candidates }.trailing_zeros() as usize;
             let e = entries[i];
-            if e.weight == 0 {
-                continue;
-            }
-            if !ready(e.vl) {
-                self.close(i, overrun);
-                continue;
-            }
             let quantum = e.weight as i32 * WEIGHT_UNIT_BYTES as i32;
             let b = match overrun {
                 Overrun::Forgive => quantum,
@@ -552,6 +567,97 @@ mod tests {
         });
         assert_eq!(vl, Some(3));
         assert!(asked.iter().all(|&n| n <= 1));
+    }
+
+    /// The IBA rules written as plainly as possible: every entry has its
+    /// own balance, and a pick walks the table entry by entry.
+    struct Reference {
+        entries: Vec<ArbEntry>,
+        balance: Vec<i32>,
+        cur: usize,
+        open: bool,
+    }
+
+    impl Reference {
+        fn new(entries: &[ArbEntry]) -> Self {
+            let n = entries.len();
+            Reference { entries: entries.to_vec(), balance: vec![0; n], cur: n.saturating_sub(1), open: false }
+        }
+
+        fn close(&mut self, i: usize, overrun: Overrun) {
+            if i == self.cur {
+                self.open = false;
+            }
+            if overrun == Overrun::Carry {
+                self.balance[i] = self.balance[i].min(0);
+            }
+        }
+
+        fn pick(&mut self, overrun: Overrun, ready: u16) -> Option<usize> {
+            let ready = |vl: u8| ready & (1 << vl) != 0;
+            if !self.entries.iter().any(|e| e.weight > 0 && ready(e.vl)) {
+                return None;
+            }
+            if self.open {
+                let c = self.cur;
+                if self.balance[c] > 0 && ready(self.entries[c].vl) {
+                    return Some(c);
+                }
+                self.close(c, overrun);
+            }
+            let mut i = self.cur;
+            loop {
+                i = (i + 1) % self.entries.len();
+                let e = self.entries[i];
+                if e.weight == 0 {
+                    continue;
+                }
+                if !ready(e.vl) {
+                    self.close(i, overrun);
+                    continue;
+                }
+                let q = e.weight as i32 * WEIGHT_UNIT_BYTES as i32;
+                self.balance[i] = if overrun == Overrun::Forgive { q } else { self.balance[i] + q };
+                if self.balance[i] > 0 {
+                    self.cur = i;
+                    self.open = true;
+                    return Some(i);
+                }
+            }
+        }
+
+        fn charge(&mut self, bytes: u32, overrun: Overrun) {
+            self.balance[self.cur] -= bytes as i32;
+            if self.balance[self.cur] <= 0 {
+                self.close(self.cur, overrun);
+            }
+        }
+    }
+
+    #[test]
+    fn picks_as_the_plain_per_entry_rules_do_on_random_tables() {
+        let mut rng = RandomStream::new(5, "vl_arbiter.reference", 0);
+        for table in 0..200 {
+            // Up to 64 entries over 4 VLs: repeated VLs, disabled entries, small and large weights.
+            let n = 1 + rng.below(64) as usize;
+            let entries: Vec<ArbEntry> = (0..n)
+                .map(|_| ArbEntry::new(rng.below(4) as u8, [0, 1, 3, 16, 64, 255][rng.below(6) as usize]))
+                .collect();
+            for overrun in [Overrun::Forgive, Overrun::Carry] {
+                let mut arb = VlArbiter::new(&[], &entries, UNLIMITED_HIGH_PRIORITY, 4).unwrap().with_overrun(overrun);
+                let mut reference = Reference::new(&entries);
+                for step in 0..2_000 {
+                    let ready = rng.below(16) as u16;
+                    let want = reference.pick(overrun, ready).map(|i| entries[i].vl);
+                    assert_eq!(arb.select_mask(ready), want, "table {table}, {overrun:?}, step {step}");
+                    if let Some(vl) = want {
+                        let bytes = 26 + rng.below(4097);
+                        reference.charge(bytes, overrun);
+                        arb.on_sent(vl, bytes);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
