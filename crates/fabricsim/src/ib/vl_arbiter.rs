@@ -140,14 +140,14 @@ struct Turn {
     open: bool,
     balance: i32,
     /// A thin pointer, so that a turn is 16 bytes; `None` under the IBA rule.
-    carried: Option<Box<Vec<i32>>>,
+    carried: Option<Box<[i32; MAX_ENTRIES]>>,
 }
 
 impl Turn {
     fn new(len: usize, overrun: Overrun) -> Self {
         // The first turn goes to entry 0.
         let cur = len.saturating_sub(1) as u8;
-        let carried = (overrun == Overrun::Carry).then(|| Box::new(vec![0; len]));
+        let carried = (overrun == Overrun::Carry).then(|| Box::new([0; MAX_ENTRIES]));
         Turn { cur, open: false, balance: 0, carried }
     }
 
