@@ -745,15 +745,11 @@ impl Model for IbFabric {
     }
 
     /// Constant time, as the driver asks every 1024 events: what grows with
-    /// a backlog is counted as it is (packets, messages, events, and a
-    /// 4-byte id per message queued at an HCA); the switches' queues and the
-    /// held credits, which credits bound, were counted at build.
+    /// a backlog is counted as it is (packets, messages and events; queues
+    /// are linked through them); the held credits, which credits bound, were
+    /// counted at build.
     fn memory_bytes(&self) -> u64 {
-        self.packets.memory_bytes()
-            + self.messages.memory_bytes()
-            + self.clock.queue.memory_bytes()
-            + 4 * self.messages.live() as u64
-            + self.fixed_bytes
+        self.packets.memory_bytes() + self.messages.memory_bytes() + self.clock.queue.memory_bytes() + self.fixed_bytes
     }
 
     fn backlog(&self) -> u64 {

@@ -1,28 +1,72 @@
-//! A FIFO of packets linked through their own `next` field: a VL buffer's
-//! queue is a head and a tail, 8 bytes in its port, and needs no memory of
-//! its own. A packet is in at most one VL buffer at a time (it leaves its
-//! input VL as its crossbar transfer starts, the moment it joins its output
-//! VL), so one link field serves every queue it passes through, and pushing
-//! or popping touches only packets the model reads anyway.
+//! A FIFO of arena records linked through their own `next` field: a queue
+//! is a head and a tail, 8 bytes in its owner, with no memory of its own.
+//! A switch's VL buffers queue packets this way: a packet is in at most one
+//! VL buffer at a time (it leaves its input VL as its crossbar transfer
+//! starts, the moment it joins its output VL), so one link field serves
+//! every queue it passes through. An HCA's send queues hold messages the
+//! same way. Pushing or popping touches only records the model reads anyway.
 
+use std::marker::PhantomData;
+
+use super::message::Message;
 use super::packet::Packet;
 use crate::kernel::Arena;
 
 const NIL: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PacketFifo {
-    head: u32,
-    tail: u32,
+/// A record that carries the link to the next one in its queue.
+pub trait Linked {
+    fn next(&self) -> u32;
+    fn set_next(&mut self, next: u32);
 }
 
-impl Default for PacketFifo {
-    fn default() -> Self {
-        PacketFifo { head: NIL, tail: NIL }
+impl Linked for Packet {
+    #[inline]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.next = next;
     }
 }
 
-impl PacketFifo {
+impl Linked for Message {
+    #[inline]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.next = next;
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fifo<T> {
+    head: u32,
+    tail: u32,
+    of: PhantomData<fn() -> T>,
+}
+
+/// A VL buffer's queue.
+pub type PacketFifo = Fifo<Packet>;
+
+impl<T> Clone for Fifo<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Fifo<T> {}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo { head: NIL, tail: NIL, of: PhantomData }
+    }
+}
+
+impl<T: Linked> Fifo<T> {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.head == NIL
@@ -34,34 +78,34 @@ impl PacketFifo {
     }
 
     #[inline]
-    pub fn push_back(&mut self, packets: &mut Arena<Packet>, id: u32) {
-        packets[id].next = NIL;
+    pub fn push_back(&mut self, records: &mut Arena<T>, id: u32) {
+        records[id].set_next(NIL);
         if self.tail == NIL {
             self.head = id;
         } else {
-            packets[self.tail].next = id;
+            records[self.tail].set_next(id);
         }
         self.tail = id;
     }
 
     #[inline]
-    pub fn pop_front(&mut self, packets: &Arena<Packet>) -> Option<u32> {
+    pub fn pop_front(&mut self, records: &Arena<T>) -> Option<u32> {
         let id = self.front()?;
-        self.head = packets[id].next;
+        self.head = records[id].next();
         if self.head == NIL {
             self.tail = NIL;
         }
         Some(id)
     }
 
-    /// The packets in order, oldest first.
-    pub fn iter<'a>(&self, packets: &'a Arena<Packet>) -> impl Iterator<Item = u32> + 'a {
-        std::iter::successors(self.front(), move |&id| Some(packets[id].next).filter(|&n| n != NIL))
+    /// The records in order, oldest first.
+    pub fn iter<'a>(&self, records: &'a Arena<T>) -> impl Iterator<Item = u32> + 'a {
+        std::iter::successors(self.front(), move |&id| Some(records[id].next()).filter(|&n| n != NIL))
     }
 
-    /// Packets queued (walks the list: for audits, not the hot path).
-    pub fn len(&self, packets: &Arena<Packet>) -> usize {
-        self.iter(packets).count()
+    /// Records queued (walks the list: for audits, not the hot path).
+    pub fn len(&self, records: &Arena<T>) -> usize {
+        self.iter(records).count()
     }
 }
 

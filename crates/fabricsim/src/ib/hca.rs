@@ -11,30 +11,33 @@
 //! Receive side: the sink takes packets at link rate and frees their VL
 //! space at once, returning credits to the switch.
 
-use std::collections::VecDeque;
-
 use super::fabric::{Ctx, Event};
+use super::fifo::Fifo;
+use super::message::Message;
 use super::packet::{Packet, TrafficClass};
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use crate::kernel::EventSet;
+use crate::kernel::{Arena, EventSet};
 use crate::sim::Link;
 
 /// `SendQueues::sl_vl` of an SL that maps to no VL.
 const NO_VL: u8 = 16;
 
-/// Messages waiting to be sent, per SL, and the control queue.
+/// Messages waiting to be sent, per SL, and the control queue, linked
+/// through the messages themselves (8 bytes a queue).
 struct SendQueues {
-    /// Messages waiting, per SL (FCFS).
-    sl: [VecDeque<u32>; 16],
-    control: VecDeque<u32>,
-    /// Per data VL: the SLs that map onto it, as a bit mask.
-    vl_sls: [u16; 16],
     /// Per data VL: whether some SL of it has a message waiting (bit mask,
     /// VL15 for the control queue).
     waiting_vls: u16,
+    /// Messages waiting over all queues.
+    len: u32,
+    /// Per data VL: the SLs that map onto it, as a bit mask.
+    vl_sls: [u16; 16],
     /// The VL of each SL ([`NO_VL`] for an SL without one).
     sl_vl: [u8; 16],
+    /// Messages waiting, per SL (FCFS).
+    sl: [Fifo<Message>; 16],
+    control: Fifo<Message>,
 }
 
 impl SendQueues {
@@ -42,12 +45,12 @@ impl SendQueues {
     #[inline]
     fn head(&self, vl: u8) -> Option<u32> {
         if vl == VL15 {
-            return self.control.front().copied();
+            return self.control.front();
         }
         let mut mask = self.vl_sls[vl as usize];
         while mask != 0 {
             let sl = 15 - mask.leading_zeros() as usize;
-            if let Some(&m) = self.sl[sl].front() {
+            if let Some(m) = self.sl[sl].front() {
                 return Some(m);
             }
             mask &= !(1 << sl);
@@ -55,12 +58,13 @@ impl SendQueues {
         None
     }
 
-    fn push(&mut self, m: u32, class: TrafficClass, sl: usize) {
+    fn push(&mut self, messages: &mut Arena<Message>, m: u32, class: TrafficClass, sl: usize) {
+        self.len += 1;
         if class == TrafficClass::Control {
-            self.control.push_back(m);
+            self.control.push_back(messages, m);
             self.waiting_vls |= 1 << VL15;
         } else {
-            self.sl[sl].push_back(m);
+            self.sl[sl].push_back(messages, m);
             // An SL without a VL is never sent (as the arbiter never sees it).
             if self.sl_vl[sl] != NO_VL {
                 self.waiting_vls |= 1 << self.sl_vl[sl];
@@ -69,19 +73,16 @@ impl SendQueues {
     }
 
     /// The head message of `vl` has sent its last packet.
-    fn pop(&mut self, vl: u8, sl: usize) {
+    fn pop(&mut self, messages: &Arena<Message>, vl: u8, sl: usize) {
+        self.len -= 1;
         if vl == VL15 {
-            self.control.pop_front();
+            self.control.pop_front(messages);
         } else {
-            self.sl[sl].pop_front();
+            self.sl[sl].pop_front(messages);
         }
         if self.head(vl).is_none() {
             self.waiting_vls &= !(1 << vl);
         }
-    }
-
-    fn len(&self) -> usize {
-        self.sl.iter().map(VecDeque::len).sum::<usize>() + self.control.len()
     }
 }
 
@@ -125,7 +126,14 @@ impl Hca {
         Hca {
             index,
             link,
-            queues: SendQueues { sl: Default::default(), control: VecDeque::new(), vl_sls, waiting_vls: 0, sl_vl },
+            queues: SendQueues {
+                waiting_vls: 0,
+                len: 0,
+                vl_sls,
+                sl_vl,
+                sl: Default::default(),
+                control: Fifo::default(),
+            },
             credits,
             next_blocks: [0; 16],
             block: credits.vl(0).block_bytes(),
@@ -143,16 +151,16 @@ impl Hca {
 
     /// Messages waiting at this HCA.
     pub fn queued_messages(&self) -> usize {
-        self.queues.len()
+        self.queues.len as usize
     }
 
     pub fn queued_bytes(&self) -> u64 {
         self.queued_bytes
     }
 
+    /// Bytes of the HCA's state (its queues are linked through the messages).
     pub fn memory_bytes(&self) -> u64 {
-        let q = &self.queues;
-        (q.sl.iter().map(VecDeque::capacity).sum::<usize>() + q.control.capacity()) as u64 * 4
+        std::mem::size_of::<Self>() as u64
     }
 
     /// A new message `m` from this HCA's sources: queued, or refused if the
@@ -166,7 +174,7 @@ impl Hca {
         }
         self.queued_bytes += bytes;
         let sl = msg.sl.get() as usize;
-        self.queues.push(m, msg.class, sl);
+        self.queues.push(ctx.messages, m, msg.class, sl);
         let vl = self.queues.sl_vl[sl];
         if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
             self.next_blocks[vl as usize] = blocks_for(msg.next_packet_bytes(), self.block) as u16;
@@ -222,7 +230,8 @@ impl Hca {
         let blocks = self.next_blocks[(vl & 15) as usize];
         self.queued_bytes -= msg.seg.payload(i) as u64;
         if msg.sent == msg.seg.packets {
-            self.queues.pop(vl, msg.sl.get() as usize);
+            let sl = msg.sl.get() as usize;
+            self.queues.pop(ctx.messages, vl, sl);
             if let Some(next) = self.queues.head(vl) {
                 self.next_blocks[(vl & 15) as usize] =
                     blocks_for(ctx.messages[next].next_packet_bytes(), self.block) as u16;

@@ -27,6 +27,8 @@ pub struct Message {
     pub sl: ServiceLevel,
     /// An I frame: its packets are never dropped (seed 003 section 3.5).
     pub protected: bool,
+    /// The message behind it in its HCA send queue ([`super::fifo::Fifo`]).
+    pub next: u32,
 }
 
 impl Message {

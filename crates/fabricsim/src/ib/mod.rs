@@ -4,7 +4,7 @@
 //! One concept per file, in the order a packet meets them: `sources` (the
 //! video, best-effort and control workload), `message` (a work request at
 //! the source), `hca` (send queues per SL, VL arbitration, credits, sink),
-//! `fifo` (a VL buffer's queue, linked through its packets),
+//! `fifo` (VL buffers and send queues, linked through their packets and messages),
 //! `packet` (headers, MTUs, segmentation), `link` and `timing`
 //! (serialization, propagation, pipeline stages), `vl` (SL-to-VL mapping,
 //! per-VL credits), `credit_return` (credits on their way back to a
