@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use crate::kernel::event_set::key_time;
 use crate::kernel::{EventSet, Time};
+use crate::sim::PortRef;
 
 /// A credit held for a sender: `blocks` for `vl`, due under `key`.
 #[derive(Clone, Copy, Debug)]
@@ -28,14 +29,14 @@ pub struct HeldCredit {
     pub blocks: u16,
 }
 
-/// What a sender reads at every pick, in one cache line: per-VL sums of
-/// the held credits and the newest one's key. Credits return in link order,
-/// so once the newest is due all are, and adding them VL by VL restores
-/// the same credits as one by one; only when some are not yet due does the
-/// pick read the credits themselves (a separate list).
+/// What a sender reads at every pick: per-VL sums of the held credits and
+/// the newest one's key. Credits return in link order, so once the newest
+/// is due all are, and adding them VL by VL restores the same credits as
+/// one by one; only when some are not yet due does the pick read the
+/// credits themselves (the list).
 #[derive(Clone, Debug, Default)]
-#[repr(C, align(64))]
-pub struct ReturnState {
+#[repr(C)]
+struct ReturnState {
     newest: u128,
     /// Blocks held per VL, the VLs with any (bit mask), and how many credits.
     sums: [u16; 16],
@@ -48,13 +49,16 @@ pub struct ReturnState {
     stale: bool,
 }
 
-/// The credits held for one sending port: its state and its list.
-pub struct CreditReturn<'a> {
-    state: &'a mut ReturnState,
-    list: &'a mut VecDeque<HeldCredit>,
+/// The credits held for one sending port (a switch output or an HCA), kept
+/// in the port's own state: the sender reads them at every pick, and the
+/// receiver writes them when it frees buffer space.
+#[derive(Clone, Debug, Default)]
+pub struct CreditReturn {
+    state: ReturnState,
+    list: VecDeque<HeldCredit>,
 }
 
-impl CreditReturn<'_> {
+impl CreditReturn {
     /// Whether a credit for this sender must travel as an event.
     #[inline]
     pub fn sender_waiting(&self) -> bool {
@@ -64,7 +68,7 @@ impl CreditReturn<'_> {
     /// Holds a credit due under `key` (the sender is not waiting).
     #[inline]
     pub fn hold(&mut self, key: u128, vl: u8, blocks: u16) {
-        let s = &mut *self.state;
+        let s = &mut self.state;
         debug_assert!(!s.waiting);
         debug_assert!(s.count == 0 || s.newest < key, "credits return in link order");
         if s.stale {
@@ -82,7 +86,7 @@ impl CreditReturn<'_> {
     /// (keyed below `current`): VL by VL when all are due, else oldest first.
     #[inline]
     pub fn take_due(&mut self, current: u128, mut apply: impl FnMut(u8, u32)) {
-        let s = &mut *self.state;
+        let s = &mut self.state;
         if s.count == 0 {
             return;
         }
@@ -111,7 +115,7 @@ impl CreditReturn<'_> {
     /// Takes the oldest held credit off the list and the sums.
     #[inline]
     fn pop_front(&mut self) -> Option<HeldCredit> {
-        let s = &mut *self.state;
+        let s = &mut self.state;
         if s.count == 0 {
             return None;
         }
@@ -137,18 +141,10 @@ impl CreditReturn<'_> {
             }
         }
     }
-}
 
-/// A read-only view of one sender's held credits (deadlock reports, audits).
-pub struct HeldView<'a> {
-    list: &'a VecDeque<HeldCredit>,
-    count: usize,
-}
-
-impl HeldView<'_> {
+    /// The live credits: the list's last `count` (a stale list holds none).
     fn held(&self) -> impl Iterator<Item = &HeldCredit> {
-        // The live credits are the list's last `count`.
-        self.list.iter().skip(self.list.len() - self.count)
+        self.list.iter().skip(self.list.len() - self.state.count as usize)
     }
 
     /// Blocks for `vl` held and due by time `now` (for views between events).
@@ -160,65 +156,22 @@ impl HeldView<'_> {
     pub fn held_blocks(&self, vl: u8) -> u32 {
         self.held().filter(|h| h.vl == vl).map(|h| h.blocks as u32).sum()
     }
-}
-
-/// The credit returns of every sending port of a fabric: the switches'
-/// output ports, then the HCAs.
-#[derive(Clone, Debug, Default)]
-pub struct CreditReturns {
-    states: Vec<ReturnState>,
-    lists: Vec<VecDeque<HeldCredit>>,
-    /// Index of each switch's port 0.
-    switch_base: Vec<u32>,
-    hca_base: u32,
-}
-
-impl CreditReturns {
-    /// Returns for switches of the given port counts and `hcas` HCAs.
-    pub fn new(switch_ports: impl IntoIterator<Item = usize>, hcas: usize) -> Self {
-        let mut switch_base = Vec::new();
-        let mut n = 0u32;
-        for p in switch_ports {
-            switch_base.push(n);
-            n += p as u32;
-        }
-        let ports = n as usize + hcas;
-        CreditReturns {
-            states: vec![ReturnState::default(); ports],
-            lists: vec![VecDeque::new(); ports],
-            switch_base,
-            hca_base: n,
-        }
-    }
-
-    #[inline]
-    fn port(&mut self, i: usize) -> CreditReturn<'_> {
-        CreditReturn { state: &mut self.states[i], list: &mut self.lists[i] }
-    }
-
-    fn view(&self, i: usize) -> HeldView<'_> {
-        HeldView { list: &self.lists[i], count: self.states[i].count as usize }
-    }
-
-    #[inline]
-    pub fn switch_port(&mut self, switch: u32, port: u16) -> CreditReturn<'_> {
-        self.port((self.switch_base[switch as usize] + port as u32) as usize)
-    }
-
-    #[inline]
-    pub fn hca(&mut self, hca: u32) -> CreditReturn<'_> {
-        self.port((self.hca_base + hca) as usize)
-    }
-
-    pub fn switch_port_ref(&self, switch: u32, port: u16) -> HeldView<'_> {
-        self.view((self.switch_base[switch as usize] + port as u32) as usize)
-    }
 
     pub fn memory_bytes(&self) -> u64 {
-        (self.lists.iter().map(|l| l.capacity() * std::mem::size_of::<HeldCredit>()).sum::<usize>()
-            + self.states.capacity() * std::mem::size_of::<ReturnState>()
-            + self.lists.capacity() * std::mem::size_of::<VecDeque<HeldCredit>>()) as u64
+        (std::mem::size_of::<Self>() + self.list.capacity() * std::mem::size_of::<HeldCredit>()) as u64
     }
+}
+
+/// A credit a receiver has freed, on its way to `to` under `key`: the
+/// event that frees it cannot reach the sender's state (another
+/// component), so the fabric delivers it once the event is handled. Its key
+/// was reserved when it was freed, so its place among events is the same.
+#[derive(Clone, Copy, Debug)]
+pub struct FreedCredit {
+    pub to: PortRef,
+    pub key: u128,
+    pub vl: u8,
+    pub blocks: u16,
 }
 
 #[cfg(test)]
@@ -229,17 +182,16 @@ mod tests {
     #[test]
     fn due_credits_are_taken_in_order_and_a_waiting_sender_gets_the_next_as_its_own_event() {
         let mut q: EventQueue<(u8, u16)> = EventQueue::new();
-        let mut returns = CreditReturns::new([1], 0);
+        let mut r = CreditReturn::default();
         let keys: Vec<u128> = (1..=3).map(|t| q.reserve_key(t * 10)).collect();
         for (i, &k) in keys.iter().enumerate() {
-            returns.switch_port(0, 0).hold(k, i as u8, 2);
+            r.hold(k, i as u8, 2);
         }
         // An event at time 20 scheduled before the credits: only the first is due before it.
         q.push(20, (9, 9));
         q.push(5, (8, 8));
         assert_eq!(q.pop(), Some((5, (8, 8))));
         let mut taken = Vec::new();
-        let mut r = returns.switch_port(0, 0);
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert!(taken.is_empty(), "nothing is due at time 5");
         r.set_waiting(true, &mut q, |vl, b| (vl, b));
@@ -247,40 +199,40 @@ mod tests {
         // The credit at 10 now travels as an event under its own key, before the event at 20.
         assert_eq!(q.pop(), Some((10, (0, 2))));
         assert_eq!(q.pop(), Some((20, (9, 9))));
-        assert_eq!(returns.switch_port_ref(0, 0).due_blocks(1, 20), 2);
-        let mut r = returns.switch_port(0, 0);
+        assert_eq!(r.due_blocks(1, 20), 2);
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         // The credit at 20 was keyed before the event at 20 (reserved first): it is due.
         assert_eq!(taken, vec![(1, 2)]);
         r.set_waiting(false, &mut q, |vl, b| (vl, b));
-        assert_eq!(returns.switch_port_ref(0, 0).held_blocks(2), 2);
+        assert_eq!(r.held_blocks(2), 2);
         assert!(q.is_empty(), "a sender that is not waiting gets no event");
         q.push(30, (7, 7));
         q.pop();
-        returns.switch_port(0, 0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert_eq!(taken, vec![(1, 2), (2, 2)]);
-        assert_eq!(returns.switch_port_ref(0, 0).held_blocks(2), 0);
+        assert_eq!(r.held_blocks(2), 0);
     }
 
     #[test]
     fn when_all_are_due_they_come_back_summed_per_vl_and_the_next_hold_starts_afresh() {
         let mut q: EventQueue<u8> = EventQueue::new();
-        let mut returns = CreditReturns::new([], 1);
+        let mut r = CreditReturn::default();
         for (t, vl, blocks) in [(10, 3, 1), (11, 1, 4), (12, 3, 2), (13, 1, 1)] {
-            returns.hca(0).hold(q.reserve_key(t), vl, blocks);
+            r.hold(q.reserve_key(t), vl, blocks);
         }
         q.push(50, 0);
         q.pop();
         let mut taken = Vec::new();
-        returns.hca(0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert_eq!(taken, vec![(1, 5), (3, 3)], "VL by VL, in VL order");
         taken.clear();
-        returns.hca(0).take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert!(taken.is_empty(), "nothing is taken twice");
+        assert_eq!(r.held_blocks(3), 0, "a taken list holds no live credit");
         // After a take of everything, new credits are held and taken alone.
         let k = q.reserve_key(60);
-        returns.hca(0).hold(k, 2, 7);
-        returns.hca(0).set_waiting(true, &mut q, |vl, _| vl);
+        r.hold(k, 2, 7);
+        r.set_waiting(true, &mut q, |vl, _| vl);
         assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
     }
 }

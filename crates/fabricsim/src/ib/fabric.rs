@@ -8,7 +8,7 @@
 
 use serde_json::json;
 
-use super::credit_return::CreditReturns;
+use super::credit_return::FreedCredit;
 use super::hca::Hca;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
@@ -63,7 +63,9 @@ pub struct Ctx<'a> {
     pub messages: &'a mut Arena<Message>,
     pub timing: &'a IbTiming,
     pub metrics: &'a mut IbMetrics,
-    pub returns: &'a mut CreditReturns,
+    /// The credit this event has freed, for the fabric to deliver to its
+    /// sender once the event is handled (a component cannot reach another's state).
+    pub freed: Option<FreedCredit>,
 }
 
 impl Ctx<'_> {
@@ -86,24 +88,14 @@ impl Ctx<'_> {
         }
     }
 
-    /// `blocks` credits for `vl` go back over `link` (flow-control packets take no bandwidth).
+    /// `blocks` credits for `vl` go back over `link` (flow-control packets
+    /// take no bandwidth): their key is reserved now, and the fabric hands
+    /// them to the sender after this event (see [`IbFabric::return_credit`]).
     #[inline]
     pub fn credit(&mut self, link: Link, vl: u8, blocks: u32) {
-        let (to, at, blocks) = (link.to, self.now + link.propagation, blocks as u16);
-        // An event only if the sender waits for credit (see `credit_return`).
-        let (mut returns, event) = match to.kind {
-            ComponentKind::Switch => (
-                self.returns.switch_port(to.index, to.port),
-                Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks },
-            ),
-            ComponentKind::Hca => (self.returns.hca(to.index), Event::HcaCredit { hca: to.index, vl, blocks }),
-            other => unreachable!("no {other:?} in an InfiniBand fabric"),
-        };
-        if returns.sender_waiting() {
-            self.queue.push(at, event);
-        } else {
-            returns.hold(self.queue.reserve_key(at), vl, blocks);
-        }
+        assert!(self.freed.is_none(), "an event frees one packet's credits");
+        let key = self.queue.reserve_key(self.now + link.propagation);
+        self.freed = Some(FreedCredit { to: link.to, key, vl, blocks: blocks as u16 });
     }
 
     /// Discards a packet (its SL has no VL) and counts it.
@@ -125,8 +117,6 @@ pub struct IbFabric {
     pub metrics: IbMetrics,
     switches: Vec<IbSwitch>,
     hcas: Vec<Hca>,
-    /// Credits returning to switch outputs and HCAs, held without events.
-    returns: CreditReturns,
     sources: Sources,
     topo: Topology,
     /// Static channel-dependency verdict of the data tables, and their mean hops.
@@ -150,7 +140,7 @@ macro_rules! ctx {
             messages: &mut $s.messages,
             timing: &$s.timing,
             metrics: &mut $s.metrics,
-            returns: &mut $s.returns,
+            freed: None,
         }
     };
 }
@@ -262,10 +252,8 @@ impl IbFabric {
                 }
             }
         }
-        let returns = CreditReturns::new(switches.iter().map(IbSwitch::ports), hcas.len());
-        let fixed_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>()
-            + hcas.iter().map(Hca::memory_bytes).sum::<u64>()
-            + returns.memory_bytes();
+        let fixed_bytes =
+            switches.iter().map(IbSwitch::memory_bytes).sum::<u64>() + hcas.iter().map(Hca::memory_bytes).sum::<u64>();
         // Calendar buckets of the largest power of two picoseconds within
         // eight byte times: 16.4 ns on the study's 1x links, where 4.1 and
         // 65.5 ns took 0.4% and 0.1% more instructions (any width gives the
@@ -283,7 +271,6 @@ impl IbFabric {
             messages: Arena::with_capacity(1 << 12),
             timing,
             metrics,
-            returns,
             switches,
             hcas,
             sources,
@@ -448,10 +435,16 @@ impl IbFabric {
             Event::Header { switch, port, packet } => {
                 let mut ctx = ctx!(self);
                 self.switches[switch as usize].on_header(&mut ctx, port as usize, packet);
+                if let Some(c) = ctx.freed {
+                    self.return_credit(c);
+                }
             }
             Event::TransferDone { switch, port } => {
                 let mut ctx = ctx!(self);
                 self.switches[switch as usize].on_transfer_done(&mut ctx, port as usize);
+                if let Some(c) = ctx.freed {
+                    self.return_credit(c);
+                }
             }
             Event::SwitchSent { switch, port } => {
                 let mut ctx = ctx!(self);
@@ -461,6 +454,29 @@ impl IbFabric {
                 let mut ctx = ctx!(self);
                 self.switches[switch as usize].on_credit(&mut ctx, port as usize, vl, blocks as u32);
             }
+        }
+    }
+
+    /// Hands a freed credit to its sender: as an event under its reserved
+    /// key if the sender waits for credit, else held until the sender next
+    /// picks (see `credit_return`).
+    #[inline]
+    fn return_credit(&mut self, c: FreedCredit) {
+        let (to, vl, blocks) = (c.to, c.vl, c.blocks);
+        let (returns, event) = match to.kind {
+            ComponentKind::Switch => (
+                self.switches[to.index as usize].output_return(to.port as usize),
+                Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks },
+            ),
+            ComponentKind::Hca => {
+                (self.hcas[to.index as usize].returns_mut(), Event::HcaCredit { hca: to.index, vl, blocks })
+            }
+            other => unreachable!("no {other:?} in an InfiniBand fabric"),
+        };
+        if returns.sender_waiting() {
+            self.clock.queue.push_keyed(c.key, event);
+        } else {
+            returns.hold(c.key, vl, blocks);
         }
     }
 
@@ -478,6 +494,7 @@ impl IbFabric {
         if p.vl != VL15 {
             ctx.credit(link, p.vl, blocks_for(p.bytes as u32, block));
         }
+        let freed = ctx.freed.take();
         ctx.packets.remove(packet);
         if ctx.messages[p.message].packet_done() {
             let msg = ctx.messages[p.message];
@@ -488,6 +505,9 @@ impl IbFabric {
                 ctx.metrics.frame(now - msg.t_created, late);
             }
         }
+        if let Some(c) = freed {
+            self.return_credit(c);
+        }
     }
 }
 
@@ -497,7 +517,7 @@ impl IbFabric {
     fn find_deadlock(&self) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(&self.returns, self.clock.now) {
+            for (a, b) in sw.blocked_waits(self.clock.now) {
                 g.add_edge(a, b, ());
             }
         }
@@ -523,7 +543,7 @@ impl IbFabric {
                 continue;
             }
             let sender = &self.switches[up.to.index as usize];
-            let sent = sender.credits_used(up.to.port as usize, vl, &self.returns, self.clock.now);
+            let sent = sender.credits_used(up.to.port as usize, vl, self.clock.now);
             let held = sw.input_blocks(&self.packets, p as usize, vl);
             if sent != held {
                 mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
@@ -733,7 +753,7 @@ impl Model for IbFabric {
         let out = self.counters()?;
         if self.packets.live() == 0 && self.clock.queue.is_empty() {
             // Drained: every buffer empty and every credit home.
-            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent(&self.returns)) {
+            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent()) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
             }
         }

@@ -11,6 +11,7 @@
 //! Receive side: the sink takes packets at link rate and frees their VL
 //! space at once, returning credits to the switch.
 
+use super::credit_return::CreditReturn;
 use super::fabric::{Ctx, Event};
 use super::fifo::Fifo;
 use super::message::Message;
@@ -92,6 +93,8 @@ pub struct Hca {
     link: Link,
     queues: SendQueues,
     credits: PortCredits,
+    /// Credits the switch has freed and this HCA has not taken yet.
+    returns: CreditReturn,
     /// Per data VL: credit blocks of its head message's next packet, kept
     /// as the head changes or sends, so a pick reads no message to test credits.
     next_blocks: [u16; 16],
@@ -135,6 +138,7 @@ impl Hca {
                 control: Fifo::default(),
             },
             credits,
+            returns: CreditReturn::default(),
             next_blocks: [0; 16],
             block: credits.vl(0).block_bytes(),
             arbiter,
@@ -143,6 +147,12 @@ impl Hca {
             buffer_bytes,
             refused: [0; 3],
         }
+    }
+
+    /// The credits held for this HCA (its switch frees them).
+    #[inline]
+    pub fn returns_mut(&mut self) -> &mut CreditReturn {
+        &mut self.returns
     }
 
     pub fn link(&self) -> Link {
@@ -188,9 +198,8 @@ impl Hca {
         if self.sending {
             return;
         }
-        let mut returns = ctx.returns.hca(self.index);
         let credits = &mut self.credits;
-        returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
+        self.returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
         // The VLs whose next packet has credit for all of it, found once.
         let mut sendable = 0u16;
         let mut waiting = self.queues.waiting_vls;
@@ -204,7 +213,7 @@ impl Hca {
         let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
         // Waiting for credit only with something to send.
         let hca = self.index;
-        returns.set_waiting(picked.is_none() && self.queues.waiting_vls != 0, ctx.queue, |vl, blocks| {
+        self.returns.set_waiting(picked.is_none() && self.queues.waiting_vls != 0, ctx.queue, |vl, blocks| {
             Event::HcaCredit { hca, vl, blocks }
         });
         let Some(vl) = picked else {

@@ -21,7 +21,7 @@
 //!    (last stage) costs no time. The output VL space is freed when the
 //!    packet's tail has left.
 
-use super::credit_return::CreditReturns;
+use super::credit_return::CreditReturn;
 use super::fabric::{Ctx, Event};
 use super::fifo::PacketFifo;
 use super::packet::{Packet, TrafficClass};
@@ -117,6 +117,8 @@ struct OutPort {
     /// receiver's input VLs, read together by every arbitration.
     head_blocks: [u16; VLS],
     credits: PortCredits,
+    /// Credits the receiver has freed and this port has not taken yet.
+    returns: CreditReturn,
     /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
     /// no credits).
     free: [u16; VLS],
@@ -222,6 +224,7 @@ impl IbSwitch {
                     next_input: 0,
                     blocked: false,
                     credits: spec.credits,
+                    returns: CreditReturn::default(),
                     arbiter: spec.arbiter.clone(),
                     on_wire: None,
                 })
@@ -239,6 +242,12 @@ impl IbSwitch {
 
     pub fn ports(&self) -> usize {
         self.ports
+    }
+
+    /// The credits held for output `port` (its receiver frees them).
+    #[inline]
+    pub fn output_return(&mut self, port: usize) -> &mut CreditReturn {
+        &mut self.outputs[port].returns
     }
 
     /// What port `port` is cabled to (the same link both ways).
@@ -495,9 +504,8 @@ impl IbSwitch {
         if o.on_wire.is_some() || o.queued == 0 {
             return;
         }
-        let mut returns = ctx.returns.switch_port(self.index, out as u16);
         let credits = &mut o.credits;
-        returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
+        o.returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
         // The VLs whose head has credit for all of it, found once: the
         // arbiter then only reads this mask.
         let mut sendable = 0u16;
@@ -511,7 +519,12 @@ impl IbSwitch {
         }
         let picked = if sendable == 0 { None } else { o.arbiter.select_mask(sendable) };
         let (switch, port) = (self.index, out as u16);
-        returns.set_waiting(picked.is_none(), ctx.queue, |vl, blocks| Event::SwitchCredit { switch, port, vl, blocks });
+        o.returns.set_waiting(picked.is_none(), ctx.queue, |vl, blocks| Event::SwitchCredit {
+            switch,
+            port,
+            vl,
+            blocks,
+        });
         let Some(vl) = picked else {
             return;
         };
@@ -564,7 +577,7 @@ impl IbSwitch {
     /// for credit: the edges (this input VL, the downstream input VL) of the
     /// wait-for graph a run-time deadlock is a cycle of. Nodes are
     /// (switch, input port, VL).
-    pub fn blocked_waits(&self, returns: &CreditReturns, now: Time) -> Vec<(InputVl, InputVl)> {
+    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl)> {
         let mut out = Vec::new();
         for port in 0..self.ports {
             for vl in 0..15u8 {
@@ -579,7 +592,7 @@ impl IbSwitch {
                 let head_blocks = self.outputs[o].head_blocks[lane(vl)];
                 // Credits held for the output but due by now count as back.
                 let c = self.outputs[o].credits.vl(vl);
-                let due = returns.switch_port_ref(self.index, o as u16).due_blocks(vl, now);
+                let due = self.outputs[o].returns.due_blocks(vl, now);
                 if head_blocks as u32 <= c.available_blocks() + due {
                     continue;
                 }
@@ -604,9 +617,8 @@ impl IbSwitch {
 
     /// Credits output `port` holds for `vl` at its receiver (used blocks as
     /// the sender sees them), less those held for it and due by `now`.
-    pub fn credits_used(&self, port: usize, vl: u8, returns: &CreditReturns, now: Time) -> u32 {
-        self.outputs[port].credits.vl(vl).used_blocks()
-            - returns.switch_port_ref(self.index, port as u16).due_blocks(vl, now)
+    pub fn credits_used(&self, port: usize, vl: u8, now: Time) -> u32 {
+        self.outputs[port].credits.vl(vl).used_blocks() - self.outputs[port].returns.due_blocks(vl, now)
     }
 
     /// Packets held in input and output VLs.
@@ -624,14 +636,13 @@ impl IbSwitch {
 
     /// Whether every output VL buffer is empty and every credit is back or
     /// held for its port (audit at drain).
-    pub fn is_quiescent(&self, returns: &CreditReturns) -> bool {
+    pub fn is_quiescent(&self) -> bool {
         self.outputs
             .iter()
             .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
-            && self.outputs.iter().enumerate().all(|(p, o)| {
+            && self.outputs.iter().all(|o| {
                 let c = &o.credits;
-                let r = returns.switch_port_ref(self.index, p as u16);
-                (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == r.held_blocks(v))
+                (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == o.returns.held_blocks(v))
             })
     }
 }
