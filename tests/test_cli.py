@@ -140,6 +140,18 @@ def test_bench(cli):
     assert proc.returncode == 2
 
 
+def test_bench_repeat_reports_the_fastest_run_and_every_wall_time(cli):
+    proc = cli("bench", "--which", "ib-irregular", "--size", "2000", "--repeat", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [row] = json.loads(proc.stdout)
+    assert len(row["runs_wall_s"]) == 3
+    assert row["wall_s"] == min(row["runs_wall_s"])
+    proc = cli("bench", "--which", "kernel-hold", "--size", "2000", "--repeat", "2")
+    assert proc.returncode == 0 and "fastest of 2" in proc.stdout
+    proc = cli("bench", "--which", "kernel-hold", "--repeat", "0")
+    assert proc.returncode == 2
+
+
 def test_reproduce_list_and_unknown_id(cli, tmp_path):
     proc = cli("reproduce", "--list")
     assert proc.returncode == 0, proc.stderr
