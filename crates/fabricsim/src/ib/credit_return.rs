@@ -156,10 +156,6 @@ impl CreditReturn {
     pub fn held_blocks(&self, vl: u8) -> u32 {
         self.held().filter(|h| h.vl == vl).map(|h| h.blocks as u32).sum()
     }
-
-    pub fn memory_bytes(&self) -> u64 {
-        (std::mem::size_of::<Self>() + self.list.capacity() * std::mem::size_of::<HeldCredit>()) as u64
-    }
 }
 
 /// A credit a receiver has freed, on its way to `to` under `key`: the

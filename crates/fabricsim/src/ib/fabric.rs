@@ -126,7 +126,7 @@ pub struct IbFabric {
     credit_block: u32,
     /// SLs whose VL some arbitration table entry serves (bit mask).
     sendable_sls: u16,
-    /// The switches', HCAs' and credit returns' state, bounded by credits: measured once at build.
+    /// The switches' and HCAs' own state, fixed in size: measured once at build.
     fixed_bytes: u64,
     scenario: Scenario,
 }
@@ -770,8 +770,8 @@ impl Model for IbFabric {
 
     /// Constant time, as the driver asks every 1024 events: what grows with
     /// a backlog is counted as it is (packets, messages and events; queues
-    /// are linked through them); the held credits, which credits bound, were
-    /// counted at build.
+    /// are linked through them). The ports' lists of held credits are not
+    /// counted: the credits bound them, so they cannot grow with a backlog.
     fn memory_bytes(&self) -> u64 {
         self.packets.memory_bytes() + self.messages.memory_bytes() + self.clock.queue.memory_bytes() + self.fixed_bytes
     }

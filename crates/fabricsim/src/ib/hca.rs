@@ -149,6 +149,12 @@ impl Hca {
         }
     }
 
+    /// Credit blocks of `msg`'s next packet.
+    #[inline]
+    fn blocks_of_next(&self, msg: &Message) -> u16 {
+        blocks_for(msg.next_packet_bytes(), self.block) as u16
+    }
+
     /// The credits held for this HCA (its switch frees them).
     #[inline]
     pub fn returns_mut(&mut self) -> &mut CreditReturn {
@@ -187,7 +193,7 @@ impl Hca {
         self.queues.push(ctx.messages, m, msg.class, sl);
         let vl = self.queues.sl_vl[sl];
         if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
-            self.next_blocks[vl as usize] = blocks_for(msg.next_packet_bytes(), self.block) as u16;
+            self.next_blocks[vl as usize] = self.blocks_of_next(&msg);
         }
         self.try_send(ctx);
         true
@@ -242,11 +248,10 @@ impl Hca {
             let sl = msg.sl.get() as usize;
             self.queues.pop(ctx.messages, vl, sl);
             if let Some(next) = self.queues.head(vl) {
-                self.next_blocks[(vl & 15) as usize] =
-                    blocks_for(ctx.messages[next].next_packet_bytes(), self.block) as u16;
+                self.next_blocks[(vl & 15) as usize] = self.blocks_of_next(&ctx.messages[next]);
             }
         } else {
-            self.next_blocks[(vl & 15) as usize] = blocks_for(msg.next_packet_bytes(), self.block) as u16;
+            self.next_blocks[(vl & 15) as usize] = self.blocks_of_next(msg);
         }
         self.credits.consume_blocks(vl, blocks);
         self.arbiter.on_sent(vl, bytes);
