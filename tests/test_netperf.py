@@ -51,7 +51,7 @@ def test_seed002_reproductions_run_quick(tmp_path):
     for r in reports:
         assert all(p.exists() for p in r.files.values())
     calibrated = [c for r in reports for c in r.checks if c.note.startswith("calibrated")]
-    assert len(calibrated) == 3
+    assert len(calibrated) == 4
     # Quick mode's 1 s streams still carry slow start's delayed-ACK stalls, so
     # only the latency point, which has none, must sit on its calibration.
     assert all(c.within for c in calibrated if c.claim.startswith("one-byte"))
