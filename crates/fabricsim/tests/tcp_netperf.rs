@@ -94,6 +94,37 @@ fn send_passes_shape_the_segments_and_window_updates_pace_the_acks() {
     assert!(per_ack >= 6, "{per_ack} segments per ACK");
 }
 
+/// The interface moves frames, not packets, across the bus: a request of
+/// m bytes takes longer than a one-byte one by the per-byte CPU costs on
+/// both hosts and one bus crossing of its data, plus at most the last
+/// frame's trip (two fibres through the switch, routing, the receiving
+/// bus); a packet moved across each bus whole would add a second crossing
+/// of the data and its time on the fibres.
+#[test]
+fn the_interface_moves_frames_across_the_bus_as_it_sends_them() {
+    let (bus_mb_s, link_mb_s) = (10.0, 26.6);
+    let transaction_s = |m: u32| {
+        let r = run(&format!(
+            "[netperf]\ntest = \"TCP_RR\"\nlength_s = 1.0\nrequest_bytes = {m}\nresponse_bytes = 1\n\
+             [hosts]\nsender_background_load = 0.0\nreceiver_background_load = 0.0\nbus_mb_s = {bus_mb_s}\n\
+             [link]\nbandwidth_mb_s = {link_mb_s}\n"
+        ));
+        1.0 / mean(&r, "transactions_per_s")
+    };
+    let m = 30_000u32;
+    let added = transaction_s(m) - transaction_s(1);
+    let c = HostCosts::new(&Machine::of(fabricsim::scenario::MachineType::C110));
+    let cpu = 2.0 * (c.copy_ps_per_byte + c.checksum_ps_per_byte) * 1e-12 * (m - 1) as f64;
+    let bus = (m - 1) as f64 / (bus_mb_s * 1e6);
+    let frame = 2048.0 / (bus_mb_s * 1e6) + 2.0 * 2084.0 / (link_mb_s * 1e6) + 3e-6;
+    assert!(added > cpu + bus, "{added} s: less than the CPU and one bus crossing ({} s)", cpu + bus);
+    assert!(
+        added < cpu + bus + frame,
+        "{added} s: more than the CPU, one bus crossing and one frame ({} s)",
+        cpu + bus + frame
+    );
+}
+
 /// Every byte written arrives, once and in order, in both tests.
 #[test]
 fn bytes_are_conserved_and_arrive_in_order() {

@@ -68,7 +68,7 @@ impl Default for HostsSpec {
 
 /// Calibrated on the C110 to C110 stream with 262143-byte socket buffers
 /// and 2 MB messages (82 Mbit/s, seed 002 section 4.1.2).
-pub const CALIBRATED_BUS_MB_S: f64 = 12.5;
+pub const CALIBRATED_BUS_MB_S: f64 = 10.8;
 /// Calibrated on the C110 to C110 one-byte TCP_RR latency (about 340 us,
 /// seed 002 section 4.2.2).
 pub const CALIBRATED_ADAPTER_US: f64 = 67.0;

@@ -75,7 +75,7 @@ pub const LIGHT_LOAD: f64 = 0.02;
 pub const MODERATE_LOAD: f64 = 0.22;
 /// HP-UX 10.01 on the 9000/735: the send path's extra copy, ns per byte;
 /// calibrated on the 67 Mbit/s of the 735 sending 2 MB messages.
-pub const CALIBRATED_HPUX_10_01_DRIVER_COPY_NS: f64 = 50.0;
+pub const CALIBRATED_HPUX_10_01_DRIVER_COPY_NS: f64 = 71.0;
 
 impl Machine {
     pub fn of(kind: MachineType) -> Machine {

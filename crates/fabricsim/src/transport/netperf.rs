@@ -52,8 +52,10 @@ const REMOTE: usize = 1;
 pub enum Event {
     /// The CPU of `host` finished its current job.
     CpuDone { host: u8 },
-    /// The I/O bus of `host` finished moving a packet.
+    /// The I/O bus of `host` finished moving a frame.
     BusDone { host: u8 },
+    /// The interface firmware of `host` finished a packet (`rx`: a received one).
+    FirmwareDone { host: u8, rx: bool },
     /// The interface of `host` has sent a frame's last byte.
     TransmitDone { host: u8 },
     /// A tick of `host`'s delayed-ACK timer.
@@ -125,8 +127,12 @@ struct Host {
     /// The job on the CPU and the bytes it copies.
     running: Option<(Job, u64)>,
     cpu_busy: Time,
+    /// Frames waiting for the bus: (frame, outbound).
     bus_queue: VecDeque<(u32, bool)>,
     bus_busy: bool,
+    /// Packets waiting for the firmware, outbound [0] and inbound [1].
+    firmware_queue: [VecDeque<u32>; 2],
+    firmware_busy: [bool; 2],
     /// The interface towards the switch: frames whose packet has crossed the bus wait here for the link.
     sender: Sender,
     persist_armed: bool,
@@ -230,6 +236,8 @@ impl NetperfModel {
                 cpu_busy: 0,
                 bus_queue: VecDeque::with_capacity(64),
                 bus_busy: false,
+                firmware_queue: [VecDeque::with_capacity(16), VecDeque::with_capacity(16)],
+                firmware_busy: [false; 2],
                 sender: Sender::new(Link::new(PortRef::switch(0, i as u16), timing.propagation), buffers),
                 persist_armed: false,
                 background_rng: RandomStream::new(scenario.run.seed, "hosts.background", i as u64),
@@ -316,7 +324,7 @@ impl NetperfModel {
         match job {
             Job::SendChunk { .. } => self.send_chunk_done(h, bytes),
             Job::RecvChunk { .. } => self.recv_chunk_done(h, bytes),
-            Job::Output { packet } => self.bus_push(h, packet, true),
+            Job::Output { packet } => self.firmware_push(h, packet, false),
             Job::Input { packet } => self.input_done(h, packet),
             Job::Background { .. } => {}
         }
@@ -353,35 +361,77 @@ impl NetperfModel {
     }
 
     // ---- interface and bus ----
+    //
+    // The interface (HP's Tachyon-based EISA card) moves frames, not
+    // packets, across the bus: its firmware sets a packet up once
+    // (`adapter_send_us`), then each frame is read from host memory as it
+    // is sent; inbound frames are written to host memory as they arrive,
+    // and the firmware completes the sequence (`adapter_receive_us`) before
+    // it interrupts. Firmware and bus work side by side, so one packet's
+    // set-up overlaps another's frames; the bus carries both directions.
 
-    fn bus_push(&mut self, h: usize, packet: u32, transmit: bool) {
-        self.hosts[h].bus_queue.push_back((packet, transmit));
+    fn firmware_push(&mut self, h: usize, packet: u32, rx: bool) {
+        self.hosts[h].firmware_queue[rx as usize].push_back(packet);
+        if !self.hosts[h].firmware_busy[rx as usize] {
+            self.firmware_start(h, rx);
+        }
+    }
+
+    fn firmware_start(&mut self, h: usize, rx: bool) {
+        if self.hosts[h].firmware_queue[rx as usize].is_empty() {
+            return;
+        }
+        let t = if rx { self.adapter_receive } else { self.adapter_send };
+        self.hosts[h].firmware_busy[rx as usize] = true;
+        self.clock.queue.push(self.clock.now + t, Event::FirmwareDone { host: h as u8, rx });
+    }
+
+    fn on_firmware_done(&mut self, h: usize, rx: bool) {
+        let packet = self.hosts[h].firmware_queue[rx as usize].pop_front().expect("a packet was being set up");
+        self.hosts[h].firmware_busy[rx as usize] = false;
+        if rx {
+            self.push_job(h, Job::Input { packet });
+        } else {
+            self.queue_frames(h, packet);
+        }
+        self.firmware_start(h, rx);
+    }
+
+    fn bus_push(&mut self, h: usize, frame: u32, outbound: bool) {
+        self.hosts[h].bus_queue.push_back((frame, outbound));
         if !self.hosts[h].bus_busy {
             self.bus_start(h);
         }
     }
 
     fn bus_start(&mut self, h: usize) {
-        let Some(&(packet, transmit)) = self.hosts[h].bus_queue.front() else { return };
-        let firmware = if transmit { self.adapter_send } else { self.adapter_receive };
-        let t = firmware + self.bus_rate.time_for(self.packets[packet].payload as u64);
+        let Some(&(frame, _)) = self.hosts[h].bus_queue.front() else { return };
+        let payload = self.fc.frames[frame].bytes - self.fc.timing.header_bytes;
         self.hosts[h].bus_busy = true;
-        self.clock.queue.push(self.clock.now + t, Event::BusDone { host: h as u8 });
+        self.clock
+            .queue
+            .push(self.clock.now + self.bus_rate.time_for(payload as u64), Event::BusDone { host: h as u8 });
     }
 
     fn on_bus_done(&mut self, h: usize) {
-        let (packet, transmit) = self.hosts[h].bus_queue.pop_front().expect("a transfer was under way");
+        let (frame, outbound) = self.hosts[h].bus_queue.pop_front().expect("a transfer was under way");
         self.hosts[h].bus_busy = false;
-        if transmit {
-            self.queue_frames(h, packet);
+        if outbound {
+            self.hosts[h].sender.queue.push_back(frame);
             self.try_transmit(h);
         } else {
-            self.push_job(h, Job::Input { packet });
+            let packet = self.fc.frames[frame].message;
+            self.fc.frames.remove(frame);
+            let p = &mut self.packets[packet];
+            p.frames_left -= 1;
+            if p.frames_left == 0 {
+                self.firmware_push(h, packet, true);
+            }
         }
         self.bus_start(h);
     }
 
-    /// Splits a packet into its FC sequence of frames.
+    /// Splits a packet into its FC sequence of frames, each to cross the bus.
     fn queue_frames(&mut self, h: usize, packet: u32) {
         let max_payload = self.fc.timing.data_bytes - self.fc.timing.header_bytes;
         let mut left = self.packets[packet].payload;
@@ -397,7 +447,7 @@ impl NetperfModel {
                 t_inject: self.clock.now,
                 ..Frame::default()
             });
-            self.hosts[h].sender.queue.push_back(frame);
+            self.bus_push(h, frame, true);
         }
     }
 
@@ -408,15 +458,9 @@ impl NetperfModel {
     }
 
     fn on_frame_delivered(&mut self, h: usize, frame: u32) {
-        let packet = self.fc.frames[frame].message;
-        self.fc.frames.remove(frame);
         self.fc.metrics.counters.data_frames_delivered += 1;
         self.frames_delivered += 1;
-        let p = &mut self.packets[packet];
-        p.frames_left -= 1;
-        if p.frames_left == 0 {
-            self.bus_push(h, packet, false);
-        }
+        self.bus_push(h, frame, false);
     }
 
     // ---- TCP input and the applications ----
@@ -711,6 +755,7 @@ impl Model for NetperfModel {
         match event {
             Event::CpuDone { host } => self.on_cpu_done(host as usize),
             Event::BusDone { host } => self.on_bus_done(host as usize),
+            Event::FirmwareDone { host, rx } => self.on_firmware_done(host as usize, rx),
             Event::TransmitDone { host } => {
                 self.hosts[host as usize].sender.transmitting = false;
                 self.try_transmit(host as usize);
