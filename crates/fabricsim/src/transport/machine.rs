@@ -136,14 +136,13 @@ pub struct HostCosts {
 impl HostCosts {
     pub fn new(m: &Machine) -> Self {
         let c = HPUX_10_X;
-        let us = |v: f64| time::from_ns(v * 1000.0);
         HostCosts {
-            syscall: us(c.syscall),
-            packet_output: us(c.packet_output),
-            packet_input: us(c.packet_input),
-            interrupt: us(c.interrupt),
-            wakeup: us(c.wakeup),
-            output_check: us(c.output_check),
+            syscall: time::from_us(c.syscall),
+            packet_output: time::from_us(c.packet_output),
+            packet_input: time::from_us(c.packet_input),
+            interrupt: time::from_us(c.interrupt),
+            wakeup: time::from_us(c.wakeup),
+            output_check: time::from_us(c.output_check),
             copy_ps_per_byte: m.copy_ns_per_byte * 1000.0,
             checksum_ps_per_byte: m.checksum_ns_per_byte * 1000.0,
             driver_copy_ps_per_byte: m.driver_copy_ns_per_byte * 1000.0,
