@@ -16,26 +16,32 @@ pub fn run(scenario: &Scenario) -> Result<RunReport> {
 
 /// As [`run`], with an observer that sees progress and may stop the run.
 pub fn run_observed<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Result<RunReport> {
+    let mut report = run_model_of(scenario, observer)?;
+    report.scenario = scenario.to_json();
+    Ok(report)
+}
+
+fn run_model_of<O: RunObserver>(scenario: &Scenario, observer: &mut O) -> Result<RunReport> {
     match &scenario.model {
         ModelSpec::FcFabric(_) => {
             let plan = MeasurementPlan::from_run(&scenario.run, false);
-            run_model_observed(&mut FcFabric::build(scenario)?, &plan, observer)
+            run_model_observed(FcFabric::build(scenario)?, &plan, observer)
         }
         ModelSpec::ArbitratedLoop(spec) => {
             let plan = MeasurementPlan::from_run(&scenario.run, spec.initiator.fixed_work());
-            run_model_observed(&mut LoopModel::build(scenario)?, &plan, observer)
+            run_model_observed(LoopModel::build(scenario)?, &plan, observer)
         }
         ModelSpec::InfiniBand(_) => {
             let plan = MeasurementPlan::from_run(&scenario.run, false);
-            run_model_observed(&mut IbFabric::build(scenario)?, &plan, observer)
+            run_model_observed(IbFabric::build(scenario)?, &plan, observer)
         }
         ModelSpec::SwitchedLoop(_) => {
             let plan = MeasurementPlan::from_run(&scenario.run, false);
-            run_model_observed(&mut SwitchedLoopModel::build(scenario)?, &plan, observer)
+            run_model_observed(SwitchedLoopModel::build(scenario)?, &plan, observer)
         }
         ModelSpec::TcpNetperf(_) => {
             let plan = MeasurementPlan::from_run(&scenario.run, true);
-            run_model_observed(&mut NetperfModel::build(scenario)?, &plan, observer)
+            run_model_observed(NetperfModel::build(scenario)?, &plan, observer)
         }
     }
 }

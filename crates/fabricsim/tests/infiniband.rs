@@ -7,6 +7,7 @@
 use fabricsim::ib::packet::TrafficClass;
 use fabricsim::ib::IbFabric;
 use fabricsim::kernel::Time;
+use fabricsim::sim::Simulation;
 use fabricsim::{RunReport, Scenario};
 
 fn scenario(toml: &str) -> Scenario {
@@ -36,7 +37,7 @@ const LINKS: [(&str, Time); 2] = [("1xSDR", 4_000), ("4xQDR", 250)];
 
 /// Runs `f` until just before `t` and then to `t`: exactly `before` and
 /// then `before + 1` packets must have been delivered.
-fn delivered_exactly_at(f: &mut IbFabric, t: Time, before: u64) {
+fn delivered_exactly_at(f: &mut Simulation<IbFabric>, t: Time, before: u64) {
     f.run_until(t - 1);
     assert_eq!(f.packets_delivered(), before, "a packet arrived before {t} ps");
     f.run_until(t);
@@ -77,7 +78,7 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
 
                 // One packet: header-only, tiny, odd and full-MTU payloads.
                 for payload in [0u64, 1, 100, 333, 1000, 1024] {
-                    let mut f = IbFabric::build(&s).unwrap();
+                    let mut f = Simulation::new(IbFabric::build(&s).unwrap());
                     assert!(f.inject(0, 1, TrafficClass::BestEffort, 8, payload));
                     let latency = k as Time * per_switch + prop + wire(payload + 26);
                     delivered_exactly_at(&mut f, latency, 0);
@@ -92,7 +93,7 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
                 // Two packets of one message (full MTU, then the rest), both
                 // timed from the message's creation at 0.
                 for payload in [2048u64, 1024 + 300, 1025] {
-                    let mut f = IbFabric::build(&s).unwrap();
+                    let mut f = Simulation::new(IbFabric::build(&s).unwrap());
                     assert!(f.inject(0, 1, TrafficClass::BestEffort, 8, payload));
                     let (w1, w2) = (wire(1050), wire(payload - 1024 + 26));
                     let first = k as Time * per_switch + prop + w1;
@@ -109,10 +110,10 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
                 // A real-time packet takes its own VL and the high-priority
                 // table, with the same timing; a control packet (VL15,
                 // 282 bytes) too.
-                let mut f = IbFabric::build(&s).unwrap();
+                let mut f = Simulation::new(IbFabric::build(&s).unwrap());
                 assert!(f.inject(0, 1, TrafficClass::RealTime, 1, 1024));
                 delivered_exactly_at(&mut f, k as Time * per_switch + prop + wire(1050), 0);
-                let mut f = IbFabric::build(&s).unwrap();
+                let mut f = Simulation::new(IbFabric::build(&s).unwrap());
                 assert!(f.inject(0, 1, TrafficClass::Control, 15, 256));
                 delivered_exactly_at(&mut f, k as Time * per_switch + prop + wire(282), 0);
             }
@@ -135,7 +136,7 @@ fn credit_window_paces_a_long_message_exactly() {
     for (link, ps_per_byte, prop_ns) in [("4xQDR", 250, 1000.0), ("4xQDR", 250, 5.0), ("1xSDR", 4_000, 5_000.0)] {
         for k in 1..=3u32 {
             let toml = format!("[ib]\nlink = \"{link}\"\npropagation_ns = {prop_ns}\n{}{NO_WORKLOAD}", chain(k));
-            let mut f = IbFabric::build(&scenario(&toml)).unwrap();
+            let mut f = Simulation::new(IbFabric::build(&scenario(&toml)).unwrap());
             let prop = (prop_ns * 1000.0) as Time;
             let (w, stages) = (1050 * ps_per_byte, 8 * ps_per_byte + 100_000);
             let latency = k as Time * (prop + stages) + prop + w;
@@ -172,7 +173,7 @@ fn crossbar_serves_competing_inputs_round_robin_at_full_link_rate() {
     for link in LINKS {
         let (name, ps_per_byte) = link;
         let toml = format!("[ib]\nlink = \"{name}\"\n[ib.topology]\nkind = \"custom\"\nhcas = [3]\n{NO_WORKLOAD}");
-        let mut f = IbFabric::build(&scenario(&toml)).unwrap();
+        let mut f = Simulation::new(IbFabric::build(&scenario(&toml)).unwrap());
         let n = 30u64;
         assert!(f.inject(0, 2, TrafficClass::RealTime, 8, 1024 * n));
         assert!(f.inject(1, 2, TrafficClass::BestEffort, 8, 1024 * n));
@@ -288,7 +289,7 @@ fn high_priority_limit_lets_one_low_packet_through_after_its_bytes() {
                 "[ib.vl_arbitration]\nlimit_of_high_priority = {limit}\n\
                  [ib.topology]\nkind = \"custom\"\nhcas = [2]\n{NO_WORKLOAD}"
             );
-            let mut f = IbFabric::build(&scenario(&toml)).unwrap();
+            let mut f = Simulation::new(IbFabric::build(&scenario(&toml)).unwrap());
             // Real-time on SL 1 -> VL 1 (high table), best-effort on SL 8 -> VL 8
             // (low table), one packet per message.
             let (high, low) = (60u32, 20u32);

@@ -18,8 +18,8 @@ use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
-use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
-use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortEvents, PortRef};
+use crate::sim::driver::{accepted_below_offered, Metrics};
+use crate::sim::{ComponentKind, Context, Link, MetricSet, Model, ModelInfo, PortEvents, PortRef, Status, Summary};
 use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
 /// Everything that happens in a Fibre Channel fabric. Frames travel by
@@ -99,8 +99,10 @@ impl PortEvents for Ctx<'_> {
     }
 }
 
+/// The assembly's context: the driver's clock and event set.
+type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
+
 pub struct FcFabric {
-    clock: Clock<Event>,
     frames: Arena<Frame>,
     messages: Arena<Message>,
     connections: Arena<Connection>,
@@ -117,10 +119,10 @@ pub struct FcFabric {
 }
 
 macro_rules! ctx {
-    ($s:ident) => {
+    ($s:ident, $cx:ident) => {
         Ctx {
-            now: $s.clock.now,
-            queue: &mut $s.clock.queue,
+            now: $cx.now(),
+            queue: $cx.queue_mut(),
             frames: &mut $s.frames,
             messages: &mut $s.messages,
             connections: &mut $s.connections,
@@ -200,7 +202,6 @@ impl FcFabric {
             },
         );
         Ok(FcFabric {
-            clock: Clock::with_capacity(4096),
             frames: Arena::with_capacity(4096),
             messages: Arena::with_capacity(4096),
             connections: Arena::with_capacity(256),
@@ -230,25 +231,25 @@ impl FcFabric {
     }
 
     /// Schedules the first message of every active source.
-    fn start(&mut self) {
+    fn start(&mut self, cx: &mut Cx) {
         for i in 0..self.sources.len() {
             if !self.sources[i].is_active() {
                 continue;
             }
             if self.sources[i].is_saturated() {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 let m = new_message(&mut ctx, &mut self.sources[i], i as u32);
                 self.nodes[i].enqueue_message(&mut ctx, &mut self.sources[i], m);
             } else {
                 let t = self.sources[i].next_interarrival();
-                self.clock.queue.push(t, Event::MessageArrival { node: i as u32 });
+                cx.schedule(t, Event::MessageArrival { node: i as u32 });
             }
         }
     }
 
     #[inline]
-    fn handle(&mut self, ev: Event) {
-        let mut ctx = ctx!(self);
+    fn handle(&mut self, cx: &mut Cx, ev: Event) {
+        let mut ctx = ctx!(self, cx);
         match ev {
             Event::MessageArrival { node } => {
                 let n = node as usize;
@@ -317,7 +318,7 @@ impl FcFabric {
 
     /// Looks for a cycle in the wait-for graph of trunk input buffers; on one,
     /// describes it (time, the trunks of the cycle, the frames stuck in them).
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
+    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
             for (a, b) in sw.blocked_trunk_waits(&self.frames) {
@@ -344,7 +345,7 @@ impl FcFabric {
             })
             .collect();
         Some(serde_json::json!({
-            "time_us": time::to_us(self.clock.now),
+            "time_us": time::to_us(now),
             "cycle": trunks,
             "frames_stuck_in_cycle": stuck,
             "frames_in_fabric": self.frames.live(),
@@ -405,17 +406,7 @@ impl FcFabric {
             out.push(("offered_load_pct".to_string(), MetricSummary::value(self.spec().workload.offered_load * 100.0)));
         }
         // Every latency probe the class has, in registration order.
-        let probes = [
-            Some(m.message_latency),
-            Some(m.message_wait),
-            Some(m.frame_latency),
-            m.ack_latency,
-            m.round_trip_latency,
-            m.connection_setup,
-        ];
-        for id in probes.into_iter().flatten() {
-            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
-        }
+        out.extend(m.set.duration_summaries());
         out.push(("buffer_usage".to_string(), m.buffer_summary(now)));
         out.push(("fairness_jain".to_string(), MetricSummary::value(self.jain_index())));
         // Link utilization: the share of time outputs spent sending frames.
@@ -463,43 +454,55 @@ impl FcFabric {
             ("switch_traversals".into(), c.switch_traversals as i64),
             ("max_buffers_used".into(), self.metrics.max_buffers_used as i64),
             ("min_end_to_end_credit".into(), min_credit as i64),
-            ("events".into(), self.clock.events as i64),
         ])
+    }
+
+    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
+        let mut flags = Vec::new();
+        if self.metrics.counters.data_frames_injected == 0 {
+            flags.push("no_traffic".to_string());
+        }
+        // Poisson sources should see their offered load accepted.
+        if accepted_below_offered(metrics, "offered_load_pct", "throughput_pct") {
+            flags.push("accepted_below_offered".to_string());
+        }
+        flags
     }
 }
 
 impl Model for FcFabric {
-    fn unit(&self) -> &'static str {
-        "data frames"
+    type Event = Event;
+    type Queue = EventQueue<Event>;
+
+    /// No data frame delivered for 1000 frame times while frames are in
+    /// flight means something is stuck: look for a cycle of full trunk buffers.
+    fn info(&self) -> ModelInfo {
+        ModelInfo { unit: "data frames", quiet_window: Some(1000 * self.timing.data_time), deadlock_check_period: None }
     }
 
-    fn start(&mut self) -> Time {
-        FcFabric::start(self);
+    fn event_set(&self) -> EventQueue<Event> {
+        EventQueue::with_capacity(4096)
+    }
+
+    fn start(&mut self, cx: &mut Cx) -> Time {
+        FcFabric::start(self, cx);
         0
     }
 
-    type Event = Event;
-    type Queue = crate::kernel::EventQueue<Event>;
-
-    fn clock(&self) -> &Clock<Event> {
-        &self.clock
-    }
-
-    fn clock_mut(&mut self) -> &mut Clock<Event> {
-        &mut self.clock
-    }
-
     #[inline]
-    fn dispatch(&mut self, event: Event) {
-        self.handle(event);
+    fn dispatch(&mut self, cx: &mut Cx, event: Event) {
+        self.handle(cx, event);
     }
 
-    fn observations(&self) -> u64 {
-        self.metrics.counters.data_frames_delivered
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.frames.live() as u64
+    fn status(&self) -> Status {
+        Status {
+            observations: self.metrics.counters.data_frames_delivered,
+            in_flight: self.frames.live() as u64,
+            memory_bytes: self.frames.memory_bytes()
+                + self.messages.memory_bytes()
+                + self.connections.memory_bytes()
+                + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>(),
+        }
     }
 
     fn frames_moved(&self) -> u64 {
@@ -515,39 +518,23 @@ impl Model for FcFabric {
         self.metrics.reset(now);
     }
 
-    /// No data frame delivered for 1000 frame times while frames are in
-    /// flight means something is stuck: look for a cycle of full trunk buffers.
-    fn quiet_window(&self) -> Option<Time> {
-        Some(1000 * self.timing.data_time)
+    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+        FcFabric::find_deadlock(self, now)
     }
 
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
-        FcFabric::find_deadlock(self)
-    }
-
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+    fn summaries(&mut self, stop: Time) -> Summary {
         self.metrics.finish(stop);
-        (self.metric_summaries(stop), vec![("per_node".to_string(), self.per_node_table(stop))])
+        let metrics = self.metric_summaries(stop);
+        let flags = self.result_flags(&metrics);
+        Summary { metrics, sections: vec![("per_node".to_string(), self.per_node_table(stop))], flags }
     }
 
     fn stop_sources(&mut self) {
         self.sources.iter_mut().for_each(MessageSource::stop);
     }
 
-    fn audit(&self) -> Result<Vec<(String, i64)>> {
+    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
         self.counters()
-    }
-
-    fn scenario_json(&self) -> serde_json::Value {
-        self.scenario.to_json()
-    }
-
-    fn memory_bytes(&self) -> u64 {
-        self.frames.memory_bytes()
-            + self.messages.memory_bytes()
-            + self.connections.memory_bytes()
-            + self.clock.queue.memory_bytes()
-            + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>()
     }
 
     fn backlog(&self) -> u64 {
@@ -588,18 +575,6 @@ impl Model for FcFabric {
             "node_link_utilization": node_links,
             "saturated": saturated,
         })
-    }
-
-    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
-        let mut flags = Vec::new();
-        if self.metrics.counters.data_frames_injected == 0 {
-            flags.push("no_traffic".to_string());
-        }
-        // Poisson sources should see their offered load accepted.
-        if accepted_below_offered(metrics, "offered_load_pct", "throughput_pct") {
-            flags.push("accepted_below_offered".to_string());
-        }
-        flags
     }
 }
 

@@ -221,6 +221,8 @@ pub trait OnSwitch: Model {
     fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Self::Event>);
     /// Takes what the switch hands an endpoint.
     fn on_switch(&mut self, arrival: Arrival);
+    /// Runs one of the model's own events.
+    fn on_own(&mut self, event: Self::Event);
 }
 
 /// One step of such a model: its event or the switch's, whichever is due
@@ -237,7 +239,7 @@ pub fn step<M: OnSwitch>(model: &mut M, limit: Time) -> bool {
             true
         }
         Some(Due::Model(ev)) => {
-            model.dispatch(ev);
+            model.on_own(ev);
             true
         }
     }

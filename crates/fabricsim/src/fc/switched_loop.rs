@@ -40,14 +40,16 @@ use super::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSide
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
-use crate::kernel::{time, Arena, RandomStream, Time};
+use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::loops::DiskScheduler;
 use crate::scenario::switched_loops::{LightScope, SwitchedLoad, Switching};
 use crate::scenario::{Scenario, SwitchedLoopModelSpec};
-use crate::sim::driver::{Metrics, Sections};
+use crate::sim::driver::Metrics;
 use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
-use crate::sim::{Carries, Clock, ComponentKind, ComponentPath, Link, MetricSet, Model, PortRef};
+use crate::sim::{
+    Carries, Clock, ComponentKind, ComponentPath, Context, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
+};
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::exchange::Exchange;
 use crate::storage::scsi::{blocks_for, Phase};
@@ -148,7 +150,6 @@ pub struct SwitchedLoopModel {
     stopping: bool,
     stats: Stats,
     counters: Counters,
-    scenario: Scenario,
 }
 
 /// The switch of the join: the scenario's `[switch]` (ports, buffers per
@@ -195,6 +196,13 @@ fn random_al_pas(rng: &mut RandomStream, n: usize) -> Vec<u8> {
     }
     pool.truncate(n);
     pool
+}
+
+/// A context on this model's own clock, for the loop components.
+macro_rules! cx {
+    ($s:ident) => {
+        &mut Context::new($s.clock.now, &mut $s.clock.queue)
+    };
 }
 
 impl SwitchedLoopModel {
@@ -303,7 +311,6 @@ impl SwitchedLoopModel {
             stopping: false,
             stats,
             counters: Counters::default(),
-            scenario: scenario.clone(),
             spec,
         })
     }
@@ -352,7 +359,7 @@ impl SwitchedLoopModel {
         let (target, external) = if dl == l { (dp, false) } else { (self.bridge_port(), true) };
         let now = self.clock.now;
         let job = Job { xid, phase, bytes, target, queued_at: now, external };
-        self.rings[l as usize].enqueue(port, job, now, &mut self.clock.queue);
+        self.rings[l as usize].enqueue(port, job, cx!(self));
     }
 
     // ---- hosts -------------------------------------------------------------
@@ -499,13 +506,13 @@ impl SwitchedLoopModel {
                         close: 2 * word + t.trip(),
                     };
                     self.establish(job.xid, job.phase, credit_at);
-                    self.rings[l as usize].connect(credit_at, frames, path, &mut self.clock.queue);
+                    self.rings[l as usize].connect(credit_at, frames, path, cx!(self));
                 } else {
                     // No room: the bridge closes at once (OPN in, CLS back, the opener's CLS).
                     self.counters.refused_bridge_opens += 1;
                     self.exchanges[job.xid].retries += 1;
                     let at = now + 3 * word + t.trip();
-                    self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+                    self.rings[l as usize].release_at(at, true, cx!(self));
                 }
             }
         }
@@ -536,7 +543,7 @@ impl SwitchedLoopModel {
         };
         self.counters.circuits += 1;
         self.establish(c.xid, job.phase, credit_at);
-        self.rings[src as usize].connect(credit_at, n, path, &mut self.clock.queue);
+        self.rings[src as usize].connect(credit_at, n, path, cx!(self));
     }
 
     /// A phase's frames reached the end of a tenancy on loop `l`.
@@ -548,7 +555,7 @@ impl SwitchedLoopModel {
                     // At the remote target; the target's CLS will release the remote loop.
                     let r = self.rings[dl as usize].timing();
                     let at = self.clock.now + 2 * r.word + r.delay(dp, self.bridge_port());
-                    self.rings[dl as usize].release_at(at, false, &mut self.clock.queue);
+                    self.rings[dl as usize].release_at(at, false, cx!(self));
                 }
                 Switching::Packet => {
                     // Stored in this loop's bridge: its frames go into the switch.
@@ -582,8 +589,8 @@ impl SwitchedLoopModel {
         let (disk, read) = (ex.disk, ex.read);
         let target = &mut self.disks[disk as usize];
         match phase {
-            Phase::Command if read => target.read_command(xid, now, &mut self.exchanges, &mut self.clock.queue),
-            Phase::Command => target.write_command(xid, now, &mut self.exchanges[xid], &mut self.clock.queue),
+            Phase::Command if read => target.read_command(xid, &mut self.exchanges, cx!(self)),
+            Phase::Command => target.write_command(xid, &mut self.exchanges[xid], cx!(self)),
             // The host sends the data the transfer-ready asks for.
             Phase::TransferReady => self.send(ex.initiator, HOST, xid, Phase::Data, bytes),
             Phase::Data if read => self.exchanges[xid].delivered += bytes,
@@ -593,7 +600,7 @@ impl SwitchedLoopModel {
                     if status_now {
                         self.disk_sends(disk, xid, Phase::Status);
                     }
-                    self.disks[disk as usize].start_mechanism(now, &mut self.exchanges, &mut self.clock.queue);
+                    self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx!(self));
                 }
             },
             Phase::Status => self.complete(xid),
@@ -653,7 +660,7 @@ impl SwitchedLoopModel {
                 (false, false) => self.phase_closed(c),
             }
         }
-        self.rings[l as usize].pass_on(c.opener, now, &mut self.clock.queue);
+        self.rings[l as usize].pass_on(c.opener, cx!(self));
     }
 
     /// An opener's phase is out: a disk's next read burst or its status.
@@ -662,10 +669,9 @@ impl SwitchedLoopModel {
             return;
         }
         let xid = c.job.xid;
-        let now = self.clock.now;
         let ex = self.exchanges[xid];
         let disk = ex.disk;
-        if self.disks[disk as usize].read_burst_sent(xid, now, &ex, &mut self.clock.queue) {
+        if self.disks[disk as usize].read_burst_sent(xid, &ex, cx!(self)) {
             self.send(disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
         }
     }
@@ -789,7 +795,7 @@ impl SwitchedLoopModel {
                 let phase = c.phase.expect("a phase");
                 let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: true };
                 let bp = self.bridge_port();
-                self.rings[l as usize].enqueue(bp, job, now, &mut self.clock.queue);
+                self.rings[l as usize].enqueue(bp, job, cx!(self));
             }
             BridgeEvent::TransmitDone => {
                 let b = &mut self.bridges[l as usize];
@@ -806,7 +812,7 @@ impl SwitchedLoopModel {
                 let phase = c.phase.expect("a phase");
                 let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: false };
                 let bp = self.bridge_port();
-                self.rings[c.dst as usize].enqueue(bp, job, now, &mut self.clock.queue);
+                self.rings[c.dst as usize].enqueue(bp, job, cx!(self));
             }
         }
     }
@@ -847,7 +853,7 @@ impl SwitchedLoopModel {
                 self.exchanges[c.xid].retries += 1;
                 let t = self.rings[l as usize].timing();
                 let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
-                self.rings[l as usize].release_at(at, true, &mut self.clock.queue);
+                self.rings[l as usize].release_at(at, true, cx!(self));
             }
             a @ (Arrival::Frame { .. } | Arrival::Credit { .. }) => {
                 unreachable!("only loop bridges are on the switch: {a:?}")
@@ -859,9 +865,8 @@ impl SwitchedLoopModel {
 
     #[inline]
     fn handle(&mut self, ev: Event) {
-        let now = self.clock.now;
         match ev {
-            Event::Ring(l, ev) => match self.rings[l as usize].handle(ev, now, &mut self.clock.queue, &mut self.set) {
+            Event::Ring(l, ev) => match self.rings[l as usize].handle(ev, cx!(self), &mut self.set) {
                 RingReport::Nothing => {}
                 RingReport::Won(w) => {
                     let opener = self.rings[l as usize].owner().expect("a winner owns the loop");
@@ -881,7 +886,7 @@ impl SwitchedLoopModel {
                 if self.disks[disk as usize].mech_done(xid) {
                     self.disk_sends(disk, xid, Phase::Status);
                 }
-                self.disks[disk as usize].start_mechanism(now, &mut self.exchanges, &mut self.clock.queue);
+                self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx!(self));
             }
             Event::Bridge(l, ev) => self.on_bridge(l, ev),
         }
@@ -944,7 +949,10 @@ impl SwitchedLoopModel {
         if c.short_reads > 0 {
             return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
         }
-        if self.idle() && (self.fc.frames.live() > 0 || self.fc.connections.live() > 0 || self.segments.live() > 0) {
+        if self.clock.queue.is_empty()
+            && self.fc.queue.is_empty()
+            && (self.fc.frames.live() > 0 || self.fc.connections.live() > 0 || self.segments.live() > 0)
+        {
             return Err(Error::model(format!(
                 "an idle switch holds {} frames, {} connections and {} segments",
                 self.fc.frames.live(),
@@ -977,18 +985,27 @@ impl SwitchedLoopModel {
             ("frames_in_switch".into(), self.fc.frames.live() as i64),
             ("connections_held".into(), self.fc.connections.live() as i64),
             ("switch_headers_routed".into(), self.fc.switch.headers_routed as i64),
-            ("events".into(), self.clock.events as i64),
         ])
     }
 }
 
 impl Model for SwitchedLoopModel {
-    fn unit(&self) -> &'static str {
-        "I/Os"
+    type Event = Event;
+    type Queue = EventQueue<Event>;
+
+    /// A read takes milliseconds even at saturation: two simulated seconds
+    /// without one completing, reads in flight, is a system that has stopped.
+    fn info(&self) -> ModelInfo {
+        ModelInfo { unit: "I/Os", quiet_window: Some(2 * time::SECOND), deadlock_check_period: None }
+    }
+
+    /// Unused: this model still runs its own two event sets (see [`Model::step`]).
+    fn event_set(&self) -> EventQueue<Event> {
+        EventQueue::new()
     }
 
     /// I/O starts once every loop has initialized.
-    fn start(&mut self) -> Time {
+    fn start(&mut self, _cx: &mut Context<Event, EventQueue<Event>>) -> Time {
         let start = self.rings.iter().map(|r| r.init().duration).max().unwrap_or(0);
         self.clock.now = start;
         let slots = match (self.spec.switched.load, self.spec.switched.light_scope) {
@@ -1002,37 +1019,27 @@ impl Model for SwitchedLoopModel {
         start
     }
 
-    type Event = Event;
-    type Queue = crate::kernel::EventQueue<Event>;
-
-    fn clock(&self) -> &Clock<Event> {
-        &self.clock
-    }
-
-    fn clock_mut(&mut self) -> &mut Clock<Event> {
-        &mut self.clock
-    }
-
     #[inline]
-    fn dispatch(&mut self, event: Event) {
+    fn dispatch(&mut self, _cx: &mut Context<Event, EventQueue<Event>>, event: Event) {
         self.handle(event);
     }
 
-    /// The switch's events and the loops' run in one time order, the switch's first on a tie.
-    fn step(&mut self, limit: Time) -> bool {
-        switch_side::step(self, limit)
+    /// The switch's events and the loops' run in one time order, the
+    /// switch's first on a tie, on this model's own clock; the driver's
+    /// clock follows it.
+    fn step(&mut self, clock: &mut Clock<Event>, limit: Time) -> bool {
+        let stepped = switch_side::step(self, limit);
+        clock.now = self.clock.now;
+        clock.events = self.clock.events;
+        stepped
     }
 
-    fn idle(&self) -> bool {
+    fn idle(&self, _clock: &Clock<Event>) -> bool {
         self.clock.queue.is_empty() && self.fc.queue.is_empty()
     }
 
-    fn observations(&self) -> u64 {
-        self.counters.ios_completed
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.exchanges.live() as u64
+    fn status(&self) -> Status {
+        Status { observations: self.counters.ios_completed, in_flight: self.exchanges.live() as u64, memory_bytes: 0 }
     }
 
     fn frames_moved(&self) -> u64 {
@@ -1050,27 +1057,25 @@ impl Model for SwitchedLoopModel {
         }
     }
 
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+    fn summaries(&mut self, stop: Time) -> Summary {
         for r in &mut self.rings {
             r.close_measurement(&mut self.set, stop);
         }
         self.set.finish(stop);
-        (self.metric_summaries(stop), vec![("switched_loop".into(), self.section())])
+        Summary {
+            metrics: self.metric_summaries(stop),
+            sections: vec![("switched_loop".into(), self.section())],
+            flags: Vec::new(),
+        }
     }
 
     fn stop_sources(&mut self) {
         self.stopping = true;
     }
 
-    /// A read takes milliseconds even at saturation: two simulated seconds
-    /// without one completing, reads in flight, is a system that has stopped.
-    fn quiet_window(&self) -> Option<Time> {
-        Some(2 * time::SECOND)
-    }
-
     /// What the bridges hold when no read has completed for a quiet window:
     /// their free buffers and the phases and frames they wait to send.
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
+    fn find_deadlock(&self, _now: Time) -> Option<serde_json::Value> {
         let bridges: Vec<serde_json::Value> = self
             .bridges
             .iter()
@@ -1094,12 +1099,8 @@ impl Model for SwitchedLoopModel {
         }))
     }
 
-    fn audit(&self) -> Result<Vec<(String, i64)>> {
+    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
         self.counters()
-    }
-
-    fn scenario_json(&self) -> serde_json::Value {
-        self.scenario.to_json()
     }
 }
 
@@ -1110,6 +1111,10 @@ impl OnSwitch for SwitchedLoopModel {
 
     fn on_switch(&mut self, arrival: Arrival) {
         self.take_from_switch(arrival);
+    }
+
+    fn on_own(&mut self, event: Event) {
+        self.handle(event);
     }
 }
 

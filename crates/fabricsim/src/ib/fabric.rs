@@ -26,7 +26,7 @@ use crate::kernel::{time, Arena, CalendarQueue, EventSet, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
-use crate::sim::{Clock, ComponentKind, Link, MetricSet, Model, PortRef};
+use crate::sim::{ComponentKind, Context, Link, MetricSet, Model, ModelInfo, PortRef, Simulation, Status, Summary};
 
 /// Everything that happens in an InfiniBand fabric. Packets travel by arena
 /// index; an event is 12 bytes.
@@ -109,8 +109,12 @@ impl Ctx<'_> {
     }
 }
 
+/// The assembly's context: the driver's clock and event set.
+pub type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
+
 pub struct IbFabric {
-    clock: Clock<Event, CalendarQueue<Event>>,
+    /// Calendar bucket width: 2^this picoseconds.
+    bucket_shift: u32,
     packets: Arena<Packet>,
     messages: Arena<Message>,
     timing: IbTiming,
@@ -132,10 +136,10 @@ pub struct IbFabric {
 }
 
 macro_rules! ctx {
-    ($s:ident) => {
+    ($s:ident, $cx:ident) => {
         Ctx {
-            now: $s.clock.now,
-            queue: &mut $s.clock.queue,
+            now: $cx.now(),
+            queue: $cx.queue_mut(),
             packets: &mut $s.packets,
             messages: &mut $s.messages,
             timing: &$s.timing,
@@ -270,7 +274,7 @@ impl IbFabric {
             })
             .fold(0u16, |m, sl| m | 1 << sl);
         Ok(IbFabric {
-            clock: Clock::with_queue(CalendarQueue::new(1 << 14, CalendarQueue::<Event>::shift_for(bucket))),
+            bucket_shift: CalendarQueue::<Event>::shift_for(bucket),
             packets: Arena::with_capacity(1 << 14),
             messages: Arena::with_capacity(1 << 12),
             timing,
@@ -309,12 +313,12 @@ impl IbFabric {
     /// False if it was refused: the HCA buffer is full, or (data classes)
     /// `sl` maps to no VL or to one no arbitration table serves, so that it
     /// could never be sent.
-    pub fn inject(&mut self, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
+    pub fn inject(&mut self, cx: &mut Cx, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
         if class != TrafficClass::Control && self.sendable_sls & (1 << sl) == 0 {
             return false;
         }
         let msg = Message {
-            t_created: self.clock.now,
+            t_created: cx.now(),
             seg: Segmentation::new(bytes, class.mtu()),
             src,
             dst,
@@ -323,18 +327,13 @@ impl IbFabric {
             sl: ServiceLevel::new(sl as u32, "sl").expect("an SL below 16"),
             ..Message::default()
         };
-        self.enqueue(src, msg)
+        self.enqueue(cx, src, msg)
     }
 
-    /// Runs every event due no later than `until` (tests step the model this way).
-    pub fn run_until(&mut self, until: Time) {
-        while self.step(until) {}
-    }
-
-    fn enqueue(&mut self, hca: u32, msg: Message) -> bool {
+    fn enqueue(&mut self, cx: &mut Cx, hca: u32, msg: Message) -> bool {
         let wire = msg.seg.total_wire_bytes();
         let class = msg.class;
-        let mut ctx = ctx!(self);
+        let mut ctx = ctx!(self, cx);
         let m = ctx.messages.insert(msg);
         let ok = self.hcas[hca as usize].enqueue(&mut ctx, m);
         if !ok {
@@ -344,29 +343,29 @@ impl IbFabric {
         ok
     }
 
-    fn start(&mut self) {
+    fn start(&mut self, cx: &mut Cx) {
         for h in 0..self.hcas.len() as u32 {
             if let Some(t) = self.sources.next_video(h) {
-                self.clock.queue.push(t, Event::VideoFrame { hca: h });
+                cx.schedule(t, Event::VideoFrame { hca: h });
             }
             if self.sources.has_best_effort() {
                 let t = self.sources.best_effort_gap(h);
-                self.clock.queue.push(t, Event::BestEffort { hca: h });
+                cx.schedule(t, Event::BestEffort { hca: h });
             }
             if self.sources.has_control() {
-                self.clock.queue.push(self.sources.control_phase[h as usize], Event::Control { hca: h });
+                cx.schedule(self.sources.control_phase[h as usize], Event::Control { hca: h });
             }
         }
     }
 
     #[inline]
-    fn handle(&mut self, ev: Event) {
+    fn handle(&mut self, cx: &mut Cx, ev: Event) {
         match ev {
             Event::VideoFrame { hca } => {
                 if self.sources.is_stopped() {
                     return;
                 }
-                let now = self.clock.now;
+                let now = cx.now();
                 while let Some(stream) = self.sources.due_stream(hca, now) {
                     let v = &mut self.sources.video[stream as usize];
                     let (number, frame) = v.stream.next_frame();
@@ -382,21 +381,21 @@ impl IbFabric {
                         protected: frame.kind.is_protected(),
                         ..Message::default()
                     };
-                    self.enqueue(hca, msg);
+                    self.enqueue(cx, hca, msg);
                 }
                 if let Some(t) = self.sources.next_video(hca) {
-                    self.clock.queue.push(t, Event::VideoFrame { hca });
+                    cx.schedule(t, Event::VideoFrame { hca });
                 }
             }
             Event::BestEffort { hca } => {
                 if self.sources.is_stopped() {
                     return;
                 }
-                let next = self.clock.now + self.sources.best_effort_gap(hca);
-                self.clock.queue.push(next, Event::BestEffort { hca });
+                let next = cx.now() + self.sources.best_effort_gap(hca);
+                cx.schedule(next, Event::BestEffort { hca });
                 let (sl, dst) = self.sources.best_effort_message(hca);
                 let msg = Message {
-                    t_created: self.clock.now,
+                    t_created: cx.now(),
                     seg: Segmentation::new(self.sources.best_effort_bytes as u64, TrafficClass::BestEffort.mtu()),
                     src: hca,
                     dst,
@@ -405,18 +404,18 @@ impl IbFabric {
                     sl,
                     ..Message::default()
                 };
-                self.enqueue(hca, msg);
+                self.enqueue(cx, hca, msg);
             }
             Event::Control { hca } => {
                 if self.sources.is_stopped() {
                     return;
                 }
-                let next = self.clock.now + self.sources.control_period;
-                self.clock.queue.push(next, Event::Control { hca });
+                let next = cx.now() + self.sources.control_period;
+                cx.schedule(next, Event::Control { hca });
                 let dst = self.sources.control_destination(hca);
                 let class = TrafficClass::Control;
                 let msg = Message {
-                    t_created: self.clock.now,
+                    t_created: cx.now(),
                     seg: Segmentation::new(class.mtu().bytes() as u64, class.mtu()),
                     src: hca,
                     dst,
@@ -425,37 +424,37 @@ impl IbFabric {
                     sl: class.default_sl(),
                     ..Message::default()
                 };
-                self.enqueue(hca, msg);
+                self.enqueue(cx, hca, msg);
             }
             Event::HcaSent { hca } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.hcas[hca as usize].on_sent(&mut ctx);
             }
             Event::HcaCredit { hca, vl, blocks } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.hcas[hca as usize].on_credit(&mut ctx, vl, blocks as u32);
             }
-            Event::Delivered { hca, packet } => self.delivered(hca, packet),
+            Event::Delivered { hca, packet } => self.delivered(cx, hca, packet),
             Event::Header { switch, port, packet } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.switches[switch as usize].on_header(&mut ctx, port as usize, packet);
                 if let Some(c) = ctx.freed {
-                    self.return_credit(c);
+                    self.return_credit(cx, c);
                 }
             }
             Event::TransferDone { switch, port } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.switches[switch as usize].on_transfer_done(&mut ctx, port as usize);
                 if let Some(c) = ctx.freed {
-                    self.return_credit(c);
+                    self.return_credit(cx, c);
                 }
             }
             Event::SwitchSent { switch, port } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.switches[switch as usize].on_sent(&mut ctx, port as usize);
             }
             Event::SwitchCredit { switch, port, vl, blocks } => {
-                let mut ctx = ctx!(self);
+                let mut ctx = ctx!(self, cx);
                 self.switches[switch as usize].on_credit(&mut ctx, port as usize, vl, blocks as u32);
             }
         }
@@ -465,7 +464,7 @@ impl IbFabric {
     /// key if the sender waits for credit, else held until the sender next
     /// picks (see `credit_return`).
     #[inline]
-    fn return_credit(&mut self, c: FreedCredit) {
+    fn return_credit(&mut self, cx: &mut Cx, c: FreedCredit) {
         let (to, vl, blocks) = (c.to, c.vl, c.blocks);
         let (returns, event) = match to.kind {
             ComponentKind::Switch => (
@@ -478,7 +477,7 @@ impl IbFabric {
             other => unreachable!("no {other:?} in an InfiniBand fabric"),
         };
         if returns.sender_waiting() {
-            self.clock.queue.push_keyed(c.key, event);
+            cx.schedule_keyed(c.key, event);
         } else {
             returns.hold(c.key, vl, blocks);
         }
@@ -487,14 +486,14 @@ impl IbFabric {
     /// The sink of `hca` takes a packet whole: latency, credits back at once,
     /// and for a frame's last packet its playout deadline.
     #[inline]
-    fn delivered(&mut self, hca: u32, packet: u32) {
-        let now = self.clock.now;
+    fn delivered(&mut self, cx: &mut Cx, hca: u32, packet: u32) {
+        let now = cx.now();
         let p = self.packets[packet];
         debug_assert_eq!(p.dlid as u32, hca, "packet delivered to the wrong HCA");
         self.metrics.delivered(now, &p);
         let link = self.hcas[hca as usize].link();
         let block = self.credit_block;
-        let mut ctx = ctx!(self);
+        let mut ctx = ctx!(self, cx);
         if p.vl != VL15 {
             ctx.credit(link, p.vl, blocks_for(p.bytes as u32, block));
         }
@@ -510,7 +509,7 @@ impl IbFabric {
             }
         }
         if let Some(c) = freed {
-            self.return_credit(c);
+            self.return_credit(cx, c);
         }
     }
 }
@@ -518,10 +517,10 @@ impl IbFabric {
 impl IbFabric {
     /// Looks for a cycle of input VLs each waiting on a full output VL whose
     /// head has no credit downstream; describes it.
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
+    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(self.clock.now) {
+            for (a, b) in sw.blocked_waits(now) {
                 g.add_edge(a, b, ());
             }
         }
@@ -547,14 +546,14 @@ impl IbFabric {
                 continue;
             }
             let sender = &self.switches[up.to.index as usize];
-            let sent = sender.credits_used(up.to.port as usize, vl, self.clock.now);
+            let sent = sender.credits_used(up.to.port as usize, vl, now);
             let held = sw.input_blocks(&self.packets, p as usize, vl);
             if sent != held {
                 mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
             }
         }
         Some(json!({
-            "time_us": time::to_us(self.clock.now),
+            "time_us": time::to_us(now),
             "credit_mismatches": mismatched,
             "cycle": names,
             "packets_in_fabric": self.packets.live(),
@@ -660,7 +659,6 @@ impl IbFabric {
             ("frames_delivered".into(), c.frames_delivered as i64),
             ("frames_missed".into(), c.frames_missed as i64),
             ("crossbar_transfers".into(), self.packet_hops() as i64),
-            ("events".into(), self.clock.events as i64),
         ]);
         Ok(out)
     }
@@ -680,44 +678,66 @@ impl IbFabric {
     pub fn packets_delivered(&self) -> u64 {
         self.metrics.counters.packets_delivered.iter().sum()
     }
+
+    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
+        let mut flags = Vec::new();
+        let c = &self.metrics.counters;
+        if c.packets_injected.iter().sum::<u64>() == 0 {
+            flags.push("no_traffic".to_string());
+        }
+        if c.messages_refused.iter().any(|&r| r > 0) {
+            flags.push("source_overflow".to_string());
+        }
+        if accepted_below_offered(metrics, "offered_load_pct", "accepted_load_pct") {
+            flags.push("accepted_below_offered".to_string());
+        }
+        flags
+    }
+}
+
+impl Simulation<IbFabric> {
+    /// [`IbFabric::inject`] now.
+    pub fn inject(&mut self, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
+        self.with(|f, cx| f.inject(cx, src, dst, class, sl, bytes))
+    }
 }
 
 impl Model for IbFabric {
-    fn unit(&self) -> &'static str {
-        "packets"
-    }
-
-    fn start(&mut self) -> Time {
-        IbFabric::start(self);
-        0
-    }
-
     type Event = Event;
     type Queue = CalendarQueue<Event>;
 
-    fn clock(&self) -> &Clock<Event, CalendarQueue<Event>> {
-        &self.clock
+    /// No packet delivered for 1000 full-packet times while packets are in
+    /// flight: look for a cycle of full VL buffers; and, as a cycle on one
+    /// VL stops only that VL's traffic, look that often whatever else flows.
+    fn info(&self) -> ModelInfo {
+        let window = 1000 * self.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
+        ModelInfo { unit: "packets", quiet_window: Some(window), deadlock_check_period: Some(window) }
     }
 
-    fn clock_mut(&mut self) -> &mut Clock<Event, CalendarQueue<Event>> {
-        &mut self.clock
+    fn event_set(&self) -> CalendarQueue<Event> {
+        CalendarQueue::new(1 << 14, self.bucket_shift)
+    }
+
+    fn start(&mut self, cx: &mut Cx) -> Time {
+        IbFabric::start(self, cx);
+        0
     }
 
     #[inline]
-    fn dispatch(&mut self, event: Event) {
-        self.handle(event);
+    fn dispatch(&mut self, cx: &mut Cx, event: Event) {
+        self.handle(cx, event);
     }
 
-    fn observations(&self) -> u64 {
-        self.packets_delivered()
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.packets.live() as u64
-    }
-
-    fn frames_moved(&self) -> u64 {
-        self.packets_delivered()
+    /// Constant time, as the driver asks every 1024 events: what grows with
+    /// a backlog is counted as it is (packets and messages; queues are
+    /// linked through them). The ports' lists of held credits are not
+    /// counted: the credits bound them, so they cannot grow with a backlog.
+    fn status(&self) -> Status {
+        Status {
+            observations: self.packets_delivered(),
+            in_flight: self.packets.live() as u64,
+            memory_bytes: self.packets.memory_bytes() + self.messages.memory_bytes() + self.fixed_bytes,
+        }
     }
 
     fn metrics(&self) -> &MetricSet {
@@ -728,52 +748,30 @@ impl Model for IbFabric {
         self.metrics.reset(now);
     }
 
-    /// No packet delivered for 1000 full-packet times while packets are in
-    /// flight: look for a cycle of full VL buffers.
-    fn quiet_window(&self) -> Option<Time> {
-        Some(1000 * self.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes()))
+    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+        IbFabric::find_deadlock(self, now)
     }
 
-    /// A cycle of full VL buffers on one VL stops only that VL's traffic:
-    /// look for one every 1000 full-packet times, whatever else flows.
-    fn deadlock_check_period(&self) -> Option<Time> {
-        self.quiet_window()
-    }
-
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
-        IbFabric::find_deadlock(self)
-    }
-
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+    fn summaries(&mut self, stop: Time) -> Summary {
         self.metrics.set.finish(stop);
-        (self.summaries_at(stop), self.sections())
+        let metrics = self.summaries_at(stop);
+        let flags = self.result_flags(&metrics);
+        Summary { metrics, sections: self.sections(), flags }
     }
 
     fn stop_sources(&mut self) {
         self.sources.stop();
     }
 
-    fn audit(&self) -> Result<Vec<(String, i64)>> {
+    fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
         let out = self.counters()?;
-        if self.packets.live() == 0 && self.clock.queue.is_empty() {
+        if self.packets.live() == 0 && events_pending == 0 {
             // Drained: every buffer empty and every credit home.
             if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent()) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
             }
         }
         Ok(out)
-    }
-
-    fn scenario_json(&self) -> serde_json::Value {
-        self.scenario.to_json()
-    }
-
-    /// Constant time, as the driver asks every 1024 events: what grows with
-    /// a backlog is counted as it is (packets, messages and events; queues
-    /// are linked through them). The ports' lists of held credits are not
-    /// counted: the credits bound them, so they cannot grow with a backlog.
-    fn memory_bytes(&self) -> u64 {
-        self.packets.memory_bytes() + self.messages.memory_bytes() + self.clock.queue.memory_bytes() + self.fixed_bytes
     }
 
     fn backlog(&self) -> u64 {
@@ -791,20 +789,5 @@ impl Model for IbFabric {
             "switch_link_utilization": switch_busy as f64 / span,
             "hca_link_utilization": hca_busy as f64 / span,
         })
-    }
-
-    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
-        let mut flags = Vec::new();
-        let c = &self.metrics.counters;
-        if c.packets_injected.iter().sum::<u64>() == 0 {
-            flags.push("no_traffic".to_string());
-        }
-        if c.messages_refused.iter().any(|&r| r > 0) {
-            flags.push("source_overflow".to_string());
-        }
-        if accepted_below_offered(metrics, "offered_load_pct", "accepted_load_pct") {
-            flags.push("accepted_below_offered".to_string());
-        }
-        flags
     }
 }

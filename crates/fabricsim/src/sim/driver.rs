@@ -10,7 +10,9 @@
 use std::time::{Duration, Instant};
 
 use super::clock::Clock;
+use super::component::Context;
 use super::metric_set::MetricSet;
+use super::simulation::Simulation;
 use crate::error::{Error, Result};
 use crate::kernel::stats::{StopDecision, StopRule};
 use crate::kernel::{time, EventSet, Time};
@@ -107,119 +109,131 @@ pub fn accepted_below_offered(metrics: &Metrics, offered: &str, accepted: &str) 
     }
 }
 
-/// What the driver needs of a model. Everything per event stays inside the
-/// model's own `step`; the driver calls the rest once per `CHECK_EVERY` events.
-pub trait Model {
+/// The per-model constants the driver needs, given once.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelInfo {
     /// What one observation is, for the run information ("data frames", "I/Os", "packets").
-    fn unit(&self) -> &'static str;
-    /// Schedules the first events; returns the time the workload starts at.
-    fn start(&mut self) -> Time;
+    pub unit: &'static str,
+    /// No observation for this long with something in flight triggers
+    /// [`Model::find_deadlock`]; None: the model cannot deadlock.
+    pub quiet_window: Option<Time>,
+    /// Look for a deadlock this often (simulated time) even while other work
+    /// progresses: a model whose traffic classes use separate buffers (VLs)
+    /// can deadlock in one while the others flow. None: only when quiet.
+    pub deadlock_check_period: Option<Time>,
+}
+
+/// Where a model stands, read by the driver every [`CHECK_EVERY`] events.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Status {
+    /// Observations completed since the start (warm-up included).
+    pub observations: u64,
+    /// Frames, packets or I/Os generated and not yet finished.
+    pub in_flight: u64,
+    /// Bytes the model's state (records, queues; not the event set) occupies now.
+    pub memory_bytes: u64,
+}
+
+/// A closed measurement: metric summaries, report sections, and the
+/// model's marks of a result that is not what was asked (for example
+/// accepted load below offered load).
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub metrics: Metrics,
+    pub sections: Sections,
+    pub flags: Vec<String>,
+}
+
+/// What the driver needs of a model. The driver owns the clock and the
+/// event set and lends them to the model for every event ([`Context`]);
+/// everything per event stays inside [`Model::dispatch`], the rest is
+/// called once per `CHECK_EVERY` events or once per run.
+pub trait Model {
     /// The model's composite event, dispatched with one `match`.
     type Event: Copy;
     /// The model's future-event set ([`EventQueue`](crate::kernel::EventQueue) for most).
     type Queue: EventSet<Self::Event>;
-    fn clock(&self) -> &Clock<Self::Event, Self::Queue>;
-    fn clock_mut(&mut self) -> &mut Clock<Self::Event, Self::Queue>;
+    fn info(&self) -> ModelInfo;
+    /// An empty event set of the kind and shape this model runs on.
+    fn event_set(&self) -> Self::Queue;
+    /// Schedules the first events; returns the time the workload starts at.
+    fn start(&mut self, cx: &mut Context<Self::Event, Self::Queue>) -> Time;
     /// Handles one event.
-    fn dispatch(&mut self, event: Self::Event);
-    /// Runs the next event if it is due no later than `limit`; false when
-    /// none is left or the next one is later.
+    fn dispatch(&mut self, cx: &mut Context<Self::Event, Self::Queue>, event: Self::Event);
+    fn status(&self) -> Status;
+    fn metrics(&self) -> &MetricSet;
+    /// Warm-up deletion: resets the metric set and any measured state of the model.
+    fn reset_statistics(&mut self, now: Time);
+    /// Closes the measurement at `stop`.
+    fn summaries(&mut self, stop: Time) -> Summary;
+    /// Stops generating new work (drain).
+    fn stop_sources(&mut self);
+    /// Totals, after checking conservation: every item generated is
+    /// finished, dropped with a reason, or still in flight. `events_pending`
+    /// is the size of the event set (0 after a full drain).
+    fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>>;
+
+    /// Runs the next event due no later than `limit`; false when none is
+    /// left or the next one is later. Only a model that merges a second
+    /// event set of its own overrides this (and [`Model::idle`]).
     #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        match self.clock_mut().next(limit) {
+    fn step(&mut self, clock: &mut Clock<Self::Event, Self::Queue>, limit: Time) -> bool {
+        match clock.next(limit) {
             Some(event) => {
-                self.dispatch(event);
+                let mut cx = Context::new(clock.now, &mut clock.queue);
+                self.dispatch(&mut cx, event);
                 true
             }
             None => false,
         }
     }
-    fn now(&self) -> Time {
-        self.clock().now
-    }
-    fn events(&self) -> u64 {
-        self.clock().events
-    }
     /// No event is left to run.
-    fn idle(&self) -> bool {
-        self.clock().queue.is_empty()
+    fn idle(&self, clock: &Clock<Self::Event, Self::Queue>) -> bool {
+        clock.queue.is_empty()
     }
-    /// Observations completed since the start (warm-up included).
-    fn observations(&self) -> u64;
-    /// Frames, packets or I/Os generated and not yet finished.
-    fn in_flight(&self) -> u64;
     /// Frames or packets moved, for the frames-per-second figure.
-    fn frames_moved(&self) -> u64;
-    fn metrics(&self) -> &MetricSet;
-    /// Warm-up deletion: resets the metric set and any measured state of the model.
-    fn reset_statistics(&mut self, now: Time);
-    /// No observation for this long with something in flight triggers
-    /// [`Model::find_deadlock`]; None: the model cannot deadlock.
-    fn quiet_window(&self) -> Option<Time> {
-        None
-    }
-    /// Look for a deadlock this often (simulated time) even while other work
-    /// progresses: a model whose traffic classes use separate buffers (VLs)
-    /// can deadlock in one while the others flow. None: only when quiet.
-    fn deadlock_check_period(&self) -> Option<Time> {
-        None
-    }
-    /// Looks for a cycle of waits that stops all progress; describes it.
-    fn find_deadlock(&self) -> Option<serde_json::Value> {
-        None
-    }
-    /// When the measurement ends, given the time the run stopped at.
-    fn stop_time(&self, now: Time) -> Time {
-        now
-    }
-    /// Closes the measurement at `stop`: metric summaries and report sections.
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections);
-    /// Stops generating new work (drain).
-    fn stop_sources(&mut self);
-    /// Totals, after checking conservation: every item generated is finished,
-    /// dropped with a reason, or still in flight.
-    fn audit(&self) -> Result<Vec<(String, i64)>>;
-    fn scenario_json(&self) -> serde_json::Value;
-    /// Bytes the model's state (records, queues, event set) occupies now.
-    fn memory_bytes(&self) -> u64 {
-        0
+    fn frames_moved(&self) -> u64 {
+        self.status().observations
     }
     /// Work waiting at the sources (messages, I/Os); a backlog that keeps
     /// growing means the offered load exceeds what the model can carry.
     fn backlog(&self) -> u64 {
         0
     }
+    /// Looks for a cycle of waits that stops all progress at `now`; describes it.
+    fn find_deadlock(&self, _now: Time) -> Option<serde_json::Value> {
+        None
+    }
     /// Where an overloaded model's backlog sits and which resource is
     /// saturated, for the `overload` section.
     fn overload_report(&self, _now: Time) -> serde_json::Value {
         serde_json::json!({})
     }
-    /// Model-specific marks of a result that is not what was asked (for
-    /// example accepted load below offered load), from its summaries.
-    fn result_flags(&self, _metrics: &Metrics) -> Vec<String> {
-        Vec::new()
+    /// When the measurement ends, given the time the run stopped at.
+    fn stop_time(&self, now: Time) -> Time {
+        now
     }
 }
 
 /// Runs `model` under `plan` and reports.
-pub fn run_model<M: Model>(model: &mut M, plan: &MeasurementPlan) -> Result<RunReport> {
+pub fn run_model<M: Model>(model: M, plan: &MeasurementPlan) -> Result<RunReport> {
     run_model_observed(model, plan, &mut Unobserved)
 }
 
 /// Runs `model` under `plan`, letting `observer` watch and stop it.
 pub fn run_model_observed<M: Model, O: RunObserver>(
-    model: &mut M,
+    model: M,
     plan: &MeasurementPlan,
     observer: &mut O,
 ) -> Result<RunReport> {
     let wall = Instant::now();
     let mut last_observed = wall;
     let rule = StopRule { relative_precision: plan.precision, max_observations: plan.max, min_observations: plan.min };
-    let start = model.start();
-    model.reset_statistics(start);
-    let quiet_window = model.quiet_window();
-    let check_period = model.deadlock_check_period();
-    let mut next_check = start + check_period.unwrap_or(0);
+    let mut sim = Simulation::new(model);
+    let info = sim.model.info();
+    let start = sim.start();
+    sim.model.reset_statistics(start);
+    let mut next_check = start + info.deadlock_check_period.unwrap_or(0);
     let mut last_seen = 0;
     let mut last_progress = start;
     let mut warmed = plan.fixed_work || plan.warmup == 0;
@@ -232,19 +246,21 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     let reason = loop {
         let mut alive = true;
         for _ in 0..CHECK_EVERY {
-            if !model.step(plan.max_time) {
+            if !sim.step(plan.max_time) {
                 alive = false;
                 break;
             }
         }
-        let seen = model.observations();
-        let memory = model.memory_bytes();
+        let status = sim.model.status();
+        let seen = status.observations;
+        let now_sim = sim.now();
+        let memory = status.memory_bytes + sim.event_set_bytes();
         if memory > plan.memory_budget {
-            let mut report = model.overload_report(model.now());
+            let mut report = sim.model.overload_report(now_sim);
             report["memory_mb"] = serde_json::json!(memory as f64 / 1048576.0);
             report["memory_budget_mb"] = serde_json::json!(plan.memory_budget as f64 / 1048576.0);
-            report["backlog"] = serde_json::json!(model.backlog());
-            report["time_us"] = serde_json::json!(time::to_us(model.now()));
+            report["backlog"] = serde_json::json!(sim.model.backlog());
+            report["time_us"] = serde_json::json!(time::to_us(now_sim));
             overload = Some(report);
             break StopReason::Overload;
         }
@@ -253,8 +269,8 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
             last_observed = now;
             let measured = seen - observations_at_reset;
             let progress = Progress {
-                sim_time_us: time::to_us(model.now()),
-                events: model.events(),
+                sim_time_us: time::to_us(now_sim),
+                events: sim.events(),
                 observations: if warmed { measured } else { seen },
                 target: if warmed { plan.max } else { plan.warmup },
                 warmed_up: warmed,
@@ -263,61 +279,60 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
                 break StopReason::Interrupted;
             }
         }
-        if let Some(window) = quiet_window {
+        if let Some(window) = info.quiet_window {
             if seen != last_seen {
                 last_seen = seen;
-                last_progress = model.now();
+                last_progress = now_sim;
             }
-            let stalled = !alive || model.now() - last_progress > window;
-            let due = check_period.is_some_and(|p| {
-                let due = model.now() >= next_check;
+            let stalled = !alive || now_sim - last_progress > window;
+            let due = info.deadlock_check_period.is_some_and(|p| {
+                let due = now_sim >= next_check;
                 if due {
-                    next_check = model.now() + p;
+                    next_check = now_sim + p;
                 }
                 due
             });
-            if (stalled || due) && model.in_flight() > 0 {
-                if let Some(report) = model.find_deadlock() {
+            if (stalled || due) && status.in_flight > 0 {
+                if let Some(report) = sim.model.find_deadlock(now_sim) {
                     deadlock = Some(report);
                     break StopReason::Deadlock;
                 }
                 if stalled {
-                    last_progress = model.now(); // look again only after another quiet window
+                    last_progress = now_sim; // look again only after another quiet window
                 }
             }
         }
         if !alive {
-            break if model.idle() { StopReason::Idle } else { StopReason::MaxTime };
+            break if sim.idle() { StopReason::Idle } else { StopReason::MaxTime };
         }
         if plan.fixed_work {
             continue;
         }
         if !warmed {
             if seen >= plan.warmup {
-                model.reset_statistics(model.now());
-                warmup_end = model.now();
+                sim.model.reset_statistics(now_sim);
+                warmup_end = now_sim;
                 observations_at_reset = seen;
-                backlog_at_warmup = model.backlog();
+                backlog_at_warmup = sim.model.backlog();
                 warmed = true;
             }
             continue;
         }
-        model.metrics().headline_intervals(&mut intervals);
+        sim.model.metrics().headline_intervals(&mut intervals);
         match rule.decide(seen - observations_at_reset, &intervals) {
             StopDecision::Continue => {}
             StopDecision::PrecisionReached => break StopReason::Precision,
             StopDecision::MaxObservations => break StopReason::MaxObservations,
         }
     };
-    let measured = model.observations() - observations_at_reset;
-    let stop = model.stop_time(model.now());
-    let (metrics, mut sections) = model.summaries(stop);
+    let measured = sim.model.status().observations - observations_at_reset;
+    let stop = sim.model.stop_time(sim.now());
+    let Summary { metrics, mut sections, mut flags } = sim.model.summaries(stop);
     let names: Vec<&str> = metrics.iter().map(|(n, _)| n.as_str()).collect();
-    if let Some(missing) = model.metrics().reportable_names().find(|n| !names.contains(n)) {
+    if let Some(missing) = sim.model.metrics().reportable_names().find(|n| !names.contains(n)) {
         return Err(Error::model(format!("metric `{missing}` is registered but missing from the report")));
     }
-    let measure_start = model.metrics().measure_start();
-    let mut flags = model.result_flags(&metrics);
+    let measure_start = sim.model.metrics().measure_start();
     if !plan.fixed_work && !warmed {
         flags.push("warmup_not_finished".to_string());
     }
@@ -327,7 +342,7 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     if measured == 0 {
         flags.push("no_observations".to_string());
     }
-    let backlog = model.backlog();
+    let backlog = sim.model.backlog();
     // A backlog that more than doubled (and by a thousand) while measuring is no steady state.
     if warmed && backlog > 2 * backlog_at_warmup + 1000 {
         flags.push("backlog_growing".to_string());
@@ -343,18 +358,19 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     } else if let Some(o) = overload {
         sections.push(("overload".to_string(), o));
     } else if plan.drain && reason != StopReason::Interrupted {
-        model.stop_sources();
+        sim.model.stop_sources();
         // The time cap holds while draining too: a fabric that cannot empty stops there.
-        while model.step(plan.max_time) {}
-        if !model.idle() {
+        while sim.step(plan.max_time) {}
+        if !sim.idle() {
             flags.push("drain_not_finished".to_string());
         }
     }
-    let counters = model.audit()?;
+    let mut counters = sim.model.audit(sim.pending())?;
+    let events = sim.events();
+    counters.push(("events".to_string(), events as i64));
     let wall_s = wall.elapsed().as_secs_f64();
-    let events = model.events();
     Ok(RunReport {
-        scenario: model.scenario_json(),
+        scenario: serde_json::Value::Null,
         metrics,
         counters,
         run: RunInfo {
@@ -364,8 +380,8 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
             wall_time_s: wall_s,
             events,
             events_per_s: events as f64 / wall_s.max(1e-9),
-            frames_per_s: model.frames_moved() as f64 / wall_s.max(1e-9),
-            observation_unit: model.unit(),
+            frames_per_s: sim.model.frames_moved() as f64 / wall_s.max(1e-9),
+            observation_unit: info.unit,
             observations: measured,
             stop_reason: reason,
             flags,

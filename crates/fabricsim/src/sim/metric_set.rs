@@ -236,6 +236,15 @@ impl MetricSet {
         }
     }
 
+    /// Every duration probe's summary under its name, in registration
+    /// order, so a model need not list its probes again to report them.
+    pub fn duration_summaries(&self) -> impl Iterator<Item = (String, MetricSummary)> + '_ {
+        (0..self.durations.len() as u32).map(|i| {
+            let id = DurationId(i);
+            (self.duration_name(id).to_string(), self.duration_summary(id))
+        })
+    }
+
     /// A running mean's summary (NaN when nothing was observed).
     pub fn mean_summary(&self, id: MeanId) -> MetricSummary {
         let m = self.running_mean(id);
@@ -305,5 +314,8 @@ mod tests {
         assert_eq!(s.count, Some(3));
         m.mean("not_reported_as_is");
         assert_eq!(m.reportable_names().collect::<Vec<_>>(), vec!["x"]);
+        m.duration("y", false);
+        let names: Vec<String> = m.duration_summaries().map(|(n, _)| n).collect();
+        assert_eq!(names, ["x", "y"], "every probe, in registration order");
     }
 }

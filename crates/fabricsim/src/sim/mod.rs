@@ -1,17 +1,25 @@
-//! Model-independent machinery: the measurement driver every model runs
-//! under and the clock it steps, the metric set, links between component
-//! ports, composite events and component names.
+//! Model-independent machinery: the scheduling context every handler takes,
+//! the measurement driver every model runs under and the simulation (model
+//! and clock) it steps, the metric set, links between component ports,
+//! composite events and component names.
 
 pub mod clock;
+pub mod component;
 pub mod composite;
 pub mod driver;
 pub mod link;
 pub mod metric_set;
 pub mod names;
+pub mod simulation;
 
 pub use clock::Clock;
+pub use component::{Clocked, Context, Schedule};
 pub use composite::Carries;
-pub use driver::{run_model, run_model_observed, MeasurementPlan, Model, Progress, RunObserver, Unobserved};
+pub use driver::{
+    run_model, run_model_observed, MeasurementPlan, Model, ModelInfo, Progress, RunObserver, Status, Summary,
+    Unobserved,
+};
 pub use link::{ComponentKind, Link, PortEvents, PortRef};
 pub use metric_set::MetricSet;
 pub use names::ComponentPath;
+pub use simulation::Simulation;

@@ -14,8 +14,8 @@ use super::disk::{MechJob, Service};
 use super::exchange::Exchange;
 use super::scsi::BLOCK_BYTES;
 use super::Disk;
-use crate::kernel::{Arena, EventQueue, Time};
-use crate::sim::Carries;
+use crate::kernel::{Arena, Time};
+use crate::sim::Schedule;
 
 /// The exchange of a background destage of cached writes (no exchange waits on it).
 pub const NO_XID: u32 = u32::MAX;
@@ -74,43 +74,33 @@ impl DiskTarget {
     // Every scheduled event passes here; left to itself the compiler makes
     // this a call, which the hand-written pushes it replaced were not.
     #[inline(always)]
-    fn push<E: Carries<DiskEvent>>(&self, queue: &mut EventQueue<E>, at: Time, ev: DiskEvent) {
-        queue.push(at, E::wrap(self.index, ev));
+    fn push(&self, cx: &mut impl Schedule<DiskEvent>, at: Time, ev: DiskEvent) {
+        cx.push(at, self.index, ev);
     }
 
     /// A read command has arrived: a cache hit schedules its data, a miss
     /// waits for the mechanism.
-    pub fn read_command<E: Carries<DiskEvent>>(
-        &mut self,
-        xid: u32,
-        now: Time,
-        exchanges: &mut Arena<Exchange>,
-        queue: &mut EventQueue<E>,
-    ) {
+    pub fn read_command(&mut self, xid: u32, exchanges: &mut Arena<Exchange>, cx: &mut impl Schedule<DiskEvent>) {
+        let now = cx.now();
         let (lbn, blocks) = (exchanges[xid].lbn, exchanges[xid].blocks);
         if let Some(ready) = self.disk.read_hit(now, lbn, blocks) {
             self.cache_hits += 1;
             let ex = &mut exchanges[xid];
             ex.hit_ready = Some(ready);
             ex.parts[2] += ready - now;
-            self.schedule_next_burst(&exchanges[xid], xid, now, queue);
+            self.schedule_next_burst(&exchanges[xid], xid, cx);
         } else {
             self.disk.enqueue(MechJob { xid, lbn, blocks, write: false, queued_at: now });
-            self.start_mechanism(now, exchanges, queue);
+            self.start_mechanism(exchanges, cx);
         }
     }
 
     /// A write command has arrived: data is asked for after the write overhead.
-    pub fn write_command<E: Carries<DiskEvent>>(
-        &mut self,
-        xid: u32,
-        now: Time,
-        ex: &mut Exchange,
-        queue: &mut EventQueue<E>,
-    ) {
+    pub fn write_command(&mut self, xid: u32, ex: &mut Exchange, cx: &mut impl Schedule<DiskEvent>) {
+        let now = cx.now();
         let overhead = self.disk.write_overhead;
         ex.parts[2] += overhead;
-        self.push(queue, now + overhead, DiskEvent::WriteSetup { xid });
+        self.push(cx, now + overhead, DiskEvent::WriteSetup { xid });
     }
 
     /// Write data has arrived. Once all of it is in, the write is queued for
@@ -144,17 +134,13 @@ impl DiskTarget {
     }
 
     /// Starts the next queued media access if the mechanism is free.
-    pub fn start_mechanism<E: Carries<DiskEvent>>(
-        &mut self,
-        now: Time,
-        exchanges: &mut Arena<Exchange>,
-        queue: &mut EventQueue<E>,
-    ) {
+    pub fn start_mechanism(&mut self, exchanges: &mut Arena<Exchange>, cx: &mut impl Schedule<DiskEvent>) {
+        let now = cx.now();
         let Some(s) = self.disk.start_next(now) else {
             return;
         };
         self.service = Some(s);
-        self.push(queue, s.end(), DiskEvent::MechDone { xid: s.job.xid });
+        self.push(cx, s.end(), DiskEvent::MechDone { xid: s.job.xid });
         if s.job.xid == NO_XID {
             return;
         }
@@ -167,7 +153,7 @@ impl DiskTarget {
         if !s.job.write {
             ex.media_start = s.media_start;
             ex.location = Some(s.location);
-            self.schedule_next_burst(&exchanges[s.job.xid], s.job.xid, now, queue);
+            self.schedule_next_burst(&exchanges[s.job.xid], s.job.xid, cx);
         }
     }
 
@@ -179,33 +165,22 @@ impl DiskTarget {
     }
 
     /// Schedules the disk's next read burst for when its data is in the buffer.
-    fn schedule_next_burst<E: Carries<DiskEvent>>(
-        &self,
-        ex: &Exchange,
-        xid: u32,
-        now: Time,
-        queue: &mut EventQueue<E>,
-    ) {
+    fn schedule_next_burst(&self, ex: &Exchange, xid: u32, cx: &mut impl Schedule<DiskEvent>) {
+        let now = cx.now();
         let end = (ex.scheduled + self.burst).min(ex.bytes);
         let ready = match (ex.hit_ready, ex.location) {
             (Some(t), _) => t,
             (None, Some(loc)) => ex.media_start + self.disk.mech.media_time(loc, end.div_ceil(BLOCK_BYTES).max(1)),
             (None, None) => unreachable!("read data comes from the cache or the media"),
         };
-        self.push(queue, ready.max(now), DiskEvent::BurstReady { xid });
+        self.push(cx, ready.max(now), DiskEvent::BurstReady { xid });
     }
 
     /// A read burst's tenancy has closed: schedules the next burst, or
     /// returns true when all data is out and the status is due.
-    pub fn read_burst_sent<E: Carries<DiskEvent>>(
-        &mut self,
-        xid: u32,
-        now: Time,
-        ex: &Exchange,
-        queue: &mut EventQueue<E>,
-    ) -> bool {
+    pub fn read_burst_sent(&mut self, xid: u32, ex: &Exchange, cx: &mut impl Schedule<DiskEvent>) -> bool {
         if ex.scheduled < ex.bytes {
-            self.schedule_next_burst(ex, xid, now, queue);
+            self.schedule_next_burst(ex, xid, cx);
             false
         } else {
             true

@@ -13,9 +13,9 @@
 use super::exchange::Exchange;
 use super::io_stats::IoStats;
 use super::scsi::{blocks_for, Phase};
-use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
+use crate::kernel::{time, Arena, RandomStream, Time};
 use crate::scenario::loops::{Access, InitiatorSpec, IoMode};
-use crate::sim::{Carries, ComponentPath, MetricSet};
+use crate::sim::{ComponentPath, MetricSet, Schedule};
 
 /// The initiator's events, carried in the assembly's event with its index.
 #[derive(Clone, Copy, Debug)]
@@ -121,8 +121,8 @@ impl ScsiInitiator {
     // Every scheduled event passes here; left to itself the compiler makes
     // this a call, which the hand-written pushes it replaced were not.
     #[inline(always)]
-    fn push<E: Carries<InitiatorEvent>>(&self, queue: &mut EventQueue<E>, at: Time, ev: InitiatorEvent) {
-        queue.push(at, E::wrap(self.index, ev));
+    fn push(&self, cx: &mut impl Schedule<InitiatorEvent>, at: Time, ev: InitiatorEvent) {
+        cx.push(at, self.index, ev);
     }
 
     fn slots(&self) -> u32 {
@@ -133,13 +133,14 @@ impl ScsiInitiator {
     }
 
     /// Every slot issues its first I/O at `start`.
-    pub fn start<E: Carries<InitiatorEvent>>(&self, start: Time, queue: &mut EventQueue<E>) {
+    pub fn start(&self, start: Time, cx: &mut impl Schedule<InitiatorEvent>) {
         for slot in 0..self.slots() {
-            self.push(queue, start, InitiatorEvent::Issue { slot });
+            self.push(cx, start, InitiatorEvent::Issue { slot });
         }
     }
 
-    pub fn issue<E: Carries<InitiatorEvent>>(&mut self, slot: u32, now: Time, queue: &mut EventQueue<E>) {
+    pub fn issue(&mut self, slot: u32, cx: &mut impl Schedule<InitiatorEvent>) {
+        let now = cx.now();
         if self.stopping {
             return;
         }
@@ -177,16 +178,17 @@ impl ScsiInitiator {
         self.stats.counters.ios_issued += 1;
         let overhead = time::from_us(self.spec.command_overhead_us);
         self.exchanges[xid].parts[0] += overhead;
-        self.push(queue, now + overhead, InitiatorEvent::Send { xid });
+        self.push(cx, now + overhead, InitiatorEvent::Send { xid });
     }
 
     /// The status has arrived: the application sees it after the completion overhead.
-    pub fn status_received<E: Carries<InitiatorEvent>>(&mut self, xid: u32, now: Time, queue: &mut EventQueue<E>) {
+    pub fn status_received(&mut self, xid: u32, cx: &mut impl Schedule<InitiatorEvent>) {
+        let now = cx.now();
         let overhead = time::from_us(self.spec.completion_overhead_us);
         let ex = &mut self.exchanges[xid];
         ex.parts[0] += overhead;
         ex.done_at = now + overhead;
-        self.push(queue, now + overhead, InitiatorEvent::Complete { xid });
+        self.push(cx, now + overhead, InitiatorEvent::Complete { xid });
     }
 
     /// Read data has arrived.
@@ -196,13 +198,8 @@ impl ScsiInitiator {
     }
 
     /// The application sees the status: the I/O is done and its slot issues the next.
-    pub fn complete<E: Carries<InitiatorEvent>>(
-        &mut self,
-        xid: u32,
-        now: Time,
-        queue: &mut EventQueue<E>,
-        set: &mut MetricSet,
-    ) {
+    pub fn complete(&mut self, xid: u32, cx: &mut impl Schedule<InitiatorEvent>, set: &mut MetricSet) {
+        let now = cx.now();
         let ex = self.exchanges[xid];
         let m = &mut self.stats;
         m.counters.ios_completed += 1;
@@ -219,7 +216,7 @@ impl ScsiInitiator {
         self.exchanges[xid].completed = true;
         self.lingering += 1;
         self.maybe_free(xid, set);
-        self.issue(ex.slot, now, queue);
+        self.issue(ex.slot, cx);
     }
 
     /// Phase `phase` of exchange `xid`, queued at its port at `queued_at`,

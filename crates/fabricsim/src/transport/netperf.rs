@@ -29,12 +29,12 @@ use crate::error::{Error, Result};
 use crate::fc::frame::{Frame, FrameKind};
 use crate::fc::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
 use crate::fc::timing::FcTiming;
-use crate::kernel::{time, Arena, LineRate, RandomStream, Time};
+use crate::kernel::{time, Arena, EventQueue, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::hosts::TCP_IP_HEADER_BYTES;
 use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{Clock, Link, MetricSet, Model, PortRef};
+use crate::sim::{Clock, Context, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary};
 
 /// Bytes the send and receive calls copy at a time: one mbuf cluster
 /// (MCLBYTES, a 4 KB page on HP-UX).
@@ -712,11 +712,19 @@ impl NetperfModel {
 }
 
 impl Model for NetperfModel {
-    fn unit(&self) -> &'static str {
-        "segments"
+    type Event = Event;
+    type Queue = EventQueue<Event>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo { unit: "segments", quiet_window: None, deadlock_check_period: None }
     }
 
-    fn start(&mut self) -> Time {
+    /// Unused: this model still runs its own two event sets (see [`Model::step`]).
+    fn event_set(&self) -> EventQueue<Event> {
+        EventQueue::new()
+    }
+
+    fn start(&mut self, _cx: &mut Context<Event, EventQueue<Event>>) -> Time {
         let n = self.spec.netperf.clone();
         self.clock.queue.push(time::from_us(n.length_s * 1e6), Event::TestEnd);
         for h in 0..2 {
@@ -740,49 +748,30 @@ impl Model for NetperfModel {
         0
     }
 
-    type Event = Event;
-    type Queue = crate::kernel::EventQueue<Event>;
-
-    fn clock(&self) -> &Clock<Event> {
-        &self.clock
+    fn dispatch(&mut self, _cx: &mut Context<Event, EventQueue<Event>>, event: Event) {
+        self.handle(event);
     }
 
-    fn clock_mut(&mut self) -> &mut Clock<Event> {
-        &mut self.clock
-    }
-
-    fn dispatch(&mut self, event: Event) {
-        match event {
-            Event::CpuDone { host } => self.on_cpu_done(host as usize),
-            Event::BusDone { host } => self.on_bus_done(host as usize),
-            Event::FirmwareDone { host, rx } => self.on_firmware_done(host as usize, rx),
-            Event::TransmitDone { host } => {
-                self.hosts[host as usize].sender.transmitting = false;
-                self.try_transmit(host as usize);
-            }
-            Event::DelayedAckTick { host } => self.on_delayed_ack_tick(host as usize),
-            Event::Persist { host } => self.on_persist(host as usize),
-            Event::Background { host } => self.on_background(host as usize),
-            Event::TestEnd => self.on_test_end(),
-        }
-    }
-
-    /// Runs the host event or the switch event due first (the switch's on a tie).
+    /// Runs the host event or the switch event due first (the switch's on
+    /// a tie) on this model's own clock; the driver's clock follows it.
     #[inline]
-    fn step(&mut self, limit: Time) -> bool {
-        switch_side::step(self, limit)
+    fn step(&mut self, clock: &mut Clock<Event>, limit: Time) -> bool {
+        let stepped = switch_side::step(self, limit);
+        clock.now = self.clock.now;
+        clock.events = self.clock.events;
+        stepped
     }
 
-    fn idle(&self) -> bool {
-        self.clock.queue.is_empty() && self.fc.queue.is_empty()
+    fn idle(&self, _clock: &Clock<Event>) -> bool {
+        self.own_idle()
     }
 
-    fn observations(&self) -> u64 {
-        self.segments_delivered
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.packets.live() as u64
+    fn status(&self) -> Status {
+        Status {
+            observations: self.segments_delivered,
+            in_flight: self.packets.live() as u64,
+            memory_bytes: self.packets.memory_bytes() + self.fc.memory_bytes() + self.clock.queue.memory_bytes(),
+        }
     }
 
     fn frames_moved(&self) -> u64 {
@@ -805,7 +794,42 @@ impl Model for NetperfModel {
         }
     }
 
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+    fn summaries(&mut self, stop: Time) -> Summary {
+        let (metrics, sections) = self.summaries_at(stop);
+        Summary { metrics, sections, flags: Vec::new() }
+    }
+
+    fn stop_sources(&mut self) {
+        self.finished = true;
+    }
+
+    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
+        self.counters()
+    }
+}
+
+impl NetperfModel {
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::CpuDone { host } => self.on_cpu_done(host as usize),
+            Event::BusDone { host } => self.on_bus_done(host as usize),
+            Event::FirmwareDone { host, rx } => self.on_firmware_done(host as usize, rx),
+            Event::TransmitDone { host } => {
+                self.hosts[host as usize].sender.transmitting = false;
+                self.try_transmit(host as usize);
+            }
+            Event::DelayedAckTick { host } => self.on_delayed_ack_tick(host as usize),
+            Event::Persist { host } => self.on_persist(host as usize),
+            Event::Background { host } => self.on_background(host as usize),
+            Event::TestEnd => self.on_test_end(),
+        }
+    }
+
+    fn own_idle(&self) -> bool {
+        self.clock.queue.is_empty() && self.fc.queue.is_empty()
+    }
+
+    fn summaries_at(&mut self, stop: Time) -> (Metrics, Sections) {
         let n = &self.spec.netperf;
         let (figure, elapsed) = self.results();
         let mut metrics = Vec::new();
@@ -847,15 +871,11 @@ impl Model for NetperfModel {
         (metrics, vec![("netperf".to_string(), section)])
     }
 
-    fn stop_sources(&mut self) {
-        self.finished = true;
-    }
-
     /// Conservation: whatever each application wrote, the other read (once
     /// the run has drained); no segment arrived out of order; no frame or
     /// packet is left when nothing is in flight.
-    fn audit(&self) -> Result<Vec<(String, i64)>> {
-        let idle = Model::idle(self);
+    fn counters(&self) -> Result<Vec<(String, i64)>> {
+        let idle = self.own_idle();
         for (a, b) in [(LOCAL, REMOTE), (REMOTE, LOCAL)] {
             let written = self.hosts[a].app.bytes_written;
             let read = self.hosts[b].app.bytes_read + self.hosts[b].tcp.rcv_unread;
@@ -893,16 +913,7 @@ impl Model for NetperfModel {
             ("data_frames_injected".into(), c.data_frames_injected as i64),
             ("data_frames_delivered".into(), c.data_frames_delivered as i64),
             ("frames_in_flight".into(), self.fc.frames.live() as i64),
-            ("events".into(), self.clock.events as i64),
         ])
-    }
-
-    fn scenario_json(&self) -> serde_json::Value {
-        self.scenario.to_json()
-    }
-
-    fn memory_bytes(&self) -> u64 {
-        self.packets.memory_bytes() + self.fc.memory_bytes() + self.clock.queue.memory_bytes()
     }
 }
 
@@ -913,5 +924,9 @@ impl OnSwitch for NetperfModel {
 
     fn on_switch(&mut self, arrival: Arrival) {
         self.take_from_switch(arrival);
+    }
+
+    fn on_own(&mut self, event: Event) {
+        self.handle(event);
     }
 }

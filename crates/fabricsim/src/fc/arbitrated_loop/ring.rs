@@ -24,9 +24,9 @@ use super::metrics::RingStats;
 use super::port::{Job, LoopPort, PortConfig};
 use super::timing::LoopTiming;
 use crate::error::{Error, Result};
-use crate::kernel::{EventQueue, Time};
+use crate::kernel::Time;
 use crate::scenario::loops::LoopSpec;
-use crate::sim::{Carries, ComponentPath, MetricSet};
+use crate::sim::{ComponentPath, MetricSet, Schedule};
 use crate::storage::scsi::Phase;
 
 /// The ring's own events, scheduled through [`Carries`] with the ring's index.
@@ -215,19 +215,20 @@ impl Ring {
     // Every scheduled event passes here; left to itself the compiler makes
     // this a call, which the hand-written pushes it replaced were not.
     #[inline(always)]
-    fn push<E: Carries<RingEvent>>(&self, queue: &mut EventQueue<E>, at: Time, ev: RingEvent) {
-        queue.push(at, E::wrap(self.index, ev));
+    fn push(&self, cx: &mut impl Schedule<RingEvent>, at: Time, ev: RingEvent) {
+        cx.push(at, self.index, ev);
     }
 
     // ---- ports and arbitration -------------------------------------------
 
     /// Queues `job` at `port`, which arbitrates for it if it may.
-    pub fn enqueue<E: Carries<RingEvent>>(&mut self, port: u32, job: Job, now: Time, queue: &mut EventQueue<E>) {
+    pub fn enqueue(&mut self, port: u32, job: Job, cx: &mut impl Schedule<RingEvent>) {
         self.ports[port as usize].jobs.push_back(job);
-        self.try_arbitrate(port, now, queue);
+        self.try_arbitrate(port, cx);
     }
 
-    fn try_arbitrate<E: Carries<RingEvent>>(&mut self, port: u32, now: Time, queue: &mut EventQueue<E>) {
+    fn try_arbitrate(&mut self, port: u32, cx: &mut impl Schedule<RingEvent>) {
+        let now = cx.now();
         let p = &mut self.ports[port as usize];
         if p.arbitrating || !p.wants_loop() || self.arbiter.owner == Some(port) {
             return;
@@ -235,36 +236,31 @@ impl Ring {
         p.arbitrating = true;
         p.arb_start = now;
         if let Some(w) = self.arbiter.on_start(port, now, &self.ports, &self.timing) {
-            self.schedule_win(w, queue);
+            self.schedule_win(w, cx);
         }
     }
 
-    fn schedule_win<E: Carries<RingEvent>>(&mut self, w: PendingWin, queue: &mut EventQueue<E>) {
-        self.push(queue, w.at, RingEvent::Win { port: w.port, generation: w.generation });
+    fn schedule_win(&mut self, w: PendingWin, cx: &mut impl Schedule<RingEvent>) {
+        self.push(cx, w.at, RingEvent::Win { port: w.port, generation: w.generation });
         self.pending_origin = w.origin; // where the winning ARB set out, for trip accounting
     }
 
     /// Runs one of the ring's events.
     #[inline]
-    pub fn handle<E: Carries<RingEvent>>(
-        &mut self,
-        ev: RingEvent,
-        now: Time,
-        queue: &mut EventQueue<E>,
-        set: &mut MetricSet,
-    ) -> RingReport {
+    pub fn handle(&mut self, ev: RingEvent, cx: &mut impl Schedule<RingEvent>, set: &mut MetricSet) -> RingReport {
+        let now = cx.now();
         match ev {
-            RingEvent::Win { port, generation } => self.on_win(port, generation, now, queue, set),
+            RingEvent::Win { port, generation } => self.on_win(port, generation, cx, set),
             RingEvent::WindowReset { port } => {
-                self.on_window_reset(port, now, queue);
+                self.on_window_reset(port, cx);
                 RingReport::Nothing
             }
             RingEvent::Credit { seq, n } => {
-                self.on_credit(seq, n, now, queue, set);
+                self.on_credit(seq, n, cx, set);
                 RingReport::Nothing
             }
             RingEvent::TxDone { seq } => {
-                self.on_tx_done(seq, now, queue);
+                self.on_tx_done(seq, cx);
                 RingReport::Nothing
             }
             RingEvent::Delivered { xid, phase, bytes } => RingReport::Delivered { xid, phase, bytes },
@@ -272,14 +268,14 @@ impl Ring {
         }
     }
 
-    fn on_win<E: Carries<RingEvent>>(
+    fn on_win(
         &mut self,
         port: u32,
         generation: u32,
-        now: Time,
-        queue: &mut EventQueue<E>,
+        cx: &mut impl Schedule<RingEvent>,
         set: &mut MetricSet,
     ) -> RingReport {
+        let now = cx.now();
         if !self.arbiter.on_win(port, generation) {
             self.stats.counters.stale_wins += 1;
             return RingReport::Nothing;
@@ -319,23 +315,17 @@ impl Ring {
             // The bridge answers: it connects or refuses the tenancy.
         } else if target.login_bb_credit > 0 {
             // Login credit: frames may follow OPN at once.
-            self.push(queue, now + w, RingEvent::Credit { seq, n: target.login_bb_credit });
+            self.push(cx, now + w, RingEvent::Credit { seq, n: target.login_bb_credit });
         } else {
             // Alternate credit model: OPN out, one R_RDY per free buffer back.
             let n = target.receive_buffers;
-            self.push(queue, now + 2 * w + self.timing.trip(), RingEvent::Credit { seq, n });
+            self.push(cx, now + 2 * w + self.timing.trip(), RingEvent::Credit { seq, n });
         }
         RingReport::Won(Won { job, arb_start, trips })
     }
 
-    fn on_credit<E: Carries<RingEvent>>(
-        &mut self,
-        seq: u32,
-        n: u32,
-        now: Time,
-        queue: &mut EventQueue<E>,
-        set: &mut MetricSet,
-    ) {
+    fn on_credit(&mut self, seq: u32, n: u32, cx: &mut impl Schedule<RingEvent>, set: &mut MetricSet) {
+        let now = cx.now();
         if seq != self.tenancy.seq {
             return;
         }
@@ -345,11 +335,12 @@ impl Ring {
         }
         self.tenancy.credit += n;
         if !self.tenancy.sending {
-            self.send_frame(now, queue);
+            self.send_frame(cx);
         }
     }
 
-    fn send_frame<E: Carries<RingEvent>>(&mut self, now: Time, queue: &mut EventQueue<E>) {
+    fn send_frame(&mut self, cx: &mut impl Schedule<RingEvent>) {
+        let now = cx.now();
         let t = &mut self.tenancy;
         let job = t.job.expect("tenancy has a job");
         if t.sent >= t.frames || t.credit == 0 {
@@ -367,27 +358,28 @@ impl Ring {
         let seq = t.seq;
         let credit = t.path.credit;
         self.stats.counters.frames += 1;
-        self.push(queue, now + ft, RingEvent::TxDone { seq });
+        self.push(cx, now + ft, RingEvent::TxDone { seq });
         // The target frees the buffer on receipt; its R_RDY needs the rest of the trip.
-        self.push(queue, now + ft + credit, RingEvent::Credit { seq, n: 1 });
+        self.push(cx, now + ft + credit, RingEvent::Credit { seq, n: 1 });
     }
 
-    fn on_tx_done<E: Carries<RingEvent>>(&mut self, seq: u32, now: Time, queue: &mut EventQueue<E>) {
+    fn on_tx_done(&mut self, seq: u32, cx: &mut impl Schedule<RingEvent>) {
+        let now = cx.now();
         if seq != self.tenancy.seq {
             return;
         }
         self.tenancy.sent += 1;
         if self.tenancy.sent < self.tenancy.frames {
             self.tenancy.sending = false;
-            self.send_frame(now, queue);
+            self.send_frame(cx);
             return;
         }
         self.tenancy.sending = false;
         let job = self.tenancy.job.expect("tenancy has a job");
         let path = self.tenancy.path;
-        self.push(queue, now + path.deliver, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
+        self.push(cx, now + path.deliver, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
         // CLS out, the target's CLS back.
-        self.push(queue, now + path.close, RingEvent::Release { seq });
+        self.push(cx, now + path.close, RingEvent::Release { seq });
     }
 
     fn on_release(&mut self, seq: u32, now: Time, set: &mut MetricSet) -> RingReport {
@@ -410,32 +402,27 @@ impl Ring {
 
     /// Connects the current (external) tenancy: `n` credits reach the opener
     /// at `credit_at`, and its frames travel along `path`.
-    pub fn connect<E: Carries<RingEvent>>(
-        &mut self,
-        credit_at: Time,
-        n: u32,
-        path: TenancyPath,
-        queue: &mut EventQueue<E>,
-    ) {
+    pub fn connect(&mut self, credit_at: Time, n: u32, path: TenancyPath, cx: &mut impl Schedule<RingEvent>) {
         debug_assert!(self.tenancy.job.is_some_and(|j| j.external), "only an external tenancy is connected");
         self.tenancy.path = path;
         let seq = self.tenancy.seq;
-        self.push(queue, credit_at, RingEvent::Credit { seq, n });
+        self.push(cx, credit_at, RingEvent::Credit { seq, n });
     }
 
     /// Ends the current tenancy at `at` without frames of its own (a bridge
     /// holding its loop for a circuit, or an open refused); `refused` puts
     /// the job back at the front of the opener's queue.
-    pub fn release_at<E: Carries<RingEvent>>(&mut self, at: Time, refused: bool, queue: &mut EventQueue<E>) {
+    pub fn release_at(&mut self, at: Time, refused: bool, cx: &mut impl Schedule<RingEvent>) {
         debug_assert!(self.tenancy.job.is_some(), "a tenancy to release");
         self.tenancy.refused = refused;
         let seq = self.tenancy.seq;
-        self.push(queue, at, RingEvent::Release { seq });
+        self.push(cx, at, RingEvent::Release { seq });
     }
 
     /// After a closed tenancy: the opener arbitrates again if it may; then
     /// the loop passes to the highest-priority arbitrating port or goes idle.
-    pub fn pass_on<E: Carries<RingEvent>>(&mut self, opener: u32, now: Time, queue: &mut EventQueue<E>) {
+    pub fn pass_on(&mut self, opener: u32, cx: &mut impl Schedule<RingEvent>) {
+        let now = cx.now();
         let o = opener;
         let p = &mut self.ports[o as usize];
         if p.wants_loop() {
@@ -443,28 +430,28 @@ impl Ring {
             p.arb_start = now;
         }
         match self.arbiter.on_release(o, now, &self.ports, &self.timing) {
-            Some(w) => self.schedule_win(w, queue),
+            Some(w) => self.schedule_win(w, cx),
             None => {
                 // Nobody arbitrates: the owner sends IDLEs, which reopen every access
                 // window as they pass. The owner itself knows no one else is waiting
                 // (its ARB(F0) came back), so its own window reopens at once.
                 self.ports[o as usize].window_open = true;
-                self.try_arbitrate(o, now, queue);
+                self.try_arbitrate(o, cx);
                 for i in 0..self.ports.len() as u32 {
                     let p = &mut self.ports[i as usize];
                     if !p.window_open && !p.reset_pending {
                         p.reset_pending = true;
-                        self.push(queue, now + self.timing.delay(o, i), RingEvent::WindowReset { port: i });
+                        self.push(cx, now + self.timing.delay(o, i), RingEvent::WindowReset { port: i });
                     }
                 }
             }
         }
     }
 
-    fn on_window_reset<E: Carries<RingEvent>>(&mut self, port: u32, now: Time, queue: &mut EventQueue<E>) {
+    fn on_window_reset(&mut self, port: u32, cx: &mut impl Schedule<RingEvent>) {
         let p = &mut self.ports[port as usize];
         p.window_open = true;
         p.reset_pending = false;
-        self.try_arbitrate(port, now, queue);
+        self.try_arbitrate(port, cx);
     }
 }

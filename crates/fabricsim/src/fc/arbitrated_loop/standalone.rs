@@ -16,12 +16,11 @@ use super::port::{Job, PortConfig};
 use super::ring::{Closed, Ring, RingEvent, RingReport};
 use super::timing::LoopTiming;
 use crate::error::{Error, Result};
-use crate::kernel::{time, Time};
+use crate::kernel::{time, EventQueue, Time};
 use crate::report::MetricSummary;
 use crate::scenario::loops::{Addressing, DiskScheduler};
 use crate::scenario::Scenario;
-use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{Carries, Clock, ComponentPath, MetricSet, Model};
+use crate::sim::{Carries, ComponentPath, Context, MetricSet, Model, ModelInfo, Status, Summary};
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::io_stats::device_digits;
 use crate::storage::scsi::Phase;
@@ -70,13 +69,14 @@ impl Carries<DiskEvent> for Event {
     }
 }
 
+/// The assembly's context: the driver's clock and event set.
+type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
+
 pub struct LoopModel {
-    clock: Clock<Event>,
     set: MetricSet,
     ring: Ring,
     initiator: ScsiInitiator,
     disks: Vec<DiskTarget>,
-    scenario: Scenario,
 }
 
 impl LoopModel {
@@ -133,7 +133,7 @@ impl LoopModel {
         let batch_ps = 100 * ring.timing().frame_time(spec.frame_payload_bytes);
         let capacity = disks.iter().map(DiskTarget::capacity_blocks).collect();
         let initiator = ScsiInitiator::new(&root, 0, host, capacity, scenario.run.seed, &mut set, batch_ps);
-        Ok(LoopModel { clock: Clock::with_capacity(4096), set, ring, initiator, disks, scenario: scenario.clone() })
+        Ok(LoopModel { set, ring, initiator, disks })
     }
 
     pub fn timing(&self) -> &LoopTiming {
@@ -153,23 +153,23 @@ impl LoopModel {
 
     /// Queues phase `phase` of exchange `xid` at `port`, for `target`.
     #[inline]
-    fn send(&mut self, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
-        let job = Job { xid, phase, bytes, target, queued_at: self.clock.now, external: false };
-        self.ring.enqueue(port, job, self.clock.now, &mut self.clock.queue);
+    fn send(&mut self, cx: &mut Cx, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
+        let job = Job { xid, phase, bytes, target, queued_at: cx.now(), external: false };
+        self.ring.enqueue(port, job, cx);
     }
 
     /// Hands the next burst of exchange `xid` to the disk's port: a transfer
     /// ready for writes, the data itself for reads.
-    fn send_next_burst(&mut self, xid: u32, phase: Phase) {
+    fn send_next_burst(&mut self, cx: &mut Cx, xid: u32, phase: Phase) {
         let ex = &mut self.initiator.exchanges_mut()[xid];
         let disk = ex.disk;
         let burst = self.disks[disk as usize].next_burst(ex);
-        self.send(disk_port(disk), xid, phase, burst, HOST);
+        self.send(cx, disk_port(disk), xid, phase, burst, HOST);
     }
 
     /// A phase's frames are in the target's buffer: the target acts on it.
-    fn on_delivered(&mut self, xid: u32, phase: Phase, bytes: u32) {
-        let now = self.clock.now;
+    fn on_delivered(&mut self, cx: &mut Cx, xid: u32, phase: Phase, bytes: u32) {
+        let now = cx.now();
         let (disk, read) = {
             let ex = self.initiator.exchange(xid);
             (ex.disk, ex.read)
@@ -178,74 +178,72 @@ impl LoopModel {
         let target = &mut self.disks[disk as usize];
         let exchanges = self.initiator.exchanges_mut();
         match phase {
-            Phase::Command if read => target.read_command(xid, now, exchanges, &mut self.clock.queue),
-            Phase::Command => target.write_command(xid, now, &mut exchanges[xid], &mut self.clock.queue),
-            Phase::TransferReady => self.send(HOST, xid, Phase::Data, bytes, port),
+            Phase::Command if read => target.read_command(xid, exchanges, cx),
+            Phase::Command => target.write_command(xid, &mut exchanges[xid], cx),
+            Phase::TransferReady => self.send(cx, HOST, xid, Phase::Data, bytes, port),
             Phase::Data if read => self.initiator.data_received(xid, bytes),
             Phase::Data => match target.write_data(xid, bytes, now, &mut exchanges[xid]) {
-                WriteData::More => self.send_next_burst(xid, Phase::TransferReady),
+                WriteData::More => self.send_next_burst(cx, xid, Phase::TransferReady),
                 WriteData::Received { status_now } => {
                     if status_now {
-                        self.send(port, xid, Phase::Status, 0, HOST);
+                        self.send(cx, port, xid, Phase::Status, 0, HOST);
                     }
                     let exchanges = self.initiator.exchanges_mut();
-                    self.disks[disk as usize].start_mechanism(now, exchanges, &mut self.clock.queue);
+                    self.disks[disk as usize].start_mechanism(exchanges, cx);
                 }
             },
-            Phase::Status => self.initiator.status_received(xid, now, &mut self.clock.queue),
+            Phase::Status => self.initiator.status_received(xid, cx),
         }
     }
 
     /// A tenancy closed: the exchange's accounting, a disk's next read burst
     /// or its status, then the loop passes on.
-    fn on_closed(&mut self, c: Closed) {
-        let now = self.clock.now;
+    fn on_closed(&mut self, cx: &mut Cx, c: Closed) {
+        let now = cx.now();
         self.initiator.tenancy_closed(c.job.xid, c.job.phase, c.held, now, &mut self.set);
         if c.opener != HOST && c.job.phase == Phase::Data {
             let xid = c.job.xid;
             let ex = self.initiator.exchange(xid);
             let disk = ex.disk;
-            if self.disks[disk as usize].read_burst_sent(xid, now, ex, &mut self.clock.queue) {
-                self.send(disk_port(disk), xid, Phase::Status, 0, HOST);
+            if self.disks[disk as usize].read_burst_sent(xid, ex, cx) {
+                self.send(cx, disk_port(disk), xid, Phase::Status, 0, HOST);
             }
         }
-        self.ring.pass_on(c.opener, now, &mut self.clock.queue);
+        self.ring.pass_on(c.opener, cx);
     }
 
-    fn on_mech_done(&mut self, disk: u32, xid: u32) {
+    fn on_mech_done(&mut self, cx: &mut Cx, disk: u32, xid: u32) {
         if self.disks[disk as usize].mech_done(xid) {
-            self.send(disk_port(disk), xid, Phase::Status, 0, HOST);
+            self.send(cx, disk_port(disk), xid, Phase::Status, 0, HOST);
         }
         let exchanges = self.initiator.exchanges_mut();
-        self.disks[disk as usize].start_mechanism(self.clock.now, exchanges, &mut self.clock.queue);
+        self.disks[disk as usize].start_mechanism(exchanges, cx);
     }
 
     // ---- event loop --------------------------------------------------------
 
     #[inline]
-    fn handle(&mut self, ev: Event) {
-        let now = self.clock.now;
+    fn handle(&mut self, cx: &mut Cx, ev: Event) {
+        let now = cx.now();
         match ev {
-            Event::Ring(ev) => match self.ring.handle(ev, now, &mut self.clock.queue, &mut self.set) {
+            Event::Ring(ev) => match self.ring.handle(ev, cx, &mut self.set) {
                 RingReport::Nothing => {}
                 RingReport::Won(w) => {
                     let j = w.job;
                     self.initiator.tenancy_won(j.xid, j.phase, j.queued_at, w.arb_start, w.trips, now);
                 }
-                RingReport::Delivered { xid, phase, bytes } => self.on_delivered(xid, phase, bytes),
-                RingReport::Closed(c) => self.on_closed(c),
+                RingReport::Delivered { xid, phase, bytes } => self.on_delivered(cx, xid, phase, bytes),
+                RingReport::Closed(c) => self.on_closed(cx, c),
             },
-            Event::Initiator(InitiatorEvent::Issue { slot }) => self.initiator.issue(slot, now, &mut self.clock.queue),
+            Event::Initiator(InitiatorEvent::Issue { slot }) => self.initiator.issue(slot, cx),
             Event::Initiator(InitiatorEvent::Send { xid }) => {
                 let target = disk_port(self.initiator.exchange(xid).disk);
-                self.send(HOST, xid, Phase::Command, 0, target);
+                self.send(cx, HOST, xid, Phase::Command, 0, target);
             }
-            Event::Initiator(InitiatorEvent::Complete { xid }) => {
-                self.initiator.complete(xid, now, &mut self.clock.queue, &mut self.set)
-            }
-            Event::Disk(_, DiskEvent::BurstReady { xid }) => self.send_next_burst(xid, Phase::Data),
-            Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(xid, Phase::TransferReady),
-            Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(disk, xid),
+            Event::Initiator(InitiatorEvent::Complete { xid }) => self.initiator.complete(xid, cx, &mut self.set),
+            Event::Disk(_, DiskEvent::BurstReady { xid }) => self.send_next_burst(cx, xid, Phase::Data),
+            Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(cx, xid, Phase::TransferReady),
+            Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(cx, disk, xid),
         }
     }
 
@@ -345,46 +343,40 @@ impl LoopModel {
         for d in 0..self.disks.len() {
             out.push((format!("disk_{d:0width$}.al_pa"), self.ring.al_pa(disk_port(d as u32) as usize) as i64));
         }
-        out.push(("events".into(), self.clock.events as i64));
         Ok(out)
     }
 }
 
 impl Model for LoopModel {
-    fn unit(&self) -> &'static str {
-        "I/Os"
+    type Event = Event;
+    type Queue = EventQueue<Event>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo { unit: "I/Os", quiet_window: None, deadlock_check_period: None }
+    }
+
+    fn event_set(&self) -> EventQueue<Event> {
+        EventQueue::with_capacity(4096)
     }
 
     /// I/O starts once loop initialization has finished.
-    fn start(&mut self) -> Time {
+    fn start(&mut self, cx: &mut Cx) -> Time {
         let start = self.ring.init().duration;
-        self.clock.now = start;
-        self.initiator.start(start, &mut self.clock.queue);
+        self.initiator.start(start, cx);
         start
     }
 
-    type Event = Event;
-    type Queue = crate::kernel::EventQueue<Event>;
-
-    fn clock(&self) -> &Clock<Event> {
-        &self.clock
-    }
-
-    fn clock_mut(&mut self) -> &mut Clock<Event> {
-        &mut self.clock
-    }
-
     #[inline]
-    fn dispatch(&mut self, event: Event) {
-        self.handle(event);
+    fn dispatch(&mut self, cx: &mut Cx, event: Event) {
+        self.handle(cx, event);
     }
 
-    fn observations(&self) -> u64 {
-        self.initiator.stats.counters.ios_completed
-    }
-
-    fn in_flight(&self) -> u64 {
-        self.initiator.live() as u64
+    fn status(&self) -> Status {
+        Status {
+            observations: self.initiator.stats.counters.ios_completed,
+            in_flight: self.initiator.live() as u64,
+            memory_bytes: 0,
+        }
     }
 
     fn frames_moved(&self) -> u64 {
@@ -408,22 +400,22 @@ impl Model for LoopModel {
         self.initiator.stats.devices.iter().map(|d| self.set.tally_value(d.last_completion)).max().unwrap_or(now)
     }
 
-    fn summaries(&mut self, stop: Time) -> (Metrics, Sections) {
+    fn summaries(&mut self, stop: Time) -> Summary {
         self.ring.close_measurement(&mut self.set, stop);
         self.set.finish(stop);
-        (self.metric_summaries(stop, self.initiator.fixed_work()), vec![("loop".into(), self.section())])
+        Summary {
+            metrics: self.metric_summaries(stop, self.initiator.fixed_work()),
+            sections: vec![("loop".into(), self.section())],
+            flags: Vec::new(),
+        }
     }
 
     fn stop_sources(&mut self) {
         self.initiator.stop_sources();
     }
 
-    fn audit(&self) -> Result<Vec<(String, i64)>> {
+    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
         self.counters()
-    }
-
-    fn scenario_json(&self) -> serde_json::Value {
-        self.scenario.to_json()
     }
 }
 
