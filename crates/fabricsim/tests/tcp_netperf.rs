@@ -61,7 +61,7 @@ fn cpu_limited_stream_runs_at_the_cost_bound() {
     assert!(mean(&r, "local_cpu_utilization_pct") > 95.0, "the sender's CPU is the bottleneck");
     let bytes_per_s = mean(&r, "throughput_mbit_s") * 1e6 / 8.0;
     let c = HostCosts::new(&Machine::of(fabricsim::scenario::MachineType::Hp735));
-    let per_byte_s = (c.copy_ps_per_byte + c.checksum_ps_per_byte + c.driver_copy_ps_per_byte) * 1e-12;
+    let per_byte_s = (c.copy_ps_per_byte + c.checksum_ps_per_byte + c.send_penalty_ps_per_byte) * 1e-12;
     let chunk = COPY_CHUNK as f64;
     let per_chunk_ps = (c.output_check + c.packet_output + c.interrupt + c.packet_input) as f64;
     let upper = 1.0 / per_byte_s;

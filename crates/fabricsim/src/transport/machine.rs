@@ -12,10 +12,10 @@
 //! systems getting faster as fast as hardware?", USENIX 1990). The paper's
 //! own latencies agree: the 180 MHz C180 and the 120 MHz C110 differ by a
 //! few microseconds (section 4.2.2). Per-byte costs belong to each
-//! machine's memory system. The 9000/735 runs the older HP-UX 10.01, whose
-//! send path also copies each outgoing packet into the driver's transmit
-//! buffer (`driver_copy_ns_per_byte`, calibrated, see
-//! docs/tcp-netperf-model.md).
+//! machine's memory system. The 9000/735 (HP-UX 10.01) also pays a lumped
+//! penalty per byte it sends (`send_penalty_ns_per_byte`, calibrated, see
+//! docs/tcp-netperf-model.md): not one mechanism but everything that makes
+//! it the slow sender of section 4.1.2.
 
 use crate::kernel::{time, Time};
 use crate::scenario::MachineType;
@@ -60,9 +60,14 @@ pub struct Machine {
     pub copy_ns_per_byte: f64,
     /// The Internet checksum over data sent or received, ns per byte.
     pub checksum_ns_per_byte: f64,
-    /// The driver's copy of each outgoing packet, ns per byte (0: the
-    /// interface reads the socket buffer's pages directly).
-    pub driver_copy_ns_per_byte: f64,
+    /// A lumped send-path penalty, ns per byte sent beyond the copy and
+    /// checksum every machine pays (0 on the HP-UX 10.20 machines). On the
+    /// 9000/735 it is six times the machine's own copy cost, so it is not
+    /// one extra copy: it stands for what the paper leaves unseparated, the
+    /// older HP-UX 10.01 send path (a copy into the driver's transmit
+    /// buffers), the cache flushes a PA-7150 makes before non-coherent DMA,
+    /// and CPU stalls on the 735's EISA path.
+    pub send_penalty_ns_per_byte: f64,
     /// Default share of the CPU taken by other work.
     pub background_load: f64,
 }
@@ -73,9 +78,9 @@ pub const LIGHT_LOAD: f64 = 0.02;
 /// calibrated on the 398 us one-byte latency, the low end of section
 /// 4.2.2's loaded range, of the C110 to J210 pair.
 pub const MODERATE_LOAD: f64 = 0.22;
-/// HP-UX 10.01 on the 9000/735: the send path's extra copy, ns per byte;
-/// calibrated on the 67 Mbit/s of the 735 sending 2 MB messages.
-pub const CALIBRATED_HPUX_10_01_DRIVER_COPY_NS: f64 = 71.0;
+/// The 9000/735's lumped send-path penalty, ns per byte; calibrated on the
+/// 67 Mbit/s of the 735 sending 2 MB messages.
+pub const HP735_SEND_PENALTY_NS_PER_BYTE: f64 = 71.0;
 
 impl Machine {
     pub fn of(kind: MachineType) -> Machine {
@@ -85,7 +90,7 @@ impl Machine {
                 cpu_mhz: 120.0,
                 copy_ns_per_byte: 10.0,
                 checksum_ns_per_byte: 6.0,
-                driver_copy_ns_per_byte: 0.0,
+                send_penalty_ns_per_byte: 0.0,
                 background_load: LIGHT_LOAD,
             },
             MachineType::C180 => Machine {
@@ -93,7 +98,7 @@ impl Machine {
                 cpu_mhz: 180.0,
                 copy_ns_per_byte: 8.0,
                 checksum_ns_per_byte: 4.5,
-                driver_copy_ns_per_byte: 0.0,
+                send_penalty_ns_per_byte: 0.0,
                 background_load: LIGHT_LOAD,
             },
             MachineType::J210 => Machine {
@@ -101,7 +106,7 @@ impl Machine {
                 cpu_mhz: 120.0,
                 copy_ns_per_byte: 10.0,
                 checksum_ns_per_byte: 6.0,
-                driver_copy_ns_per_byte: 0.0,
+                send_penalty_ns_per_byte: 0.0,
                 background_load: MODERATE_LOAD,
             },
             MachineType::Hp735 => Machine {
@@ -109,7 +114,7 @@ impl Machine {
                 cpu_mhz: 125.0,
                 copy_ns_per_byte: 12.0,
                 checksum_ns_per_byte: 7.0,
-                driver_copy_ns_per_byte: CALIBRATED_HPUX_10_01_DRIVER_COPY_NS,
+                send_penalty_ns_per_byte: HP735_SEND_PENALTY_NS_PER_BYTE,
                 background_load: MODERATE_LOAD,
             },
         }
@@ -129,8 +134,8 @@ pub struct HostCosts {
     pub copy_ps_per_byte: f64,
     /// Picoseconds per byte checksummed.
     pub checksum_ps_per_byte: f64,
-    /// Picoseconds per byte the driver copies on the send path.
-    pub driver_copy_ps_per_byte: f64,
+    /// Picoseconds per byte of the lumped send-path penalty.
+    pub send_penalty_ps_per_byte: f64,
 }
 
 impl HostCosts {
@@ -145,7 +150,7 @@ impl HostCosts {
             output_check: time::from_us(c.output_check),
             copy_ps_per_byte: m.copy_ns_per_byte * 1000.0,
             checksum_ps_per_byte: m.checksum_ns_per_byte * 1000.0,
-            driver_copy_ps_per_byte: m.driver_copy_ns_per_byte * 1000.0,
+            send_penalty_ps_per_byte: m.send_penalty_ns_per_byte * 1000.0,
         }
     }
 
@@ -154,10 +159,10 @@ impl HostCosts {
         (bytes as f64 * self.copy_ps_per_byte) as Time
     }
 
-    /// Output of a segment of `bytes` data bytes: protocol work, checksum, driver copy.
+    /// Output of a segment of `bytes` data bytes: protocol work, checksum, send-path penalty.
     #[inline]
     pub fn output(&self, bytes: u64) -> Time {
-        self.packet_output + (bytes as f64 * (self.checksum_ps_per_byte + self.driver_copy_ps_per_byte)) as Time
+        self.packet_output + (bytes as f64 * (self.checksum_ps_per_byte + self.send_penalty_ps_per_byte)) as Time
     }
 
     #[inline]
@@ -171,7 +176,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stack_costs_do_not_scale_with_the_clock_and_the_older_stack_copies_on_send() {
+    fn stack_costs_do_not_scale_with_the_clock_and_the_735_pays_a_send_penalty() {
         let c110 = HostCosts::new(&Machine::of(MachineType::C110));
         let c180 = HostCosts::new(&Machine::of(MachineType::C180));
         let hp735 = HostCosts::new(&Machine::of(MachineType::Hp735));
