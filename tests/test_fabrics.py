@@ -105,7 +105,7 @@ def test_clockwise_envelope_deadlocks_and_smart_does_not():
     assert cw.run_info["stop_reason"] == "deadlock"
     assert len(cw.deadlock["cycle"]) == 4 and cw.deadlock["frames_stuck_in_cycle"] > 0
     text = cw.summary()
-    assert "deadlock at" in text and "cycle of 4 trunks" in text
+    assert "deadlock at" in text and "cycle of 4 waits" in text
     smart = fabricsim.run(envelope("smart", workload={"arrivals": "saturated"}))
     assert smart.run_info["stop_reason"] != "deadlock" and smart.deadlock is None
     assert "deadlock at" not in smart.summary()

@@ -28,6 +28,13 @@ METRIC_COLUMNS = [
 ]
 _STAT_KEYS = ["mean", "ci_half_width", "count", "min", "p50", "p95", "p99", "max"]
 _NAN = float("nan")
+# What a deadlock report may count, by model, in the summary's words.
+_DEADLOCK_COUNTS = [
+    ("frames_stuck_in_cycle", "frames stuck in it"),
+    ("frames_in_fabric", "frames in the fabric"),
+    ("packets_in_fabric", "packets in the fabric"),
+    ("ios_in_flight", "I/Os in flight"),
+]
 
 
 def _num(x: Any) -> float:
@@ -157,9 +164,16 @@ class RunResult:
                     f"saturated: {overload.get('saturated', 'see the overload section')}"]
         dl = self.deadlock
         if dl:
-            out += ["", f"deadlock at {_fmt(_num(dl.get('time_us')))} us: {_fmt(dl.get('frames_stuck_in_cycle'))} frames stuck "
-                        f"in a cycle of {len(dl.get('cycle') or [])} trunks ({_fmt(dl.get('frames_in_fabric'))} in the fabric)"]
-            out += [f"  {link}" for link in dl.get("cycle") or []]
+            cycle = dl.get("cycle") or []
+            counts = [f"{_fmt(dl[k])} {words}" for k, words in _DEADLOCK_COUNTS if dl.get(k) is not None]
+            out += ["", f"deadlock at {_fmt(_num(dl.get('time_us')))} us: a cycle of {len(cycle)} waits"
+                        + (f" ({', '.join(counts)})" if counts else "")]
+            out += [f"  {link}" for link in cycle]
+        stall = self.raw.get("stall")
+        if stall:
+            out += ["", f"stalled at {_fmt(_num(stall.get('time_us')))} us: nothing left to happen, "
+                        f"{_fmt(stall.get('in_flight'))} in flight, last observation at "
+                        f"{_fmt(_num(stall.get('last_observation_us')))} us"]
         return "\n".join(out)
 
     def __repr__(self) -> str:

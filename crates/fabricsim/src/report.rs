@@ -58,6 +58,9 @@ pub enum StopReason {
     Deadlock,
     /// No event was left to run.
     Idle,
+    /// No event was left to run, yet work was unfinished and no cycle of
+    /// waits held it (see the `stall` section).
+    Stalled,
     /// The model's backlog outgrew `run.memory_budget_mb` (see the `overload` section).
     Overload,
     /// The caller stopped the run (Ctrl-C).
@@ -81,8 +84,9 @@ pub struct RunInfo {
     pub stop_reason: StopReason,
     /// Marks of a result that is not what was asked: `precision_not_reached`,
     /// `warmup_not_finished`, `no_observations`, `no_traffic`,
-    /// `accepted_below_offered`, `backlog_growing`, `overload`, `deadlock`, `interrupted`,
-    /// `drain_not_finished`. Empty for a clean result.
+    /// `accepted_below_offered`, `backlog_growing`, `overload`, `deadlock`, `stalled`,
+    /// `max_time`, `interrupted`, `drain_not_finished`, and the model's own.
+    /// Empty for a clean result.
     pub flags: Vec<String>,
 }
 

@@ -345,3 +345,66 @@ fn any_switched_system_completes_and_drains() {
         })
         .unwrap();
 }
+
+/// Seed 001's light load, cut short by the time cap: a capped run is
+/// flagged `max_time`, not called a deadlock.
+#[test]
+fn a_time_cap_is_not_a_deadlock() {
+    let text = std::fs::read_to_string("../../scenarios/switched-fcal/light-load.toml").expect("shipped scenario");
+    let s = Scenario::from_toml_str(&text.replace("[run]\n", "[run]\nmax_time_ms = 100.0\n"), "light-load.toml")
+        .expect("valid scenario");
+    let r = run(&s);
+    assert_eq!(r.run.stop_reason, StopReason::MaxTime);
+    assert!(r.run.flags.iter().any(|f| f == "max_time"), "{:?}", r.run.flags);
+    assert!(!r.run.flags.iter().any(|f| f == "deadlock"), "{:?}", r.run.flags);
+    assert!(r.sections.iter().all(|(n, _)| n != "deadlock"));
+    assert!(r.counter("ios_completed").unwrap() > 50);
+}
+
+/// A host with 5,120 writes outstanding (128 per disk, 40 disks): the loop
+/// carries one 64 KB data phase at a time, so an I/O takes about 5,120 of
+/// them (3.4 s), longer than the 2 s quiet window, and the first status
+/// waits behind the host's queued data phases. That is a long queue, not a
+/// deadlock: the run goes on and Little's law holds (I/Os in the system =
+/// throughput x I/O time).
+#[test]
+fn thousands_of_writes_at_one_host_queue_but_never_deadlock() {
+    for outstanding in [64u32, 128] {
+        let in_system = 40 * outstanding;
+        let s = scenario_of(
+            10 * in_system as u64,
+            &format!("loops = 1\nload = \"heavy\"\nread_fraction = 0.0\noutstanding_per_disk = {outstanding}"),
+            "",
+            40,
+        )
+        .to_toml()
+        .replace("warmup_observations = 0", &format!("warmup_observations = {in_system}"));
+        let r = run(&Scenario::from_toml_str(&s, "<test>").unwrap());
+        assert_eq!(r.run.stop_reason, StopReason::MaxObservations, "{outstanding}: {:?}", r.run.flags);
+        assert!(r.sections.iter().all(|(n, _)| n != "deadlock"));
+        let (io_s, iops) = (mean(&r, "io_time_us") * 1e-6, mean(&r, "iops"));
+        let in_system = in_system as f64;
+        assert!((iops * io_s / in_system - 1.0).abs() < 0.03, "{outstanding}: {iops} I/Os/s x {io_s} s vs {in_system}");
+        if outstanding == 128 {
+            assert!(io_s > 2.0, "{io_s} s");
+        }
+    }
+}
+
+/// A router that takes a second per header makes every global I/O take
+/// seconds: slow, not stuck.
+#[test]
+fn a_slow_router_is_not_a_deadlock() {
+    for switching in ["circuit", "packet"] {
+        let s = scenario_of(
+            30,
+            &format!("switching = \"{switching}\"\nglobal_fraction = 0.5\n[switch]\nrouting_time_ns = 1e9"),
+            "",
+            4,
+        );
+        let r = run(&s);
+        assert_eq!(r.run.stop_reason, StopReason::MaxObservations, "{switching}: {:?}", r.run.flags);
+        assert!(r.sections.iter().all(|(n, _)| n != "deadlock"));
+        assert!(mean(&r, "global_io_time_us") > 2e6, "{switching}");
+    }
+}

@@ -39,6 +39,7 @@ use super::frame::{Frame, FrameKind, Message};
 use super::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
+use crate::fabric::deadlock::find_cycle;
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::MetricSummary;
@@ -995,6 +996,11 @@ impl Model for SwitchedLoopModel {
 
     /// A read takes milliseconds even at saturation: two simulated seconds
     /// without one completing, reads in flight, is a system that has stopped.
+    /// A read takes milliseconds even at saturation: two simulated seconds
+    /// without one completing, I/Os in flight, is worth a look for a cycle
+    /// of waits ([`Model::find_deadlock`]). Often there is none: a slow router,
+    /// or thousands of commands queued at one host, make I/Os longer than
+    /// that, and the run goes on.
     fn info(&self) -> ModelInfo {
         ModelInfo { unit: "I/Os", quiet_window: Some(2 * time::SECOND), deadlock_check_period: None }
     }
@@ -1073,29 +1079,40 @@ impl Model for SwitchedLoopModel {
         self.stopping = true;
     }
 
-    /// What the bridges hold when no read has completed for a quiet window:
-    /// their free buffers and the phases and frames they wait to send.
-    fn find_deadlock(&self, _now: Time) -> Option<serde_json::Value> {
-        let bridges: Vec<serde_json::Value> = self
-            .bridges
+    /// A cycle of loops, each held by a tenancy that waits for the next.
+    /// Only a circuit holds one loop while waiting for another: its opener
+    /// owns its loop until the remote bridge has won the remote loop. The
+    /// switch refuses a connect request whose port another connection holds,
+    /// so the protocol never closes such a cycle; the search is the proof at
+    /// run time. Packet switching holds nothing while it waits: a stored
+    /// phase waiting for remote buffers holds only its own bridge's buffers,
+    /// and the bridge refuses an opener it has no room for.
+    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+        let bp = self.bridge_port();
+        let mut g: petgraph::graphmap::DiGraphMap<u32, ()> = petgraph::graphmap::DiGraphMap::new();
+        for (l, b) in self.bridges.iter().enumerate() {
+            let (Some(c), Some(_)) = (b.outbound, b.connection) else { continue };
+            let remote_won = self.rings[c.dst as usize].owner() == Some(bp);
+            if self.rings[l].owner() == Some(c.opener) && !remote_won {
+                g.add_edge(l as u32, c.dst, ());
+            }
+        }
+        let cycle = find_cycle(&g)?;
+        let names: Vec<String> = cycle
             .iter()
-            .enumerate()
-            .map(|(l, b)| {
-                serde_json::json!({
-                    "loop": l,
-                    "free_out": b.free_out,
-                    "free_in": b.free_in,
-                    "phases_waiting_for_remote_buffers": b.pending.len(),
-                    "frames_to_send": b.sender.queue.len(),
-                    "circuit": b.connection.is_some(),
-                })
+            .map(|&l| {
+                let c = self.bridges[l as usize].outbound.expect("a waiting loop has its circuit");
+                let owner = self.rings[c.dst as usize].owner().map_or("nobody".to_string(), |p| format!("port {p}"));
+                format!(
+                    "loop {l} -> loop {}: port {}'s circuit to port {} holds loop {l} and waits for loop {}, owned by {owner}",
+                    c.dst, c.opener, c.target, c.dst
+                )
             })
             .collect();
         Some(serde_json::json!({
-            "kind": "no read completed for a quiet window with reads in flight",
-            "quiet_window_s": 2.0,
+            "time_us": time::to_us(now),
+            "cycle": names,
             "ios_in_flight": self.exchanges.live(),
-            "bridges": bridges,
         }))
     }
 

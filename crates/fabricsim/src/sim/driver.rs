@@ -241,6 +241,7 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     let mut observations_at_reset = 0;
     let mut deadlock = None;
     let mut overload = None;
+    let mut stall = None;
     let mut backlog_at_warmup = 0;
     let mut intervals = Vec::new();
     let reason = loop {
@@ -284,7 +285,8 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
                 last_seen = seen;
                 last_progress = now_sim;
             }
-            let stalled = !alive || now_sim - last_progress > window;
+            // The time cap is no stall: only an empty event set or a quiet window is.
+            let stalled = (!alive && sim.idle()) || now_sim - last_progress > window;
             let due = info.deadlock_check_period.is_some_and(|p| {
                 let due = now_sim >= next_check;
                 if due {
@@ -303,7 +305,19 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
             }
         }
         if !alive {
-            break if sim.idle() { StopReason::Idle } else { StopReason::MaxTime };
+            if !sim.idle() {
+                break StopReason::MaxTime;
+            }
+            if status.in_flight > 0 {
+                // Nothing left to happen, yet work is unfinished: no cycle holds it, so it is lost.
+                stall = Some(serde_json::json!({
+                    "time_us": time::to_us(now_sim),
+                    "last_observation_us": time::to_us(last_progress),
+                    "in_flight": status.in_flight,
+                }));
+                break StopReason::Stalled;
+            }
+            break StopReason::Idle;
         }
         if plan.fixed_work {
             continue;
@@ -351,10 +365,15 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
         StopReason::Overload => flags.push("overload".to_string()),
         StopReason::Interrupted => flags.push("interrupted".to_string()),
         StopReason::Deadlock => flags.push("deadlock".to_string()),
+        StopReason::Stalled => flags.push("stalled".to_string()),
+        // Every plan asks for observations or work; the cap ended the run first.
+        StopReason::MaxTime => flags.push("max_time".to_string()),
         _ => {}
     }
     if let Some(d) = deadlock {
         sections.push(("deadlock".to_string(), d));
+    } else if let Some(s) = stall {
+        sections.push(("stall".to_string(), s));
     } else if let Some(o) = overload {
         sections.push(("overload".to_string(), o));
     } else if plan.drain && reason != StopReason::Interrupted {
