@@ -55,3 +55,44 @@ def test_seed002_reproductions_run_quick(tmp_path):
     # Quick mode's 1 s streams still carry slow start's delayed-ACK stalls, so
     # only the latency point, which has none, must sit on its calibration.
     assert all(c.within for c in calibrated if c.claim.startswith("one-byte"))
+
+
+def _rr(args):
+    res = runner.invoke(app, ["netperf", "-t", "TCP_RR", *args])
+    return res
+
+
+def test_rr_without_transactions_is_flagged_not_a_traceback():
+    for args in (["-l", "1e-9", "--reps", "1"], ["-l", "0.01", "--reps", "1", "--", "-r", "67108864,67108864"]):
+        res = _rr(args)
+        assert res.exit_code == 0, res.output
+        assert "none, no transaction completed" in res.output
+        assert "FLAGS of run 1" in res.output and "no_transactions" in res.output
+        res = _rr(["--json", *args])
+        data = json.loads(res.output)
+        assert data["latency_us"]["mean"] is None and data["flags"] == [["no_transactions"]]
+
+
+def test_an_option_and_a_set_of_its_key_are_refused_and_a_set_beside_a_default_wins():
+    res = runner.invoke(app, ["netperf", "-t", "TCP_STREAM", "-l", "0.1", "--reps", "1", "--set", "netperf.test=TCP_RR"])
+    assert res.exit_code == 2 and "-t and --set netperf.test" in res.output
+    res = runner.invoke(app, ["netperf", "-l", "0.1", "--reps", "1", "--seed", "3", "--set", "run.seed=5"])
+    assert res.exit_code == 2 and "--seed and --set run.seed" in res.output
+    # Without -t, the --set test runs (and TCP_RR gets netperf's one-byte default).
+    res = runner.invoke(app, ["netperf", "-l", "0.1", "--reps", "1", "--json", "--set", "netperf.test=TCP_RR"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["test"] == "TCP_RR" and data["request_bytes"] == 1 and data["transactions_per_s"]["mean"] > 0
+    # Without --seed, run.seed picks the first repetition's seed.
+    by_set = json.loads(_rr(["-l", "0.1", "--reps", "2", "--json", "--set", "run.seed=5"]).output)
+    by_option = json.loads(_rr(["-l", "0.1", "--reps", "2", "--json", "--seed", "5"]).output)
+    default = json.loads(_rr(["-l", "0.1", "--reps", "2", "--json"]).output)
+    assert by_set["transactions_per_s"]["runs"] == by_option["transactions_per_s"]["runs"]
+    assert by_set["transactions_per_s"]["runs"] != default["transactions_per_s"]["runs"]
+
+
+def test_rr_defaults_to_one_byte_requests_as_netperf_does():
+    data = json.loads(_rr(["-l", "0.1", "--reps", "1", "--json"]).output)
+    assert (data["request_bytes"], data["response_bytes"]) == (1, 1)
+    data = json.loads(_rr(["-l", "0.1", "--reps", "1", "--json", "--", "-m", "64"]).output)
+    assert (data["request_bytes"], data["response_bytes"]) == (64, 64)

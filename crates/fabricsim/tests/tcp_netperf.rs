@@ -192,3 +192,48 @@ fn bad_input_names_the_key() {
     let e = Scenario::from_toml_str("[netperf]\nmtu_bytes = 100000\n", "s").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("netperf.mtu_bytes"));
 }
+
+fn flags(r: &RunReport) -> Vec<&str> {
+    r.run.flags.iter().map(String::as_str).collect()
+}
+
+/// A time cap inside the test length: the figures cover the time run, the
+/// result is flagged `max_time`, and nothing is divided by an empty span.
+#[test]
+fn a_time_cap_inside_the_test_is_flagged_and_measured_over_the_time_run() {
+    let text = std::fs::read_to_string("../../scenarios/ong-farrell-fc/rr-1byte-hp735-j210.toml").unwrap();
+    let r = run(&format!("{text}\n[run]\nmax_time_ms = 100.0\n"));
+    assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxTime);
+    assert!(flags(&r).contains(&"max_time"), "{:?}", r.run.flags);
+    let elapsed = mean(&r, "elapsed_s");
+    assert!((elapsed - 0.1).abs() < 1e-3, "{elapsed}");
+    let (rate, latency) = (mean(&r, "transactions_per_s"), mean(&r, "latency_us"));
+    assert!((rate - counter(&r, "transactions") as f64 / elapsed).abs() < 1e-6 * rate, "{rate}");
+    // About 400 us one way on these loaded machines.
+    assert!(latency > 300.0 && latency < 600.0, "{latency}");
+    for side in ["local", "remote"] {
+        let u = mean(&r, &format!("{side}_cpu_utilization_pct"));
+        assert!(u > 0.0 && u <= 100.0, "{side}: {u}");
+    }
+}
+
+/// TCP_RR whose test ends before a transaction can: a 1 ns test, and 64 MB
+/// requests in 10 ms. No transaction, flagged; no latency; CPU time counted
+/// only within the test, so utilization stays a share.
+#[test]
+fn a_test_without_transactions_is_flagged_and_never_divides_by_nothing() {
+    for netperf in ["length_s = 1e-9", "length_s = 0.01\nrequest_bytes = 67108864\nresponse_bytes = 67108864"] {
+        let r = run(&format!("[netperf]\ntest = \"TCP_RR\"\n{netperf}\n"));
+        assert!(flags(&r).contains(&"no_transactions"), "{netperf}: {:?}", r.run.flags);
+        assert_eq!(mean(&r, "transactions_per_s"), 0.0, "{netperf}");
+        assert!(mean(&r, "latency_us").is_nan(), "{netperf}");
+        for side in ["local", "remote"] {
+            let u = mean(&r, &format!("{side}_cpu_utilization_pct"));
+            assert!((0.0..=100.0).contains(&u), "{netperf}: {side} {u}");
+        }
+    }
+    // A stream's measurement lasts until the receiver has read what was
+    // sent, however short the test: the first send call always completes.
+    let r = run("[netperf]\nlength_s = 1e-9\n");
+    assert!(mean(&r, "elapsed_s") > 0.01 && mean(&r, "throughput_mbit_s") < 200.0, "{:?}", r.metrics);
+}

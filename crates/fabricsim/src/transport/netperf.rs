@@ -127,6 +127,10 @@ struct Host {
     /// The job on the CPU and the bytes it copies.
     running: Option<(Job, u64)>,
     cpu_busy: Time,
+    /// When the job on the CPU ends (busy time past it is not yet spent).
+    busy_until: Time,
+    /// CPU time spent by the end of the measurement, once it has ended.
+    busy_at_end: Option<Time>,
     /// Frames waiting for the bus: (frame, outbound).
     bus_queue: VecDeque<(u32, bool)>,
     bus_busy: bool,
@@ -157,7 +161,9 @@ pub struct NetperfModel {
     test_over: bool,
     /// The measurement is complete: timers stop, what is in flight drains.
     finished: bool,
-    end_time: Time,
+    /// When the measurement ended: the test length (TCP_RR) or the stream's
+    /// last byte read (TCP_STREAM); None while it runs.
+    end_time: Option<Time>,
     transactions: u64,
     segments_delivered: u64,
     frames_delivered: u64,
@@ -234,6 +240,8 @@ impl NetperfModel {
                 process_queue: VecDeque::with_capacity(64),
                 running: None,
                 cpu_busy: 0,
+                busy_until: 0,
+                busy_at_end: None,
                 bus_queue: VecDeque::with_capacity(64),
                 bus_busy: false,
                 firmware_queue: [VecDeque::with_capacity(16), VecDeque::with_capacity(16)],
@@ -259,7 +267,7 @@ impl NetperfModel {
             packet_overhead,
             test_over: false,
             finished: false,
-            end_time: 0,
+            end_time: None,
             transactions: 0,
             segments_delivered: 0,
             frames_delivered: 0,
@@ -316,6 +324,7 @@ impl NetperfModel {
         };
         host.running = Some((job, bytes));
         host.cpu_busy += duration;
+        host.busy_until = self.clock.now + duration;
         self.clock.queue.push(self.clock.now + duration, Event::CpuDone { host: h as u8 });
     }
 
@@ -636,7 +645,7 @@ impl NetperfModel {
         let sender = &self.hosts[LOCAL].app;
         if sender.stopped && self.hosts[REMOTE].app.bytes_read == sender.bytes_written {
             self.finished = true;
-            self.end_time = self.clock.now;
+            self.end_measurement();
         }
     }
 
@@ -645,7 +654,17 @@ impl NetperfModel {
         if self.hosts[LOCAL].app.role == Role::RrClient {
             // netperf's alarm interrupts the transaction in progress: it is
             // not counted, and the elapsed time is the test length.
-            self.end_time = self.clock.now;
+            self.end_measurement();
+        }
+    }
+
+    /// The measurement ends now: the CPU time spent so far is what netperf
+    /// reports utilization from (the job on the CPU counts up to now).
+    fn end_measurement(&mut self) {
+        let now = self.clock.now;
+        self.end_time = Some(now);
+        for host in &mut self.hosts {
+            host.busy_at_end = Some(host.cpu_busy - host.busy_until.saturating_sub(now));
         }
     }
 
@@ -701,13 +720,20 @@ impl NetperfModel {
         }
     }
 
-    /// The measured figures, as netperf computes them.
-    pub fn results(&self) -> (f64, f64) {
-        let elapsed = time::to_us(self.end_time) / 1e6;
+    /// The measured figure, as netperf computes it, over a measurement that
+    /// ended at `stop`: Mbit/s (TCP_STREAM) or transactions per second.
+    fn figure(&self, stop: Time) -> f64 {
+        let elapsed = time::to_us(stop) / 1e6;
         match self.spec.netperf.test {
-            NetperfTest::TcpStream => (self.hosts[LOCAL].app.bytes_written as f64 * 8.0 / 1e6 / elapsed, elapsed),
-            NetperfTest::TcpRr => (self.transactions as f64 / elapsed, elapsed),
+            NetperfTest::TcpStream => self.hosts[LOCAL].app.bytes_written as f64 * 8.0 / 1e6 / elapsed,
+            NetperfTest::TcpRr => self.transactions as f64 / elapsed,
         }
+    }
+
+    /// CPU time host `h` spent by `stop`.
+    fn busy_by(&self, h: usize, stop: Time) -> Time {
+        let host = &self.hosts[h];
+        host.busy_at_end.unwrap_or(host.cpu_busy - host.busy_until.saturating_sub(stop))
     }
 }
 
@@ -786,17 +812,15 @@ impl Model for NetperfModel {
         self.metrics.reset(now);
     }
 
+    /// The measurement's end, or the time the run stopped at (a time cap
+    /// before the test length: flagged `max_time` by the driver).
     fn stop_time(&self, now: Time) -> Time {
-        if self.finished || self.test_over {
-            self.end_time.max(1)
-        } else {
-            now
-        }
+        self.end_time.unwrap_or(now).max(1)
     }
 
     fn summaries(&mut self, stop: Time) -> Summary {
         let (metrics, sections) = self.summaries_at(stop);
-        Summary { metrics, sections, flags: Vec::new() }
+        Summary { metrics, sections, flags: self.flags() }
     }
 
     fn stop_sources(&mut self) {
@@ -831,7 +855,8 @@ impl NetperfModel {
 
     fn summaries_at(&mut self, stop: Time) -> (Metrics, Sections) {
         let n = &self.spec.netperf;
-        let (figure, elapsed) = self.results();
+        let figure = self.figure(stop);
+        let elapsed = time::to_us(stop) / 1e6;
         let mut metrics = Vec::new();
         match n.test {
             NetperfTest::TcpStream => {
@@ -845,9 +870,8 @@ impl NetperfModel {
             }
         }
         metrics.push(("elapsed_s".to_string(), MetricSummary::value(elapsed)));
-        let span = stop.max(1) as f64;
         for (h, name) in [(LOCAL, "local"), (REMOTE, "remote")] {
-            let u = self.hosts[h].cpu_busy as f64 / span * 100.0;
+            let u = self.busy_by(h, stop) as f64 / stop as f64 * 100.0;
             metrics.push((format!("{name}_cpu_utilization_pct"), MetricSummary::value(u)));
         }
         let (request, response) = n.rr_sizes();
@@ -869,6 +893,15 @@ impl NetperfModel {
             "final_cwnd": self.hosts[LOCAL].tcp.cwnd,
         });
         (metrics, vec![("netperf".to_string(), section)])
+    }
+
+    /// TCP_RR that completed no transaction within its length measured
+    /// nothing. (A stream always measures: its first send call completes.)
+    fn flags(&self) -> Vec<String> {
+        match self.spec.netperf.test {
+            NetperfTest::TcpRr if self.transactions == 0 => vec!["no_transactions".to_string()],
+            _ => Vec::new(),
+        }
     }
 
     /// Conservation: whatever each application wrote, the other read (once
