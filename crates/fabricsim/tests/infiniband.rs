@@ -84,7 +84,7 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
                     delivered_exactly_at(&mut f, latency, 0);
                     f.run_until(Time::MAX);
                     assert_eq!(f.packets_delivered(), 1);
-                    let probe = f.metrics.set.probe(f.metrics.latency[TrafficClass::BestEffort as usize]);
+                    let probe = f.ib_metrics().set.probe(f.ib_metrics().latency[TrafficClass::BestEffort as usize]);
                     assert_eq!(probe.count(), 1);
                     assert_eq!(probe.mean_us(), latency as f64 * 1e-6, "{link} k={k} payload {payload}");
                     checked += 1;
@@ -101,7 +101,7 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
                     delivered_exactly_at(&mut f, first + w2, 1);
                     f.run_until(Time::MAX);
                     assert_eq!(f.packets_delivered(), 2);
-                    let probe = f.metrics.set.probe(f.metrics.latency[TrafficClass::BestEffort as usize]);
+                    let probe = f.ib_metrics().set.probe(f.ib_metrics().latency[TrafficClass::BestEffort as usize]);
                     let mean = (first + first + w2) as f64 / 2.0;
                     assert!((probe.mean_us() - mean * 1e-6).abs() < 1e-9, "{link} k={k} payload {payload}");
                     checked += 1;
@@ -181,7 +181,7 @@ fn crossbar_serves_competing_inputs_round_robin_at_full_link_rate() {
         let t = 5_000 + 8 * ps_per_byte + 100_000;
         for j in 0..2 * n {
             delivered_exactly_at(&mut f, t + 5_000 + (j + 1) * w, j);
-            let rt = f.metrics.counters.packets_delivered[TrafficClass::RealTime as usize];
+            let rt = f.ib_metrics().counters.packets_delivered[TrafficClass::RealTime as usize];
             assert_eq!(rt, j / 2 + 1, "{name}: delivery {j} from the wrong input");
         }
         f.run_until(Time::MAX);
@@ -301,7 +301,7 @@ fn high_priority_limit_lets_one_low_packet_through_after_its_bytes() {
             let mut order = String::new();
             for i in 0..(high + low) as u64 {
                 delivered_exactly_at(&mut f, latency + i as Time * w, i);
-                let rt = f.metrics.counters.packets_delivered[TrafficClass::RealTime as usize];
+                let rt = f.ib_metrics().counters.packets_delivered[TrafficClass::RealTime as usize];
                 order.push(if rt as usize > order.matches('H').count() { 'H' } else { 'L' });
             }
             let mut want = String::new();

@@ -7,7 +7,7 @@
 //! with packets queued waits for credit and needs the credit's event. So a
 //! credit returned to a waiting sender is scheduled as an event, as the
 //! link delivers it; any other is held here under the event key it would
-//! have had ([`EventSet::reserve_key`]). Before a sender picks, it takes
+//! have had ([`crate::kernel::EventSet::reserve_key`]). Before a sender picks, it takes
 //! every held credit keyed below the event being handled: exactly those the
 //! credit events would have delivered by then. If it then finds itself
 //! waiting, the earliest held credit is scheduled under its own key. Every
@@ -18,8 +18,7 @@
 use std::collections::VecDeque;
 
 use crate::kernel::event_set::key_time;
-use crate::kernel::{EventSet, Time};
-use crate::sim::PortRef;
+use crate::kernel::Time;
 
 /// A credit held for a sender: `blocks` for `vl`, due under `key`.
 #[derive(Clone, Copy, Debug)]
@@ -130,15 +129,16 @@ impl CreditReturn {
     }
 
     /// Records whether the sender, having just picked, waits for credit. A
-    /// waiting sender gets its earliest held credit back as an event, built
-    /// by `event` and scheduled under the credit's own key.
+    /// waiting sender must get its earliest held credit back as an event,
+    /// scheduled under the credit's own key: that credit is returned for
+    /// the caller to schedule.
     #[inline]
-    pub fn set_waiting<E: Copy>(&mut self, waiting: bool, queue: &mut impl EventSet<E>, event: impl Fn(u8, u16) -> E) {
+    pub fn set_waiting(&mut self, waiting: bool) -> Option<HeldCredit> {
         self.state.waiting = waiting;
         if waiting {
-            if let Some(h) = self.pop_front() {
-                queue.push_keyed(h.key, event(h.vl, h.blocks));
-            }
+            self.pop_front()
+        } else {
+            None
         }
     }
 
@@ -156,18 +156,6 @@ impl CreditReturn {
     pub fn held_blocks(&self, vl: u8) -> u32 {
         self.held().filter(|h| h.vl == vl).map(|h| h.blocks as u32).sum()
     }
-}
-
-/// A credit a receiver has freed, on its way to `to` under `key`: the
-/// event that frees it cannot reach the sender's state (another
-/// component), so the fabric delivers it once the event is handled. Its key
-/// was reserved when it was freed, so its place among events is the same.
-#[derive(Clone, Copy, Debug)]
-pub struct FreedCredit {
-    pub to: PortRef,
-    pub key: u128,
-    pub vl: u8,
-    pub blocks: u16,
 }
 
 #[cfg(test)]
@@ -190,7 +178,8 @@ mod tests {
         let mut taken = Vec::new();
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert!(taken.is_empty(), "nothing is due at time 5");
-        r.set_waiting(true, &mut q, |vl, b| (vl, b));
+        let h = r.set_waiting(true).expect("a held credit to schedule");
+        q.push_keyed(h.key, (h.vl, h.blocks));
         assert!(r.sender_waiting());
         // The credit at 10 now travels as an event under its own key, before the event at 20.
         assert_eq!(q.pop(), Some((10, (0, 2))));
@@ -199,7 +188,7 @@ mod tests {
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         // The credit at 20 was keyed before the event at 20 (reserved first): it is due.
         assert_eq!(taken, vec![(1, 2)]);
-        r.set_waiting(false, &mut q, |vl, b| (vl, b));
+        assert!(r.set_waiting(false).is_none(), "a sender that is not waiting gets no event");
         assert_eq!(r.held_blocks(2), 2);
         assert!(q.is_empty(), "a sender that is not waiting gets no event");
         q.push(30, (7, 7));
@@ -228,7 +217,8 @@ mod tests {
         // After a take of everything, new credits are held and taken alone.
         let k = q.reserve_key(60);
         r.hold(k, 2, 7);
-        r.set_waiting(true, &mut q, |vl, _| vl);
+        let h = r.set_waiting(true).expect("a held credit to schedule");
+        q.push_keyed(h.key, h.vl);
         assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
     }
 }

@@ -1,51 +1,49 @@
-//! An InfiniBand fabric: HCAs and switches cabled port to port, with the
-//! event loop that drives them. A packet is followed through
-//! `Hca::try_send` (cut from a message, VL arbitration, credits),
-//! `IbSwitch::on_header` .. `try_link` (the five pipeline stages) at every
-//! switch, to `Event::Delivered` at the destination HCA's sink, which
-//! records its latency and, for the last packet of a video frame, the
-//! frame's playout deadline.
+//! An InfiniBand fabric: HCAs, their sources and switches cabled port to
+//! port, and the one `match` that hands each component its events. A
+//! packet is followed through `Sources::handle` (a message built),
+//! `Hca::enqueue` .. `try_send` (cut, VL arbitration, credits), over a
+//! [`Wire`] to `IbSwitch::on_packet` .. `try_link` (the five pipeline
+//! stages) at every switch, and to `Hca::on_packet`, the destination's sink.
+//! Credits a receiver frees are handed to their sender after the event
+//! ([`IbFabric::return_credit`]).
 
 use serde_json::json;
 
-use super::credit_return::FreedCredit;
-use super::hca::Hca;
+use super::hca::{Hca, HcaEvent};
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
-use super::packet::{Packet, Segmentation, ServiceLevel, TrafficClass};
-use super::sources::Sources;
-use super::switch::{IbSwitch, SwitchSpec};
+use super::packet::{Segmentation, ServiceLevel, TrafficClass};
+use super::shared::Shared;
+use super::sources::{SourceEvent, Sources};
+use super::switch::{IbSwitch, SwitchEvent, SwitchSpec};
 use super::timing::IbTiming;
-use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
+use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
+use super::wire::{Delivery, FreedCredit, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::{analyze, find_cycle};
+use crate::fabric::deadlock::analyze;
 use crate::fabric::{PortUse, Topology};
-use crate::kernel::{time, Arena, CalendarQueue, EventSet, Time};
-use crate::report::MetricSummary;
+use crate::kernel::{Arena, CalendarQueue, Time};
 use crate::scenario::{IbSpec, Scenario};
-use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
-use crate::sim::{ComponentKind, Context, Link, MetricSet, Model, ModelInfo, PortRef, Simulation, Status, Summary};
+use crate::sim::{
+    Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
+};
 
-/// Everything that happens in an InfiniBand fabric. Packets travel by arena
-/// index; an event is 12 bytes.
+/// Every event of the fabric, flat so that it stays 12 bytes (a calendar
+/// node of 32): each component's own events and the cables' deliveries,
+/// with the index of the component they are for.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Video streams of `hca` release their next frames.
-    VideoFrame { hca: u32 },
-    /// A best-effort message arrives at `hca` (Poisson).
-    BestEffort { hca: u32 },
-    /// `hca` sends its periodic control packet.
-    Control { hca: u32 },
+    /// A source event of HCA `hca`'s sources.
+    Source { hca: u32, ev: SourceEvent },
     /// `hca`'s link has sent a packet's last byte.
     HcaSent { hca: u32 },
     /// Credits for `vl` reach `hca` from its switch.
     HcaCredit { hca: u32, vl: u8, blocks: u16 },
     /// The tail of `packet` reaches `hca`'s sink.
     Delivered { hca: u32, packet: u32 },
-    /// Stages 1-3 of `packet` at input `port` of `switch` are done (a
-    /// pipeline time after its LRH arrived): it joins its input VL.
+    /// `packet` is through stages 1-3 at input `port` of `switch`.
     Header { switch: u32, port: u16, packet: u32 },
     /// The crossbar transfer from input `port` has ended.
     TransferDone { switch: u32, port: u16 },
@@ -55,56 +53,49 @@ pub enum Event {
     SwitchCredit { switch: u32, port: u16, vl: u8, blocks: u16 },
 }
 
-/// What a component may touch while handling an event.
-pub struct Ctx<'a> {
-    pub now: Time,
-    pub queue: &'a mut CalendarQueue<Event>,
-    pub packets: &'a mut Arena<Packet>,
-    pub messages: &'a mut Arena<Message>,
-    pub timing: &'a IbTiming,
-    pub metrics: &'a mut IbMetrics,
-    /// The credit this event has freed, for the fabric to deliver to its
-    /// sender once the event is handled (a component cannot reach another's state).
-    pub freed: Option<FreedCredit>,
+impl Carries<SourceEvent> for Event {
+    #[inline(always)]
+    fn wrap(hca: u32, ev: SourceEvent) -> Self {
+        Event::Source { hca, ev }
+    }
 }
 
-impl Ctx<'_> {
-    /// A packet of `bytes` starts on `link` now: a switch has its LRH after
-    /// propagation and the LRH's own serialization, and is through stages
-    /// 2-3 a pipeline time later; an HCA takes it whole.
-    #[inline]
-    pub fn transmit(&mut self, link: Link, packet: u32, bytes: u32) {
-        let to = link.to;
-        match to.kind {
-            ComponentKind::Switch => self.queue.push(
-                self.now + link.propagation + self.timing.header + self.timing.pipeline(),
-                Event::Header { switch: to.index, port: to.port, packet },
-            ),
-            ComponentKind::Hca => self.queue.push(
-                self.now + link.propagation + self.timing.wire(bytes),
-                Event::Delivered { hca: to.index, packet },
-            ),
-            other => unreachable!("no {other:?} in an InfiniBand fabric"),
+impl Carries<HcaEvent> for Event {
+    #[inline(always)]
+    fn wrap(hca: u32, ev: HcaEvent) -> Self {
+        match ev {
+            HcaEvent::Sent => Event::HcaSent { hca },
         }
     }
+}
 
-    /// `blocks` credits for `vl` go back over `link` (flow-control packets
-    /// take no bandwidth): their key is reserved now, and the fabric hands
-    /// them to the sender after this event (see [`IbFabric::return_credit`]).
-    #[inline]
-    pub fn credit(&mut self, link: Link, vl: u8, blocks: u32) {
-        assert!(self.freed.is_none(), "an event frees one packet's credits");
-        let key = self.queue.reserve_key(self.now + link.propagation);
-        self.freed = Some(FreedCredit { to: link.to, key, vl, blocks: blocks as u16 });
+impl Carries<SwitchEvent> for Event {
+    #[inline(always)]
+    fn wrap(switch: u32, ev: SwitchEvent) -> Self {
+        match ev {
+            SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
+            SwitchEvent::Sent { port } => Event::SwitchSent { switch, port },
+        }
     }
+}
 
-    /// Discards a packet (its SL has no VL) and counts it.
-    pub fn discard(&mut self, packet: u32) {
-        self.metrics.discarded();
-        let m = self.packets[packet].message;
-        self.packets.remove(packet);
-        if self.messages[m].packet_done() {
-            self.messages.remove(m);
+impl Carries<Delivery> for Event {
+    #[inline(always)]
+    fn wrap(index: u32, ev: Delivery) -> Self {
+        match ev {
+            Delivery::Packet { kind: ComponentKind::Switch, port, packet } => {
+                Event::Header { switch: index, port, packet }
+            }
+            Delivery::Packet { kind: ComponentKind::Hca, packet, .. } => Event::Delivered { hca: index, packet },
+            Delivery::Credit { kind: ComponentKind::Switch, port, vl, blocks } => {
+                Event::SwitchCredit { switch: index, port, vl, blocks }
+            }
+            Delivery::Credit { kind: ComponentKind::Hca, vl, blocks, .. } => {
+                Event::HcaCredit { hca: index, vl, blocks }
+            }
+            Delivery::Packet { kind, .. } | Delivery::Credit { kind, .. } => {
+                unreachable!("no {kind:?} in an InfiniBand fabric")
+            }
         }
     }
 }
@@ -115,38 +106,20 @@ pub type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
 pub struct IbFabric {
     /// Calendar bucket width: 2^this picoseconds.
     bucket_shift: u32,
-    packets: Arena<Packet>,
-    messages: Arena<Message>,
-    timing: IbTiming,
-    pub metrics: IbMetrics,
-    switches: Vec<IbSwitch>,
-    hcas: Vec<Hca>,
-    sources: Sources,
-    topo: Topology,
+    pub(super) sh: Shared,
+    pub(super) switches: Vec<IbSwitch>,
+    pub(super) hcas: Vec<Hca>,
+    pub(super) sources: Sources,
+    pub(super) topo: Topology,
     /// Static channel-dependency verdict of the data tables, and their mean hops.
-    routing: serde_json::Value,
+    pub(super) routing: serde_json::Value,
     /// Data VLs the workload's SLs use (buffer utilization is over these).
-    used_vls: Vec<u8>,
-    credit_block: u32,
+    pub(super) used_vls: Vec<u8>,
     /// SLs whose VL some arbitration table entry serves (bit mask).
     sendable_sls: u16,
     /// The switches' and HCAs' own state, fixed in size: measured once at build.
     fixed_bytes: u64,
     scenario: Scenario,
-}
-
-macro_rules! ctx {
-    ($s:ident, $cx:ident) => {
-        Ctx {
-            now: $cx.now(),
-            queue: $cx.queue_mut(),
-            packets: &mut $s.packets,
-            messages: &mut $s.messages,
-            timing: &$s.timing,
-            metrics: &mut $s.metrics,
-            freed: None,
-        }
-    };
 }
 
 impl IbFabric {
@@ -182,20 +155,22 @@ impl IbFabric {
         let map = topo.port_map();
         let peer = topo.peer_ports();
         let prop = timing.propagation;
+        let input_stages = timing.pipeline();
         let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
         let mut switches = Vec::with_capacity(map.len());
         for (s, ports) in map.iter().enumerate() {
-            let peers: Vec<Option<Link>> = ports
+            let peers: Vec<Option<Wire>> = ports
                 .iter()
                 .enumerate()
                 .map(|(p, u)| match *u {
                     PortUse::Endpoint(n) => {
                         attachments[n as usize] = (s as u32, p as u16);
-                        Some(Link::new(PortRef::new(ComponentKind::Hca, n, 0), prop))
+                        Some(Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop))
                     }
                     PortUse::Link { to, .. } => {
                         let q = peer[s][p].expect("links are wired both ways");
-                        Some(Link::new(PortRef::switch(to, q), prop))
+                        // Every switch takes the same input-stage time.
+                        Some(Wire::cut_through(PortRef::switch(to, q), prop, timing.header, input_stages))
                     }
                     PortUse::Free => None,
                 })
@@ -206,6 +181,7 @@ impl IbFabric {
             switches.push(IbSwitch::new(SwitchSpec {
                 index: s as u32,
                 peers,
+                input_stages,
                 data_table: lft(&data),
                 control_table: lft(&control),
                 sl_to_vl: &sl_to_vl,
@@ -221,13 +197,15 @@ impl IbFabric {
             .iter()
             .enumerate()
             .map(|(i, &(sw, port))| {
+                let to = PortRef::switch(sw, port);
                 Hca::new(
                     i as u32,
-                    Link::new(PortRef::switch(sw, port), prop),
+                    Wire::cut_through(to, prop, timing.header, switches[sw as usize].input_stages()),
                     &sl_to_vl,
                     credits,
                     arbiter.clone(),
                     buffer_bytes,
+                    sources.streams_to(i as u32),
                 )
             })
             .collect();
@@ -275,24 +253,26 @@ impl IbFabric {
             .fold(0u16, |m, sl| m | 1 << sl);
         Ok(IbFabric {
             bucket_shift: CalendarQueue::<Event>::shift_for(bucket),
-            packets: Arena::with_capacity(1 << 14),
-            messages: Arena::with_capacity(1 << 12),
-            timing,
-            metrics,
+            sh: Shared {
+                packets: Arena::with_capacity(1 << 14),
+                messages: Arena::with_capacity(1 << 12),
+                timing,
+                metrics,
+                freed: None,
+            },
             switches,
             hcas,
             sources,
             topo,
             routing,
             used_vls,
-            credit_block: spec.credit_block_bytes,
             sendable_sls,
             fixed_bytes,
             scenario: scenario.clone(),
         })
     }
 
-    fn spec(&self) -> &IbSpec {
+    pub(super) fn spec(&self) -> &IbSpec {
         self.scenario.infiniband().expect("built from an InfiniBand scenario")
     }
 
@@ -305,7 +285,11 @@ impl IbFabric {
     }
 
     pub fn timing(&self) -> &IbTiming {
-        &self.timing
+        &self.sh.timing
+    }
+
+    pub fn ib_metrics(&self) -> &IbMetrics {
+        &self.sh.metrics
     }
 
     /// Puts a message of `bytes` payload bytes of `class` on `sl` into
@@ -327,137 +311,11 @@ impl IbFabric {
             sl: ServiceLevel::new(sl as u32, "sl").expect("an SL below 16"),
             ..Message::default()
         };
-        self.enqueue(cx, src, msg)
-    }
-
-    fn enqueue(&mut self, cx: &mut Cx, hca: u32, msg: Message) -> bool {
-        let wire = msg.seg.total_wire_bytes();
-        let class = msg.class;
-        let mut ctx = ctx!(self, cx);
-        let m = ctx.messages.insert(msg);
-        let ok = self.hcas[hca as usize].enqueue(&mut ctx, m);
-        if !ok {
-            ctx.messages.remove(m);
+        let ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
+        if let Some(c) = self.sh.freed.take() {
+            self.return_credit(cx, c);
         }
-        ctx.metrics.message_generated(class, wire, ok);
         ok
-    }
-
-    fn start(&mut self, cx: &mut Cx) {
-        for h in 0..self.hcas.len() as u32 {
-            if let Some(t) = self.sources.next_video(h) {
-                cx.schedule(t, Event::VideoFrame { hca: h });
-            }
-            if self.sources.has_best_effort() {
-                let t = self.sources.best_effort_gap(h);
-                cx.schedule(t, Event::BestEffort { hca: h });
-            }
-            if self.sources.has_control() {
-                cx.schedule(self.sources.control_phase[h as usize], Event::Control { hca: h });
-            }
-        }
-    }
-
-    #[inline]
-    fn handle(&mut self, cx: &mut Cx, ev: Event) {
-        match ev {
-            Event::VideoFrame { hca } => {
-                if self.sources.is_stopped() {
-                    return;
-                }
-                let now = cx.now();
-                while let Some(stream) = self.sources.due_stream(hca, now) {
-                    let v = &mut self.sources.video[stream as usize];
-                    let (number, frame) = v.stream.next_frame();
-                    let msg = Message {
-                        t_created: now,
-                        seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
-                        src: v.hca,
-                        dst: v.dst,
-                        stream,
-                        frame: number as u32,
-                        class: TrafficClass::RealTime,
-                        sl: self.sources.stream_sl[stream as usize],
-                        protected: frame.kind.is_protected(),
-                        ..Message::default()
-                    };
-                    self.enqueue(cx, hca, msg);
-                }
-                if let Some(t) = self.sources.next_video(hca) {
-                    cx.schedule(t, Event::VideoFrame { hca });
-                }
-            }
-            Event::BestEffort { hca } => {
-                if self.sources.is_stopped() {
-                    return;
-                }
-                let next = cx.now() + self.sources.best_effort_gap(hca);
-                cx.schedule(next, Event::BestEffort { hca });
-                let (sl, dst) = self.sources.best_effort_message(hca);
-                let msg = Message {
-                    t_created: cx.now(),
-                    seg: Segmentation::new(self.sources.best_effort_bytes as u64, TrafficClass::BestEffort.mtu()),
-                    src: hca,
-                    dst,
-                    stream: NO_STREAM,
-                    class: TrafficClass::BestEffort,
-                    sl,
-                    ..Message::default()
-                };
-                self.enqueue(cx, hca, msg);
-            }
-            Event::Control { hca } => {
-                if self.sources.is_stopped() {
-                    return;
-                }
-                let next = cx.now() + self.sources.control_period;
-                cx.schedule(next, Event::Control { hca });
-                let dst = self.sources.control_destination(hca);
-                let class = TrafficClass::Control;
-                let msg = Message {
-                    t_created: cx.now(),
-                    seg: Segmentation::new(class.mtu().bytes() as u64, class.mtu()),
-                    src: hca,
-                    dst,
-                    stream: NO_STREAM,
-                    class,
-                    sl: class.default_sl(),
-                    ..Message::default()
-                };
-                self.enqueue(cx, hca, msg);
-            }
-            Event::HcaSent { hca } => {
-                let mut ctx = ctx!(self, cx);
-                self.hcas[hca as usize].on_sent(&mut ctx);
-            }
-            Event::HcaCredit { hca, vl, blocks } => {
-                let mut ctx = ctx!(self, cx);
-                self.hcas[hca as usize].on_credit(&mut ctx, vl, blocks as u32);
-            }
-            Event::Delivered { hca, packet } => self.delivered(cx, hca, packet),
-            Event::Header { switch, port, packet } => {
-                let mut ctx = ctx!(self, cx);
-                self.switches[switch as usize].on_header(&mut ctx, port as usize, packet);
-                if let Some(c) = ctx.freed {
-                    self.return_credit(cx, c);
-                }
-            }
-            Event::TransferDone { switch, port } => {
-                let mut ctx = ctx!(self, cx);
-                self.switches[switch as usize].on_transfer_done(&mut ctx, port as usize);
-                if let Some(c) = ctx.freed {
-                    self.return_credit(cx, c);
-                }
-            }
-            Event::SwitchSent { switch, port } => {
-                let mut ctx = ctx!(self, cx);
-                self.switches[switch as usize].on_sent(&mut ctx, port as usize);
-            }
-            Event::SwitchCredit { switch, port, vl, blocks } => {
-                let mut ctx = ctx!(self, cx);
-                self.switches[switch as usize].on_credit(&mut ctx, port as usize, vl, blocks as u32);
-            }
-        }
     }
 
     /// Hands a freed credit to its sender: as an event under its reserved
@@ -465,209 +323,16 @@ impl IbFabric {
     /// picks (see `credit_return`).
     #[inline]
     fn return_credit(&mut self, cx: &mut Cx, c: FreedCredit) {
-        let (to, vl, blocks) = (c.to, c.vl, c.blocks);
-        let (returns, event) = match to.kind {
-            ComponentKind::Switch => (
-                self.switches[to.index as usize].output_return(to.port as usize),
-                Event::SwitchCredit { switch: to.index, port: to.port, vl, blocks },
-            ),
-            ComponentKind::Hca => {
-                (self.hcas[to.index as usize].returns_mut(), Event::HcaCredit { hca: to.index, vl, blocks })
-            }
+        let port = match c.to.kind {
+            ComponentKind::Switch => self.switches[c.to.index as usize].output_port(c.to.port as usize),
+            ComponentKind::Hca => self.hcas[c.to.index as usize].output_port(),
             other => unreachable!("no {other:?} in an InfiniBand fabric"),
         };
-        if returns.sender_waiting() {
-            cx.schedule_keyed(c.key, event);
+        if port.waiting_for_credit() {
+            cx.push_keyed(c.key, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
         } else {
-            returns.hold(c.key, vl, blocks);
+            port.hold(c.key, c.vl, c.blocks);
         }
-    }
-
-    /// The sink of `hca` takes a packet whole: latency, credits back at once,
-    /// and for a frame's last packet its playout deadline.
-    #[inline]
-    fn delivered(&mut self, cx: &mut Cx, hca: u32, packet: u32) {
-        let now = cx.now();
-        let p = self.packets[packet];
-        debug_assert_eq!(p.dlid as u32, hca, "packet delivered to the wrong HCA");
-        self.metrics.delivered(now, &p);
-        let link = self.hcas[hca as usize].link();
-        let block = self.credit_block;
-        let mut ctx = ctx!(self, cx);
-        if p.vl != VL15 {
-            ctx.credit(link, p.vl, blocks_for(p.bytes as u32, block));
-        }
-        let freed = ctx.freed.take();
-        ctx.packets.remove(packet);
-        if ctx.messages[p.message].packet_done() {
-            let msg = ctx.messages[p.message];
-            ctx.messages.remove(p.message);
-            if msg.stream != NO_STREAM {
-                let deadlines = &mut self.sources.video[msg.stream as usize].deadlines;
-                let late = deadlines.on_frame_number(msg.frame as u64, msg.t_created, now);
-                ctx.metrics.frame(now - msg.t_created, late);
-            }
-        }
-        if let Some(c) = freed {
-            self.return_credit(cx, c);
-        }
-    }
-}
-
-impl IbFabric {
-    /// Looks for a cycle of input VLs each waiting on a full output VL whose
-    /// head has no credit downstream; describes it.
-    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
-        let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
-        for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(now) {
-                g.add_edge(a, b, ());
-            }
-        }
-        let cycle = find_cycle(&g)?;
-        let names: Vec<String> = cycle
-            .iter()
-            .map(|&(s, p, vl)| {
-                let from = self.switches[s as usize].peer(p as usize).map(|l| l.to.index);
-                match from {
-                    Some(f) => format!("switch {} -> switch {} (input port {p}, VL {vl} full)", f + 1, s + 1),
-                    None => format!("switch {} input port {p} VL {vl}", s + 1),
-                }
-            })
-            .collect();
-        // No credit is in flight on the cycle's links (other VLs may still
-        // flow): the sender's view of each receiving VL of the cycle must
-        // match what the receiver holds.
-        let mut mismatched = Vec::new();
-        for &(s, p, vl) in &cycle {
-            let sw = &self.switches[s as usize];
-            let Some(up) = sw.peer(p as usize) else { continue };
-            if up.to.kind != ComponentKind::Switch {
-                continue;
-            }
-            let sender = &self.switches[up.to.index as usize];
-            let sent = sender.credits_used(up.to.port as usize, vl, now);
-            let held = sw.input_blocks(&self.packets, p as usize, vl);
-            if sent != held {
-                mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
-            }
-        }
-        Some(json!({
-            "time_us": time::to_us(now),
-            "credit_mismatches": mismatched,
-            "cycle": names,
-            "packets_in_fabric": self.packets.live(),
-        }))
-    }
-
-    fn summaries_at(&self, now: Time) -> Metrics {
-        let m = &self.metrics;
-        let span = (now - m.set.measure_start()).max(1) as f64;
-        let rate = self.timing.link.bytes_per_picosecond();
-        let n = self.hcas.len() as f64;
-        let mut out: Metrics = Vec::new();
-        let offered = m.offered_bytes() as f64 / (span * rate * n) * 100.0;
-        out.push(("offered_load_pct".into(), MetricSummary::value(offered)));
-        let t = m.set.time_series(m.delivered_bytes());
-        let scale = 100.0 / (rate * n);
-        out.push((
-            "accepted_load_pct".into(),
-            MetricSummary::with_ci(t.mean(now) * scale, t.interval().map(|c| c.half_width * scale)),
-        ));
-        for id in m.latency {
-            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
-        }
-        let dmp = m.missing();
-        let mut s = MetricSummary::with_ci(
-            if dmp.count() > 0 { dmp.mean() } else { f64::NAN },
-            dmp.interval().map(|c| c.half_width),
-        );
-        s.count = Some(dmp.count());
-        out.push(("deadline_missing_probability".into(), s));
-        for id in [m.deadline_missing_time, m.frame_delay] {
-            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
-        }
-        let (switch_busy, hca_busy) = m.link_busy_ps();
-        let switch_links = 2 * self.topo.links.iter().map(|l| l.multiplicity() as u64).sum::<u64>();
-        if switch_links > 0 {
-            let u = switch_busy as f64 / (switch_links as f64 * span) * 100.0;
-            out.push(("switch_link_utilization_pct".into(), MetricSummary::value(u)));
-        }
-        out.push(("hca_link_utilization_pct".into(), MetricSummary::value(hca_busy as f64 / (2.0 * n * span) * 100.0)));
-        let cabled: usize = self.switches.iter().map(|s| (0..s.ports()).filter(|&p| s.peer(p).is_some()).count()).sum();
-        let capacity = (cabled * self.used_vls.len().max(1)) as f64 * self.spec().vl_buffer_bytes as f64;
-        let b = m.set.time_series(m.buffered());
-        out.push((
-            "input_vl_buffer_utilization_pct".into(),
-            MetricSummary::with_ci(
-                b.mean(now) / capacity * 100.0,
-                b.interval().map(|c| c.half_width / capacity * 100.0),
-            ),
-        ));
-        out
-    }
-
-    fn sections(&self) -> Sections {
-        let per_vl: Vec<serde_json::Value> = (0..16)
-            .filter(|&v| self.metrics.vl_bytes_sent(v) > 0)
-            .map(|v| json!({"vl": v, "bytes_sent": self.metrics.vl_bytes_sent(v)}))
-            .collect();
-        let streams = self.sources.video.len();
-        let network = json!({
-            "switches": self.topo.switch_count(),
-            "hcas": self.hcas.len(),
-            "links": self.topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
-            "video_streams": streams,
-            "video_streams_per_hca": streams as f64 / self.hcas.len() as f64,
-        });
-        vec![("network".into(), network), ("routing".into(), self.routing.clone()), ("per_vl".into(), per_vl.into())]
-    }
-
-    fn counters(&self) -> Result<Vec<(String, i64)>> {
-        let c = &self.metrics.counters;
-        let injected: u64 = c.packets_injected.iter().sum();
-        let delivered: u64 = c.packets_delivered.iter().sum();
-        let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64;
-        if self.packets.live() as i64 != in_flight {
-            return Err(Error::model(format!(
-                "packet conservation violated: {} packets alive, but {injected} injected - {delivered} delivered - {} discarded = {in_flight}",
-                self.packets.live(),
-                c.packets_discarded
-            )));
-        }
-        let held: usize = self.switches.iter().map(|s| s.packets_held(&self.packets)).sum();
-        if held > self.packets.live() {
-            return Err(Error::model(format!(
-                "switches hold {held} packets, more than the {} alive",
-                self.packets.live()
-            )));
-        }
-        let generated: u64 = c.messages_generated.iter().sum();
-        let refused: u64 = c.messages_refused.iter().sum();
-        let mut out = Vec::new();
-        for (k, class) in TrafficClass::ALL.iter().enumerate() {
-            let name = class.name();
-            out.push((format!("{name}_messages_generated"), c.messages_generated[k] as i64));
-            out.push((format!("{name}_messages_refused"), c.messages_refused[k] as i64));
-            out.push((format!("{name}_packets_injected"), c.packets_injected[k] as i64));
-            out.push((format!("{name}_packets_delivered"), c.packets_delivered[k] as i64));
-        }
-        out.extend([
-            ("messages_in_progress".into(), (generated - refused) as i64 - self.completed_messages() as i64),
-            ("packets_discarded".into(), c.packets_discarded as i64),
-            ("packets_in_flight".into(), in_flight),
-            ("frames_delivered".into(), c.frames_delivered as i64),
-            ("frames_missed".into(), c.frames_missed as i64),
-            ("crossbar_transfers".into(), self.packet_hops() as i64),
-        ]);
-        Ok(out)
-    }
-
-    /// Messages finished: generated and accepted, minus those alive.
-    fn completed_messages(&self) -> u64 {
-        let c = &self.metrics.counters;
-        let accepted: u64 = c.messages_generated.iter().sum::<u64>() - c.messages_refused.iter().sum::<u64>();
-        accepted - self.messages.live() as u64
     }
 
     /// Crossbar transfers over all switches: one per packet per switch crossed.
@@ -676,23 +341,23 @@ impl IbFabric {
     }
 
     pub fn packets_delivered(&self) -> u64 {
-        self.metrics.counters.packets_delivered.iter().sum()
+        self.sh.metrics.counters.packets_delivered.iter().sum()
     }
+}
 
-    fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
-        let mut flags = Vec::new();
-        let c = &self.metrics.counters;
-        if c.packets_injected.iter().sum::<u64>() == 0 {
-            flags.push("no_traffic".to_string());
-        }
-        if c.messages_refused.iter().any(|&r| r > 0) {
-            flags.push("source_overflow".to_string());
-        }
-        if accepted_below_offered(metrics, "offered_load_pct", "accepted_load_pct") {
-            flags.push("accepted_below_offered".to_string());
-        }
-        flags
+/// A message from `hca`'s sources or a tool enters its send queues; the
+/// metrics count it, accepted or refused.
+#[inline]
+fn enqueue(hca: &mut Hca, cx: &mut Cx, sh: &mut Shared, msg: Message) -> bool {
+    let wire = msg.seg.total_wire_bytes();
+    let class = msg.class;
+    let m = sh.messages.insert(msg);
+    let ok = hca.enqueue(cx, sh, m);
+    if !ok {
+        sh.messages.remove(m);
     }
+    sh.metrics.message_generated(class, wire, ok);
+    ok
 }
 
 impl Simulation<IbFabric> {
@@ -710,7 +375,7 @@ impl Model for IbFabric {
     /// flight: look for a cycle of full VL buffers; and, as a cycle on one
     /// VL stops only that VL's traffic, look that often whatever else flows.
     fn info(&self) -> ModelInfo {
-        let window = 1000 * self.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
+        let window = 1000 * self.sh.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
         ModelInfo { unit: "packets", quiet_window: Some(window), deadlock_check_period: Some(window) }
     }
 
@@ -719,13 +384,41 @@ impl Model for IbFabric {
     }
 
     fn start(&mut self, cx: &mut Cx) -> Time {
-        IbFabric::start(self, cx);
+        self.sources.start(cx);
         0
     }
 
+    /// Hands each component its events; then the credits the event freed
+    /// go to their sender.
     #[inline]
     fn dispatch(&mut self, cx: &mut Cx, event: Event) {
-        self.handle(cx, event);
+        let sh = &mut self.sh;
+        match event {
+            Event::Source { hca, ev } => {
+                let h = &mut self.hcas[hca as usize];
+                self.sources.handle(cx, hca, ev, |cx, msg| {
+                    enqueue(h, cx, sh, msg);
+                });
+            }
+            Event::HcaSent { hca } => self.hcas[hca as usize].handle(cx, sh, HcaEvent::Sent),
+            Event::HcaCredit { hca, vl, blocks } => self.hcas[hca as usize].on_credit(cx, sh, vl, blocks as u32),
+            Event::Delivered { hca, packet } => self.hcas[hca as usize].on_packet(cx, sh, packet),
+            Event::Header { switch, port, packet } => {
+                self.switches[switch as usize].on_packet(cx, sh, port as usize, packet)
+            }
+            Event::TransferDone { switch, port } => {
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::TransferDone { port })
+            }
+            Event::SwitchSent { switch, port } => {
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::Sent { port })
+            }
+            Event::SwitchCredit { switch, port, vl, blocks } => {
+                self.switches[switch as usize].on_credit(cx, sh, port as usize, vl, blocks as u32)
+            }
+        }
+        if let Some(c) = self.sh.freed.take() {
+            self.return_credit(cx, c);
+        }
     }
 
     /// Constant time, as the driver asks every 1024 events: what grows with
@@ -735,17 +428,17 @@ impl Model for IbFabric {
     fn status(&self) -> Status {
         Status {
             observations: self.packets_delivered(),
-            in_flight: self.packets.live() as u64,
-            memory_bytes: self.packets.memory_bytes() + self.messages.memory_bytes() + self.fixed_bytes,
+            in_flight: self.sh.packets.live() as u64,
+            memory_bytes: self.sh.packets.memory_bytes() + self.sh.messages.memory_bytes() + self.fixed_bytes,
         }
     }
 
     fn metrics(&self) -> &MetricSet {
-        &self.metrics.set
+        &self.sh.metrics.set
     }
 
     fn reset_statistics(&mut self, now: Time) {
-        self.metrics.reset(now);
+        self.sh.metrics.reset(now);
     }
 
     fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
@@ -753,7 +446,7 @@ impl Model for IbFabric {
     }
 
     fn summaries(&mut self, stop: Time) -> Summary {
-        self.metrics.set.finish(stop);
+        self.sh.metrics.set.finish(stop);
         let metrics = self.summaries_at(stop);
         let flags = self.result_flags(&metrics);
         Summary { metrics, sections: self.sections(), flags }
@@ -765,7 +458,7 @@ impl Model for IbFabric {
 
     fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
         let out = self.counters()?;
-        if self.packets.live() == 0 && events_pending == 0 {
+        if self.sh.packets.live() == 0 && events_pending == 0 {
             // Drained: every buffer empty and every credit home.
             if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent()) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
@@ -779,15 +472,6 @@ impl Model for IbFabric {
     }
 
     fn overload_report(&self, now: Time) -> serde_json::Value {
-        let (hca, longest) =
-            self.hcas.iter().enumerate().map(|(i, h)| (i, h.queued_bytes())).max_by_key(|&(_, q)| q).unwrap_or((0, 0));
-        let span = now.max(1) as f64;
-        let (switch_busy, hca_busy) = self.metrics.link_busy_ps();
-        json!({
-            "messages_waiting": self.backlog(),
-            "longest_queue": {"hca": hca, "bytes": longest},
-            "switch_link_utilization": switch_busy as f64 / span,
-            "hca_link_utilization": hca_busy as f64 / span,
-        })
+        IbFabric::overload_report(self, now)
     }
 }

@@ -8,18 +8,33 @@
 //! and go on VL15, which has no credits. Messages are held in the HCA's
 //! buffer until sent; one that does not fit is refused.
 //!
-//! Receive side: the sink takes packets at link rate and frees their VL
-//! space at once, returning credits to the switch.
+//! Receive side: the sink takes packets whole at link rate and frees their
+//! VL space at once, returning credits to the switch; it records each
+//! packet's latency and, for the last packet of a video frame, judges the
+//! frame against its stream's playout deadline.
 
-use super::credit_return::CreditReturn;
-use super::fabric::{Ctx, Event};
 use super::fifo::Fifo;
-use super::message::Message;
+use super::message::{Message, NO_STREAM};
+use super::output_port::{lane, OutputPort};
 use super::packet::{Packet, TrafficClass};
+use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use crate::kernel::{Arena, EventSet};
-use crate::sim::Link;
+use super::wire::{Delivery, Wire};
+use crate::kernel::Arena;
+use crate::sim::{ComponentKind, PortRef, Schedule};
+use crate::traffic::video::PlayoutDeadlines;
+
+/// The HCA's own events, carried with its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HcaEvent {
+    /// The link has sent a packet's last byte.
+    Sent,
+}
+
+/// What an HCA schedules: its own events and deliveries over its cable.
+pub trait HcaContext: Schedule<HcaEvent> + Schedule<Delivery> {}
+impl<C: Schedule<HcaEvent> + Schedule<Delivery>> HcaContext for C {}
 
 /// `SendQueues::sl_vl` of an SL that maps to no VL.
 const NO_VL: u8 = 16;
@@ -90,33 +105,33 @@ impl SendQueues {
 pub struct Hca {
     index: u32,
     /// The cable to this HCA's switch port.
-    link: Link,
+    wire: Wire,
     queues: SendQueues,
-    credits: PortCredits,
-    /// Credits the switch has freed and this HCA has not taken yet.
-    returns: CreditReturn,
-    /// Per data VL: credit blocks of its head message's next packet, kept
-    /// as the head changes or sends, so a pick reads no message to test credits.
-    next_blocks: [u16; 16],
+    /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
+    port: OutputPort,
     /// Bytes per credit block.
     block: u32,
-    arbiter: VlArbiter,
     sending: bool,
     /// Payload bytes of messages waiting to be sent, against the buffer.
     queued_bytes: u64,
     buffer_bytes: u64,
     /// Messages refused for want of buffer space, per class.
     pub refused: [u64; 3],
+    /// The playout deadlines of the video streams this HCA receives, by
+    /// their slot here (a frame's message carries it).
+    deadlines: Vec<PlayoutDeadlines>,
 }
 
 impl Hca {
+    /// HCA `index` on `wire`, receiving `streams` video streams.
     pub fn new(
         index: u32,
-        link: Link,
+        wire: Wire,
         sl_to_vl: &SlToVl,
         credits: PortCredits,
         arbiter: VlArbiter,
         buffer_bytes: u64,
+        streams: usize,
     ) -> Self {
         let mut vl_sls = [0u16; 16];
         let mut sl_vl = [NO_VL; 16];
@@ -128,7 +143,7 @@ impl Hca {
         }
         Hca {
             index,
-            link,
+            wire,
             queues: SendQueues {
                 waiting_vls: 0,
                 len: 0,
@@ -137,15 +152,13 @@ impl Hca {
                 sl: Default::default(),
                 control: Fifo::default(),
             },
-            credits,
-            returns: CreditReturn::default(),
-            next_blocks: [0; 16],
+            port: OutputPort::new(PortRef::new(ComponentKind::Hca, index, 0), credits, arbiter),
             block: credits.vl(0).block_bytes(),
-            arbiter,
             sending: false,
             queued_bytes: 0,
             buffer_bytes,
             refused: [0; 3],
+            deadlines: vec![PlayoutDeadlines::new(); streams],
         }
     }
 
@@ -155,14 +168,10 @@ impl Hca {
         blocks_for(msg.next_packet_bytes(), self.block) as u16
     }
 
-    /// The credits held for this HCA (its switch frees them).
+    /// The sending side (its switch frees credits for it).
     #[inline]
-    pub fn returns_mut(&mut self) -> &mut CreditReturn {
-        &mut self.returns
-    }
-
-    pub fn link(&self) -> Link {
-        self.link
+    pub fn output_port(&mut self) -> &mut OutputPort {
+        &mut self.port
     }
 
     /// Messages waiting at this HCA.
@@ -176,13 +185,24 @@ impl Hca {
 
     /// Bytes of the HCA's state (its queues are linked through the messages).
     pub fn memory_bytes(&self) -> u64 {
-        std::mem::size_of::<Self>() as u64
+        (std::mem::size_of::<Self>() + self.deadlines.len() * std::mem::size_of::<PlayoutDeadlines>()) as u64
+    }
+
+    /// Handles one of the HCA's own events.
+    #[inline]
+    pub fn handle(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, ev: HcaEvent) {
+        match ev {
+            HcaEvent::Sent => {
+                self.sending = false;
+                self.try_send(cx, sh);
+            }
+        }
     }
 
     /// A new message `m` from this HCA's sources: queued, or refused if the
     /// buffer is full. Returns whether it was accepted.
-    pub fn enqueue(&mut self, ctx: &mut Ctx, m: u32) -> bool {
-        let msg = ctx.messages[m];
+    pub fn enqueue(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, m: u32) -> bool {
+        let msg = sh.messages[m];
         let bytes = msg.seg.payload_bytes();
         if self.queued_bytes + bytes > self.buffer_bytes {
             self.refused[msg.class as usize] += 1;
@@ -190,48 +210,31 @@ impl Hca {
         }
         self.queued_bytes += bytes;
         let sl = msg.sl.get() as usize;
-        self.queues.push(ctx.messages, m, msg.class, sl);
+        self.queues.push(&mut sh.messages, m, msg.class, sl);
         let vl = self.queues.sl_vl[sl];
         if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
-            self.next_blocks[vl as usize] = self.blocks_of_next(&msg);
+            self.port.head_blocks[vl as usize] = self.blocks_of_next(&msg);
         }
-        self.try_send(ctx);
+        self.try_send(cx, sh);
         true
     }
 
     /// Starts the next packet if the link is idle and some VL can send.
-    pub fn try_send(&mut self, ctx: &mut Ctx) {
+    fn try_send(&mut self, cx: &mut impl HcaContext, sh: &mut Shared) {
         if self.sending {
             return;
         }
-        let credits = &mut self.credits;
-        self.returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
-        // The VLs whose next packet has credit for all of it, found once.
-        let mut sendable = 0u16;
-        let mut waiting = self.queues.waiting_vls;
-        while waiting != 0 {
-            let vl = waiting.trailing_zeros() as u8;
-            waiting &= waiting - 1;
-            if credits.can_send_blocks(vl, self.next_blocks[(vl & 15) as usize]) {
-                sendable |= 1 << vl;
-            }
-        }
-        let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
-        // Waiting for credit only with something to send.
-        let hca = self.index;
-        self.returns.set_waiting(picked.is_none() && self.queues.waiting_vls != 0, ctx.queue, |vl, blocks| {
-            Event::HcaCredit { hca, vl, blocks }
-        });
-        let Some(vl) = picked else {
+        let Some(vl) = self.port.pick(cx, self.queues.waiting_vls) else {
             return;
         };
         let m = self.queues.head(vl).expect("the arbiter chose a VL with a message");
-        let msg = &mut ctx.messages[m];
+        let msg = &mut sh.messages[m];
         let i = msg.sent;
         let bytes = msg.seg.wire_bytes(i);
+        let now = cx.now();
         let packet = Packet {
             t_created: msg.t_created,
-            t_arrived: ctx.now,
+            t_arrived: now,
             message: m,
             next: 0,
             dlid: msg.dst as u16,
@@ -242,36 +245,51 @@ impl Hca {
             flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected),
         };
         msg.sent += 1;
-        let blocks = self.next_blocks[(vl & 15) as usize];
+        self.port.sent(vl, bytes);
         self.queued_bytes -= msg.seg.payload(i) as u64;
         if msg.sent == msg.seg.packets {
             let sl = msg.sl.get() as usize;
-            self.queues.pop(ctx.messages, vl, sl);
+            self.queues.pop(&sh.messages, vl, sl);
             if let Some(next) = self.queues.head(vl) {
-                self.next_blocks[(vl & 15) as usize] = self.blocks_of_next(&ctx.messages[next]);
+                self.port.head_blocks[lane(vl)] = self.blocks_of_next(&sh.messages[next]);
             }
         } else {
-            self.next_blocks[(vl & 15) as usize] = self.blocks_of_next(msg);
+            self.port.head_blocks[lane(vl)] = self.blocks_of_next(msg);
         }
-        self.credits.consume_blocks(vl, blocks);
-        self.arbiter.on_sent(vl, bytes);
         self.sending = true;
-        let id = ctx.packets.insert(packet);
-        let wire = ctx.timing.wire(bytes);
-        ctx.metrics.injected(&packet, wire);
-        ctx.queue.push(ctx.now + wire, Event::HcaSent { hca: self.index });
-        ctx.transmit(self.link, id, bytes);
-    }
-
-    /// The link has sent a packet's last byte.
-    pub fn on_sent(&mut self, ctx: &mut Ctx) {
-        self.sending = false;
-        self.try_send(ctx);
+        let id = sh.packets.insert(packet);
+        let t = sh.timing.wire(bytes);
+        sh.metrics.injected(&packet, t);
+        cx.push(now + t, self.index, HcaEvent::Sent);
+        self.wire.send(cx, id, t);
     }
 
     /// Credits for `vl` come back from the switch.
-    pub fn on_credit(&mut self, ctx: &mut Ctx, vl: u8, blocks: u32) {
-        self.credits.restore(vl, blocks);
-        self.try_send(ctx);
+    pub fn on_credit(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, vl: u8, blocks: u32) {
+        self.port.on_credit(vl, blocks);
+        self.try_send(cx, sh);
+    }
+
+    /// The sink takes `packet` whole: its latency, its VL space free at
+    /// once (credits back to the switch), and for a frame's last packet
+    /// its playout deadline.
+    #[inline]
+    pub fn on_packet(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: u32) {
+        let now = cx.now();
+        let p = sh.packets[packet];
+        debug_assert_eq!(p.dlid as u32, self.index, "packet delivered to the wrong HCA");
+        sh.metrics.delivered(now, &p);
+        if p.vl != VL15 {
+            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, self.block) as u16));
+        }
+        sh.packets.remove(packet);
+        if sh.messages[p.message].packet_done() {
+            let msg = sh.messages[p.message];
+            sh.messages.remove(p.message);
+            if msg.stream != NO_STREAM {
+                let late = self.deadlines[msg.stream as usize].on_frame_number(msg.frame as u64, msg.t_created, now);
+                sh.metrics.frame(now - msg.t_created, late);
+            }
+        }
     }
 }

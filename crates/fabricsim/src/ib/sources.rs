@@ -20,17 +20,33 @@
 //!   from `best_effort_sls`.
 //! - Control: one 256-byte packet every `control_period_ms` per HCA, random
 //!   phase, uniform destination, on VL15.
+//!
+//! The sources of each HCA are one component with its own events
+//! ([`SourceEvent`], carried with the HCA's index); each event builds the
+//! messages due and hands them to the HCA's send queues.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
+use super::message::{Message, NO_STREAM};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
 use crate::kernel::{time, RandomStream, Time};
 use crate::scenario::ib::IbWorkloadSpec;
-use crate::traffic::video::PlayoutDeadlines;
+use crate::sim::Schedule;
 use crate::traffic::video::{frame_time, paper_streams, StreamProfile, VideoStream, VideoTrace, PAPER_STREAM_COUNT};
+
+/// The sources' own events, carried with the index of the HCA they feed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceEvent {
+    /// The HCA's video streams release their next frames.
+    VideoFrame,
+    /// A best-effort message arrives (Poisson).
+    BestEffort,
+    /// The HCA sends its periodic control packet.
+    Control,
+}
 
 /// Video streams in one fabric at most: each keeps about 100 bytes of
 /// state, so this bounds the sources' memory to a few hundred MB however
@@ -40,16 +56,17 @@ pub const MAX_STREAMS: u64 = 4_000_000;
 /// Fixed-point denominator of a stream's scale factor.
 const SCALE_UNIT: u32 = 1 << 14;
 
-/// One video stream: its source and destination HCAs, its frames and the
-/// receiver's playout deadlines.
+/// One video stream: its source and destination HCAs and its frames.
 #[derive(Clone, Debug)]
 pub struct VideoSource {
     pub hca: u32,
     pub dst: u32,
+    /// The stream's slot among those its destination receives (where the
+    /// destination keeps its playout deadlines).
+    pub slot: u32,
     pub stream: VideoStream,
     /// Release time of frame 0.
     pub phase: Time,
-    pub deadlines: PlayoutDeadlines,
 }
 
 impl VideoSource {
@@ -78,6 +95,8 @@ pub struct Sources {
     pub control_phase: Vec<Time>,
     /// SL of each video stream.
     pub stream_sl: Vec<ServiceLevel>,
+    /// Per HCA: the video streams it receives.
+    received: Vec<u32>,
     hcas: u32,
     stopped: bool,
 }
@@ -162,9 +181,9 @@ impl Sources {
                     video.push(VideoSource {
                         hca: i,
                         dst,
+                        slot: 0,
                         stream: VideoStream::new(trace.clone(), profile),
                         phase,
-                        deadlines: PlayoutDeadlines::new(),
                     });
                 }
             }
@@ -188,6 +207,11 @@ impl Sources {
             stream_sl.push(rt_sls[per_hca[v.hca as usize] % rt_sls.len()]);
             per_hca[v.hca as usize] += 1;
         }
+        let mut received = vec![0u32; hcas as usize];
+        for v in &mut video {
+            v.slot = received[v.dst as usize];
+            received[v.dst as usize] += 1;
+        }
         let mut video_due = vec![BinaryHeap::new(); hcas as usize];
         for (k, v) in video.iter().enumerate() {
             video_due[v.hca as usize].push(Reverse((v.release(0), k as u32)));
@@ -207,9 +231,104 @@ impl Sources {
             control_period,
             control_phase,
             stream_sl,
+            received,
             hcas,
             stopped: false,
         })
+    }
+
+    /// Video streams HCA `hca` receives.
+    pub fn streams_to(&self, hca: u32) -> usize {
+        self.received[hca as usize] as usize
+    }
+
+    /// Schedules every HCA's first source events.
+    pub fn start(&mut self, cx: &mut impl Schedule<SourceEvent>) {
+        for h in 0..self.hcas {
+            if let Some(t) = self.next_video(h) {
+                cx.push(t, h, SourceEvent::VideoFrame);
+            }
+            if self.has_best_effort() {
+                let t = self.best_effort_gap(h);
+                cx.push(t, h, SourceEvent::BestEffort);
+            }
+            if self.has_control() {
+                cx.push(self.control_phase[h as usize], h, SourceEvent::Control);
+            }
+        }
+    }
+
+    /// Runs `hca`'s source event `ev`: each message due is built and handed
+    /// to `emit` (with the context, for the HCA to send at once), and the
+    /// source's next event scheduled.
+    #[inline]
+    pub fn handle<C: Schedule<SourceEvent>>(
+        &mut self,
+        cx: &mut C,
+        hca: u32,
+        ev: SourceEvent,
+        mut emit: impl FnMut(&mut C, Message),
+    ) {
+        if self.stopped {
+            return;
+        }
+        let now = cx.now();
+        match ev {
+            SourceEvent::VideoFrame => {
+                while let Some(stream) = self.due_stream(hca, now) {
+                    let v = &mut self.video[stream as usize];
+                    let (number, frame) = v.stream.next_frame();
+                    let msg = Message {
+                        t_created: now,
+                        seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
+                        src: v.hca,
+                        dst: v.dst,
+                        stream: v.slot,
+                        frame: number as u32,
+                        class: TrafficClass::RealTime,
+                        sl: self.stream_sl[stream as usize],
+                        protected: frame.kind.is_protected(),
+                        ..Message::default()
+                    };
+                    emit(cx, msg);
+                }
+                if let Some(t) = self.next_video(hca) {
+                    cx.push(t, hca, SourceEvent::VideoFrame);
+                }
+            }
+            SourceEvent::BestEffort => {
+                let next = now + self.best_effort_gap(hca);
+                cx.push(next, hca, SourceEvent::BestEffort);
+                let (sl, dst) = self.best_effort_message(hca);
+                let msg = Message {
+                    t_created: now,
+                    seg: Segmentation::new(self.best_effort_bytes as u64, TrafficClass::BestEffort.mtu()),
+                    src: hca,
+                    dst,
+                    stream: NO_STREAM,
+                    class: TrafficClass::BestEffort,
+                    sl,
+                    ..Message::default()
+                };
+                emit(cx, msg);
+            }
+            SourceEvent::Control => {
+                cx.push(now + self.control_period, hca, SourceEvent::Control);
+                let dst = self.control_destination(hca);
+                let class = TrafficClass::Control;
+                let msg = Message {
+                    t_created: now,
+                    seg: Segmentation::new(class.mtu().bytes() as u64, class.mtu()),
+                    src: hca,
+                    dst,
+                    stream: NO_STREAM,
+                    class,
+                    sl: class.default_sl(),
+                    ..Message::default()
+                };
+                emit(cx, msg);
+            }
+        }
     }
 
     /// When `hca`'s next video frame is released.

@@ -1,13 +1,15 @@
 //! An InfiniBand switch: the five-stage pipeline of seed 003 Fig. 1, with
 //! virtual cut-through.
 //!
-//! 1. `on_header`: the LRH has arrived; the packet joins the input VL its
-//!    SL maps to (control packets: VL15). Its upstream sender held credit
-//!    for all of it, so the input VL buffer has room.
-//! 2. Forwarding and 3. arbitration: that much later (`on_request`), the
-//!    packet, once at the head of its input VL, requests the crossbar output
-//!    the linear forwarding table gives for its DLID (control packets use
-//!    the shortest-path table).
+//! 1. The LRH has arrived; the packet joins the input VL its SL maps to
+//!    (control packets: VL15). Its upstream sender held credit for all of
+//!    it, so the input VL buffer has room.
+//! 2. Forwarding and 3. arbitration take the switch's own input-stage time
+//!    ([`IbSwitch::input_stages`]); the cable to a switch port delivers the
+//!    packet that much after its LRH is in ([`Wire::cut_through`]), so
+//!    `on_packet` runs at the end of stage 3: the packet, once at the head of
+//!    its input VL, requests the crossbar output the linear forwarding table
+//!    gives for its DLID (control packets use the shortest-path table).
 //! 4. The crossbar moves one packet per input and per output at a time, at
 //!    link rate. An output serves the requesting inputs round robin; an
 //!    input offers its VLs in priority order (VL15, then the high-priority
@@ -16,19 +18,33 @@
 //!    joins the output VL as soon as its transfer starts (cut-through);
 //!    when the transfer ends its input VL space is free and its credits go
 //!    back upstream.
-//! 5. `try_link`: the output port's IBA VL arbiter picks among output VLs
+//! 5. `try_link`: the output port ([`OutputPort`]) picks among output VLs
 //!    whose head packet has credit for all of it downstream; the CRC check
 //!    (last stage) costs no time. The output VL space is freed when the
 //!    packet's tail has left.
 
-use super::credit_return::CreditReturn;
-use super::fabric::{Ctx, Event};
 use super::fifo::PacketFifo;
+use super::output_port::{lane, OutputPort};
 use super::packet::{Packet, TrafficClass};
+use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use crate::kernel::{Arena, EventSet, Time};
-use crate::sim::Link;
+use super::wire::{Delivery, Wire};
+use crate::kernel::{Arena, Time};
+use crate::sim::{ComponentKind, PortRef, Schedule};
+
+/// The switch's own events, carried with its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwitchEvent {
+    /// The crossbar transfer from input `port` has ended.
+    TransferDone { port: u16 },
+    /// Output `port` has sent a packet's last byte.
+    Sent { port: u16 },
+}
+
+/// What a switch schedules: its own events and deliveries over its cables.
+pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> {}
+impl<C: Schedule<SwitchEvent> + Schedule<Delivery>> SwitchContext for C {}
 
 /// An input VL buffer: (switch, input port, VL).
 pub type InputVl = (u32, u16, u8);
@@ -50,7 +66,9 @@ const VLS: usize = 16;
 pub struct SwitchSpec<'a> {
     pub index: u32,
     /// What each port is cabled to (None: a free port).
-    pub peers: Vec<Option<Link>>,
+    pub peers: Vec<Option<Wire>>,
+    /// Stages 2 and 3: forwarding-table lookup and crossbar arbitration.
+    pub input_stages: Time,
     /// Output port per DLID for data and for control traffic.
     pub data_table: Vec<u16>,
     pub control_table: Vec<u16>,
@@ -79,8 +97,8 @@ struct InPort {
     /// Per VL, its queue and its head's request side by side, so a packet's
     /// arrival reads one line for its VL.
     vls: [InVl; VLS],
-    /// Who feeds this port (None: a free port).
-    peer: Option<Link>,
+    /// Who feeds this port (None: a free port); credits go back over it.
+    peer: Option<Wire>,
 }
 
 /// An input VL: its packets in arrival order, and the output its requesting
@@ -92,9 +110,9 @@ struct InVl {
     head_blocks: u16,
 }
 
-/// One output port: its VL queues, credits, arbiter and link, in the order
-/// an arbitration reads them (`repr(C)` keeps it), so an event touches few
-/// cache lines.
+/// One output port: its VL queues, its sending side (credits, arbiter,
+/// head blocks) and its cable, in the order an arbitration reads them
+/// (`repr(C)` keeps it), so an event touches few cache lines.
 #[repr(C)]
 struct OutPort {
     /// The packet on the wire, if any.
@@ -113,18 +131,12 @@ struct OutPort {
     blocked: bool,
     /// The input to consider first (round robin).
     next_input: u16,
-    /// The credit blocks of each VL's head packet and the credits of the
-    /// receiver's input VLs, read together by every arbitration.
-    head_blocks: [u16; VLS],
-    credits: PortCredits,
-    /// Credits the receiver has freed and this port has not taken yet.
-    returns: CreditReturn,
+    port: OutputPort,
     /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
     /// no credits).
     free: [u16; VLS],
-    arbiter: VlArbiter,
     /// Where the port sends (None: a free port).
-    link: Option<Link>,
+    wire: Option<Wire>,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
 }
@@ -138,12 +150,6 @@ fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
     } else {
         blocks_for(p.bytes as u32, block) as u16
     }
-}
-
-/// A VL as an index into a port's per-VL arrays (masking proves it in range).
-#[inline]
-fn lane(vl: u8) -> usize {
-    (vl & 15) as usize
 }
 
 pub struct IbSwitch {
@@ -166,6 +172,8 @@ pub struct IbSwitch {
     words: usize,
     output_capacity: u16,
     block: u32,
+    /// Stages 2-3 after a packet's LRH is in.
+    input_stages: Time,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -213,19 +221,17 @@ impl IbSwitch {
             outputs: spec
                 .peers
                 .iter()
-                .map(|&link| OutPort {
-                    link,
+                .enumerate()
+                .map(|(p, &wire)| OutPort {
+                    wire,
                     queues: Default::default(),
                     free,
-                    head_blocks: [0; VLS],
                     queued: 0,
                     queued_vls: 0,
                     busy: false,
                     next_input: 0,
                     blocked: false,
-                    credits: spec.credits,
-                    returns: CreditReturn::default(),
-                    arbiter: spec.arbiter.clone(),
+                    port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
                     on_wire: None,
                 })
                 .collect(),
@@ -236,34 +242,50 @@ impl IbSwitch {
             words: p.div_ceil(64),
             output_capacity: capacity,
             block: spec.credit_block,
+            input_stages: spec.input_stages,
             transfers: 0,
         }
+    }
+
+    /// Stages 2-3 (forwarding and crossbar arbitration) after a packet's
+    /// LRH is in: the cable to a switch port delivers the packet that late.
+    pub fn input_stages(&self) -> Time {
+        self.input_stages
     }
 
     pub fn ports(&self) -> usize {
         self.ports
     }
 
-    /// The credits held for output `port` (its receiver frees them).
+    /// The sending side of output `port` (its receiver frees credits for it).
     #[inline]
-    pub fn output_return(&mut self, port: usize) -> &mut CreditReturn {
-        &mut self.outputs[port].returns
+    pub fn output_port(&mut self, port: usize) -> &mut OutputPort {
+        &mut self.outputs[port].port
     }
 
-    /// What port `port` is cabled to (the same link both ways).
-    pub fn peer(&self, port: usize) -> Option<Link> {
-        self.inputs[port].peer
+    /// What port `port` is cabled to (the same cable both ways).
+    pub fn peer(&self, port: usize) -> Option<PortRef> {
+        self.inputs[port].peer.map(|w| w.to)
     }
 
-    /// Stages 1-3 of `packet` at input `port`: its LRH arrived a pipeline
-    /// time (forwarding + arbitration) ago. The event is scheduled for the
-    /// end of stage 3 because nothing can happen to the packet before: it
-    /// joins its input VL (FIFO order is that of arrival, all packets taking
-    /// the same pipeline time) and, at the head, requests the crossbar. Its
-    /// buffer space was reserved by the sender's credits already; only the
-    /// buffer-occupancy statistic sees it a pipeline time late.
+    /// Handles one of the switch's own events.
     #[inline]
-    pub fn on_header(&mut self, ctx: &mut Ctx, port: usize, id: u32) {
+    pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
+        match ev {
+            SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
+            SwitchEvent::Sent { port } => self.on_sent(cx, sh, port as usize),
+        }
+    }
+
+    /// Stages 1-3 of `packet` at input `port`: its LRH arrived the switch's
+    /// input-stage time (forwarding + arbitration) ago. The cable delivers
+    /// it at the end of stage 3 because nothing can happen to the packet
+    /// before: it joins its input VL (FIFO order is that of arrival, all
+    /// packets taking the same stage time) and, at the head, requests the
+    /// crossbar. Its buffer space was reserved by the sender's credits
+    /// already; only the buffer-occupancy statistic sees it a stage time late.
+    #[inline]
+    pub fn on_packet(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, port: usize, id: u32) {
         let (class, sl) = (ctx.packets[id].class, ctx.packets[id].sl);
         let vl = if class == TrafficClass::Control {
             VL15
@@ -274,24 +296,25 @@ impl IbSwitch {
                     // IBA: a packet whose SL has no VL on this port is discarded.
                     let p = ctx.packets[id];
                     ctx.discard(id);
-                    self.return_credits(ctx, port, p.vl, blocks_for(p.bytes as u32, self.block));
+                    self.return_credits(cx, ctx, port, p.vl, blocks_for(p.bytes as u32, self.block));
                     return;
                 }
             }
         };
+        let now = cx.now();
         let p = &mut ctx.packets[id];
         p.vl = vl;
-        p.t_arrived = ctx.now - ctx.timing.pipeline();
+        p.t_arrived = now - self.input_stages;
         let bytes = p.bytes as u32;
         let q = &mut self.inputs[port].vls[lane(vl)].queue;
         let alone = q.is_empty();
-        q.push_back(ctx.packets, id);
-        ctx.metrics.input_buffered(ctx.now, bytes as i64);
+        q.push_back(&mut ctx.packets, id);
+        ctx.metrics.input_buffered(now, bytes as i64);
         // Only the head of an input VL requests the crossbar; a packet that
         // arrives behind others requests when it becomes the head.
         if alone {
             let out = self.set_ready(ctx, port, vl, id);
-            self.try_output_for(ctx, out, port);
+            self.try_output_for(cx, ctx, out, port);
         }
     }
 
@@ -299,7 +322,7 @@ impl IbSwitch {
     /// output its forwarding table gives (control packets: the
     /// shortest-path table); returns that output.
     #[inline]
-    fn set_ready(&mut self, ctx: &Ctx, input: usize, vl: u8, id: u32) -> usize {
+    fn set_ready(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let table = if vl == VL15 { &self.control_table } else { &self.data_table };
         let out = table[p.dlid as usize];
@@ -342,7 +365,7 @@ impl IbSwitch {
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
-    fn try_output(&mut self, ctx: &mut Ctx, out: usize) {
+    fn try_output(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
         if self.outputs[out].busy {
             return;
         }
@@ -356,7 +379,7 @@ impl IbSwitch {
                 while bits != 0 {
                     let i = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if !self.inputs[i].busy && self.offer(ctx, i, out) {
+                    if !self.inputs[i].busy && self.offer(cx, ctx, i, out) {
                         return;
                     }
                 }
@@ -364,7 +387,7 @@ impl IbSwitch {
         } else {
             for k in 0..self.ports {
                 let i = (start + k) % self.ports;
-                if self.wants(out, i) && !self.inputs[i].busy && self.offer(ctx, i, out) {
+                if self.wants(out, i) && !self.inputs[i].busy && self.offer(cx, ctx, i, out) {
                     return;
                 }
             }
@@ -375,18 +398,18 @@ impl IbSwitch {
     /// Stage 4 after input `i` has changed (a new head requests, or it is
     /// idle again): a blocked output need only offer to `i`.
     #[inline]
-    fn try_output_for(&mut self, ctx: &mut Ctx, out: usize, i: usize) {
+    fn try_output_for(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, i: usize) {
         if !self.outputs[out].blocked {
-            self.try_output(ctx, out);
+            self.try_output(cx, ctx, out);
         } else if !self.inputs[i].busy && self.wants(out, i) {
-            self.offer(ctx, i, out);
+            self.offer(cx, ctx, i, out);
         }
     }
 
     /// Input `i`'s highest-priority VL whose head wants `out` and fits its
     /// output VL crosses now; false if none fits.
     #[inline]
-    fn offer(&mut self, ctx: &mut Ctx, i: usize, out: usize) -> bool {
+    fn offer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, i: usize, out: usize) -> bool {
         let mut m = self.want[i * self.ports + out];
         while m != 0 {
             let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
@@ -394,7 +417,7 @@ impl IbSwitch {
             if self.fits(i, out, vl) {
                 // The next input round robin (a compare, not a division).
                 self.outputs[out].next_input = if i + 1 == self.ports { 0 } else { i as u16 + 1 };
-                self.start_transfer(ctx, i, vl, out);
+                self.start_transfer(cx, ctx, i, vl, out);
                 return true;
             }
         }
@@ -402,7 +425,7 @@ impl IbSwitch {
     }
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
-    fn try_input(&mut self, ctx: &mut Ctx, input: usize) {
+    fn try_input(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         // The requesting VLs as priority ranks (only VLs some arbitration
         // table serves, as the order lists); an offer that fails changes
         // nothing here, one that succeeds makes the input busy.
@@ -422,15 +445,15 @@ impl IbSwitch {
             let bit = if out < 64 { 1u64 << out } else { 0 };
             if tried & bit == 0 {
                 tried |= bit;
-                self.try_output_for(ctx, out, input);
+                self.try_output_for(cx, ctx, out, input);
             }
         }
     }
 
-    fn start_transfer(&mut self, ctx: &mut Ctx, input: usize, vl: u8, out: usize) {
+    fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
         let v = &mut port.vls[lane(vl)];
-        let id = v.queue.pop_front(ctx.packets).expect("a requesting VL has a head packet");
+        let id = v.queue.pop_front(&ctx.packets).expect("a requesting VL has a head packet");
         let blocks = v.head_blocks;
         let next = v.queue.front();
         self.clear_ready(input, vl);
@@ -448,30 +471,31 @@ impl IbSwitch {
         o.free[lane(vl)] -= blocks;
         let q = &mut o.queues[lane(vl)];
         if q.is_empty() {
-            o.head_blocks[lane(vl)] = blocks;
+            o.port.head_blocks[lane(vl)] = blocks;
         }
-        q.push_back(ctx.packets, id);
+        q.push_back(&mut ctx.packets, id);
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         self.transfers += 1;
         // At link rate the transfer cannot end before the tail has arrived.
         let wire = ctx.timing.wire(bytes);
         let tail = p.t_arrived - ctx.timing.header + wire;
-        let end: Time = (ctx.now + wire).max(tail);
-        ctx.queue.push(end, Event::TransferDone { switch: self.index, port: input as u16 });
+        let now = cx.now();
+        let end: Time = (now + wire).max(tail);
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
         // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
         if let Some(next) = next {
             self.set_ready(ctx, input, vl, next);
         }
         // The output link may start this packet at once (cut-through): its
         // transfer and its transmission then end together, in one event.
-        let merge = (end == ctx.now + wire).then_some(id);
-        self.try_link(ctx, out, merge);
+        let merge = (end == now + wire).then_some(id);
+        self.try_link(cx, ctx, out, merge);
     }
 
     /// The crossbar transfer from `input` has ended: its input VL space is
     /// free (credits go upstream) and both crossbar ports can take the next.
-    pub fn on_transfer_done(&mut self, ctx: &mut Ctx, input: usize) {
+    fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         let port = &mut self.inputs[input];
         let (out, vl, bytes, blocks) =
             (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes, port.transfer_blocks);
@@ -480,18 +504,18 @@ impl IbSwitch {
             self.free_output(out);
         }
         self.outputs[out].busy = false;
-        ctx.metrics.input_buffered(ctx.now, -(bytes as i64));
-        self.return_credits(ctx, input, vl, blocks as u32);
-        self.try_output(ctx, out);
-        self.try_input(ctx, input);
-        self.try_link(ctx, out, None);
+        ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
+        self.return_credits(cx, ctx, input, vl, blocks as u32);
+        self.try_output(cx, ctx, out);
+        self.try_input(cx, ctx, input);
+        self.try_link(cx, ctx, out, None);
     }
 
     /// Sends `blocks` credits on `vl` back to whoever feeds input `port`.
-    fn return_credits(&self, ctx: &mut Ctx, port: usize, vl: u8, blocks: u32) {
+    fn return_credits(&self, cx: &mut impl SwitchContext, ctx: &mut Shared, port: usize, vl: u8, blocks: u32) {
         if vl != VL15 {
-            let link = self.inputs[port].peer.expect("packets arrive on cabled ports");
-            ctx.credit(link, vl, blocks);
+            let wire = self.inputs[port].peer.expect("packets arrive on cabled ports");
+            ctx.free(wire.return_credit(cx, vl, blocks as u16));
         }
     }
 
@@ -499,63 +523,40 @@ impl IbSwitch {
     /// to send. `merge` is a packet whose crossbar transfer starts now and
     /// ends when its transmission would: if it is the one sent, the transfer's
     /// end event also ends the transmission.
-    fn try_link(&mut self, ctx: &mut Ctx, out: usize, merge: Option<u32>) {
+    fn try_link(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, merge: Option<u32>) {
         let o = &mut self.outputs[out];
         if o.on_wire.is_some() || o.queued == 0 {
             return;
         }
-        let credits = &mut o.credits;
-        o.returns.take_due(ctx.queue.current_key(), |vl, blocks| credits.restore(vl, blocks));
-        // The VLs whose head has credit for all of it, found once: the
-        // arbiter then only reads this mask.
-        let mut sendable = 0u16;
-        let mut queued = o.queued_vls;
-        while queued != 0 {
-            let vl = queued.trailing_zeros() as u8;
-            queued &= queued - 1;
-            if credits.can_send_blocks(vl, o.head_blocks[lane(vl)]) {
-                sendable |= 1 << vl;
-            }
-        }
-        let picked = if sendable == 0 { None } else { o.arbiter.select_mask(sendable) };
-        let (switch, port) = (self.index, out as u16);
-        o.returns.set_waiting(picked.is_none(), ctx.queue, |vl, blocks| Event::SwitchCredit {
-            switch,
-            port,
-            vl,
-            blocks,
-        });
-        let Some(vl) = picked else {
+        let Some(vl) = o.port.pick(cx, o.queued_vls) else {
             return;
         };
         let q = &mut o.queues[lane(vl)];
-        let id = q.pop_front(ctx.packets).expect("the arbiter chose a VL with a packet");
-        let blocks = o.head_blocks[lane(vl)];
+        let id = q.pop_front(&ctx.packets).expect("the arbiter chose a VL with a packet");
         let bytes = ctx.packets[id].bytes as u32;
+        let blocks = o.port.sent(vl, bytes);
         if let Some(next) = q.front() {
-            o.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
+            o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
         } else {
             o.queued_vls &= !(1 << vl);
         }
         o.queued -= 1;
-        o.credits.consume_blocks(vl, blocks);
-        o.arbiter.on_sent(vl, bytes);
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
-        let link = o.link.expect("forwarding tables use cabled ports");
-        let wire = ctx.timing.wire(bytes);
-        ctx.metrics.forwarded(&ctx.packets[id], wire, link.to.kind == crate::sim::ComponentKind::Switch);
+        let wire = o.wire.expect("forwarding tables use cabled ports");
+        let t = ctx.timing.wire(bytes);
+        ctx.metrics.forwarded(&ctx.packets[id], t, wire.to.kind == ComponentKind::Switch);
         if !with_transfer {
-            ctx.queue.push(ctx.now + wire, Event::SwitchSent { switch: self.index, port: out as u16 });
+            cx.push(cx.now() + t, self.index, SwitchEvent::Sent { port: out as u16 });
         }
-        ctx.transmit(link, id, bytes);
+        wire.send(cx, id, t);
     }
 
     /// Output `out` has sent a packet's last byte: its output VL space is free.
-    pub fn on_sent(&mut self, ctx: &mut Ctx, out: usize) {
+    fn on_sent(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
         self.free_output(out);
-        self.try_output(ctx, out);
-        self.try_link(ctx, out, None);
+        self.try_output(cx, ctx, out);
+        self.try_link(cx, ctx, out, None);
     }
 
     /// The packet on output `out`'s wire has gone: its output VL space is free.
@@ -568,9 +569,9 @@ impl IbSwitch {
     }
 
     /// Credits for `vl` come back to output `out`.
-    pub fn on_credit(&mut self, ctx: &mut Ctx, out: usize, vl: u8, blocks: u32) {
-        self.outputs[out].credits.restore(vl, blocks);
-        self.try_link(ctx, out, None);
+    pub fn on_credit(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8, blocks: u32) {
+        self.outputs[out].port.on_credit(vl, blocks);
+        self.try_link(cx, ctx, out, None);
     }
 
     /// Input VLs whose head waits on a full output VL whose own head waits
@@ -589,16 +590,13 @@ impl IbSwitch {
                 if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
                     continue;
                 }
-                let head_blocks = self.outputs[o].head_blocks[lane(vl)];
                 // Credits held for the output but due by now count as back.
-                let c = self.outputs[o].credits.vl(vl);
-                let due = self.outputs[o].returns.due_blocks(vl, now);
-                if head_blocks as u32 <= c.available_blocks() + due {
+                if !self.outputs[o].port.blocked_on_credit(vl, now) {
                     continue;
                 }
-                if let Some(link) = self.inputs[o].peer {
-                    if link.to.kind == crate::sim::ComponentKind::Switch {
-                        out.push(((self.index, port as u16, vl), (link.to.index, link.to.port, vl)));
+                if let Some(w) = self.inputs[o].peer {
+                    if w.to.kind == ComponentKind::Switch {
+                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl)));
                     }
                 }
             }
@@ -618,7 +616,7 @@ impl IbSwitch {
     /// Credits output `port` holds for `vl` at its receiver (used blocks as
     /// the sender sees them), less those held for it and due by `now`.
     pub fn credits_used(&self, port: usize, vl: u8, now: Time) -> u32 {
-        self.outputs[port].credits.vl(vl).used_blocks() - self.outputs[port].returns.due_blocks(vl, now)
+        self.outputs[port].port.credits_used(vl, now)
     }
 
     /// Packets held in input and output VLs.
@@ -640,9 +638,6 @@ impl IbSwitch {
         self.outputs
             .iter()
             .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
-            && self.outputs.iter().all(|o| {
-                let c = &o.credits;
-                (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == o.returns.held_blocks(v))
-            })
+            && self.outputs.iter().all(|o| o.port.is_quiescent())
     }
 }

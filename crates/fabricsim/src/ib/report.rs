@@ -1,0 +1,202 @@
+//! What an InfiniBand run reports: the metric summaries (offered and
+//! accepted load, latencies per class, the video metrics, link and buffer
+//! utilization), the network and routing sections, the conservation audit
+//! with its counters, the description of a run-time deadlock (a cycle of
+//! input VLs each waiting on a full output VL whose head has no credit
+//! downstream), and where an overloaded fabric's backlog sits.
+
+use serde_json::json;
+
+use super::fabric::IbFabric;
+use super::packet::TrafficClass;
+use crate::error::{Error, Result};
+use crate::fabric::deadlock::find_cycle;
+use crate::kernel::{time, Time};
+use crate::report::MetricSummary;
+use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
+use crate::sim::ComponentKind;
+
+impl IbFabric {
+    /// Looks for a cycle of input VLs each waiting on a full output VL whose
+    /// head has no credit downstream; describes it.
+    pub(super) fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+        let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
+        for sw in &self.switches {
+            for (a, b) in sw.blocked_waits(now) {
+                g.add_edge(a, b, ());
+            }
+        }
+        let cycle = find_cycle(&g)?;
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|&(s, p, vl)| {
+                let from = self.switches[s as usize].peer(p as usize).map(|to| to.index);
+                match from {
+                    Some(f) => format!("switch {} -> switch {} (input port {p}, VL {vl} full)", f + 1, s + 1),
+                    None => format!("switch {} input port {p} VL {vl}", s + 1),
+                }
+            })
+            .collect();
+        // No credit is in flight on the cycle's links (other VLs may still
+        // flow): the sender's view of each receiving VL of the cycle must
+        // match what the receiver holds.
+        let mut mismatched = Vec::new();
+        for &(s, p, vl) in &cycle {
+            let sw = &self.switches[s as usize];
+            let Some(up) = sw.peer(p as usize) else { continue };
+            if up.kind != ComponentKind::Switch {
+                continue;
+            }
+            let sender = &self.switches[up.index as usize];
+            let sent = sender.credits_used(up.port as usize, vl, now);
+            let held = sw.input_blocks(&self.sh.packets, p as usize, vl);
+            if sent != held {
+                mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
+            }
+        }
+        Some(json!({
+            "time_us": time::to_us(now),
+            "credit_mismatches": mismatched,
+            "cycle": names,
+            "packets_in_fabric": self.sh.packets.live(),
+        }))
+    }
+
+    pub(super) fn summaries_at(&self, now: Time) -> Metrics {
+        let m = &self.sh.metrics;
+        let span = (now - m.set.measure_start()).max(1) as f64;
+        let rate = self.sh.timing.link.bytes_per_picosecond();
+        let n = self.hcas.len() as f64;
+        let mut out: Metrics = Vec::new();
+        let offered = m.offered_bytes() as f64 / (span * rate * n) * 100.0;
+        out.push(("offered_load_pct".into(), MetricSummary::value(offered)));
+        let t = m.set.time_series(m.delivered_bytes());
+        let scale = 100.0 / (rate * n);
+        out.push((
+            "accepted_load_pct".into(),
+            MetricSummary::with_ci(t.mean(now) * scale, t.interval().map(|c| c.half_width * scale)),
+        ));
+        for id in m.latency {
+            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
+        }
+        let dmp = m.missing();
+        let mut s = MetricSummary::with_ci(
+            if dmp.count() > 0 { dmp.mean() } else { f64::NAN },
+            dmp.interval().map(|c| c.half_width),
+        );
+        s.count = Some(dmp.count());
+        out.push(("deadline_missing_probability".into(), s));
+        for id in [m.deadline_missing_time, m.frame_delay] {
+            out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
+        }
+        let (switch_busy, hca_busy) = m.link_busy_ps();
+        let switch_links = 2 * self.topo.links.iter().map(|l| l.multiplicity() as u64).sum::<u64>();
+        if switch_links > 0 {
+            let u = switch_busy as f64 / (switch_links as f64 * span) * 100.0;
+            out.push(("switch_link_utilization_pct".into(), MetricSummary::value(u)));
+        }
+        out.push(("hca_link_utilization_pct".into(), MetricSummary::value(hca_busy as f64 / (2.0 * n * span) * 100.0)));
+        let cabled: usize = self.switches.iter().map(|s| (0..s.ports()).filter(|&p| s.peer(p).is_some()).count()).sum();
+        let capacity = (cabled * self.used_vls.len().max(1)) as f64 * self.spec().vl_buffer_bytes as f64;
+        let b = m.set.time_series(m.buffered());
+        out.push((
+            "input_vl_buffer_utilization_pct".into(),
+            MetricSummary::with_ci(
+                b.mean(now) / capacity * 100.0,
+                b.interval().map(|c| c.half_width / capacity * 100.0),
+            ),
+        ));
+        out
+    }
+
+    pub(super) fn sections(&self) -> Sections {
+        let per_vl: Vec<serde_json::Value> = (0..16)
+            .filter(|&v| self.sh.metrics.vl_bytes_sent(v) > 0)
+            .map(|v| json!({"vl": v, "bytes_sent": self.sh.metrics.vl_bytes_sent(v)}))
+            .collect();
+        let streams = self.sources.video.len();
+        let network = json!({
+            "switches": self.topo.switch_count(),
+            "hcas": self.hcas.len(),
+            "links": self.topo.links.iter().map(|l| json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
+            "video_streams": streams,
+            "video_streams_per_hca": streams as f64 / self.hcas.len() as f64,
+        });
+        vec![("network".into(), network), ("routing".into(), self.routing.clone()), ("per_vl".into(), per_vl.into())]
+    }
+
+    pub(super) fn counters(&self) -> Result<Vec<(String, i64)>> {
+        let c = &self.sh.metrics.counters;
+        let injected: u64 = c.packets_injected.iter().sum();
+        let delivered: u64 = c.packets_delivered.iter().sum();
+        let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64;
+        if self.sh.packets.live() as i64 != in_flight {
+            return Err(Error::model(format!(
+                "packet conservation violated: {} packets alive, but {injected} injected - {delivered} delivered - {} discarded = {in_flight}",
+                self.sh.packets.live(),
+                c.packets_discarded
+            )));
+        }
+        let held: usize = self.switches.iter().map(|s| s.packets_held(&self.sh.packets)).sum();
+        if held > self.sh.packets.live() {
+            return Err(Error::model(format!(
+                "switches hold {held} packets, more than the {} alive",
+                self.sh.packets.live()
+            )));
+        }
+        let generated: u64 = c.messages_generated.iter().sum();
+        let refused: u64 = c.messages_refused.iter().sum();
+        let mut out = Vec::new();
+        for (k, class) in TrafficClass::ALL.iter().enumerate() {
+            let name = class.name();
+            out.push((format!("{name}_messages_generated"), c.messages_generated[k] as i64));
+            out.push((format!("{name}_messages_refused"), c.messages_refused[k] as i64));
+            out.push((format!("{name}_packets_injected"), c.packets_injected[k] as i64));
+            out.push((format!("{name}_packets_delivered"), c.packets_delivered[k] as i64));
+        }
+        out.extend([
+            ("messages_in_progress".into(), (generated - refused) as i64 - self.completed_messages() as i64),
+            ("packets_discarded".into(), c.packets_discarded as i64),
+            ("packets_in_flight".into(), in_flight),
+            ("frames_delivered".into(), c.frames_delivered as i64),
+            ("frames_missed".into(), c.frames_missed as i64),
+            ("crossbar_transfers".into(), self.packet_hops() as i64),
+        ]);
+        Ok(out)
+    }
+
+    /// Messages finished: generated and accepted, minus those alive.
+    fn completed_messages(&self) -> u64 {
+        let c = &self.sh.metrics.counters;
+        let accepted: u64 = c.messages_generated.iter().sum::<u64>() - c.messages_refused.iter().sum::<u64>();
+        accepted - self.sh.messages.live() as u64
+    }
+
+    pub(super) fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
+        let mut flags = Vec::new();
+        let c = &self.sh.metrics.counters;
+        if c.packets_injected.iter().sum::<u64>() == 0 {
+            flags.push("no_traffic".to_string());
+        }
+        if c.messages_refused.iter().any(|&r| r > 0) {
+            flags.push("source_overflow".to_string());
+        }
+        if accepted_below_offered(metrics, "offered_load_pct", "accepted_load_pct") {
+            flags.push("accepted_below_offered".to_string());
+        }
+        flags
+    }
+
+    pub(super) fn overload_report(&self, now: Time) -> serde_json::Value {
+        let (hca, longest) =
+            self.hcas.iter().enumerate().map(|(i, h)| (i, h.queued_bytes())).max_by_key(|&(_, q)| q).unwrap_or((0, 0));
+        let span = now.max(1) as f64;
+        let (switch_busy, hca_busy) = self.sh.metrics.link_busy_ps();
+        json!({
+            "messages_waiting": crate::sim::Model::backlog(self),
+            "longest_queue": {"hca": hca, "bytes": longest},
+            "switch_link_utilization": switch_busy as f64 / span,
+            "hca_link_utilization": hca_busy as f64 / span,
+        })
+    }
+}

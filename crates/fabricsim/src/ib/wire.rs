@@ -1,0 +1,129 @@
+//! One direction of an InfiniBand cable between two ports: where it leads,
+//! when what a sender starts on it takes effect at the far end, and what it
+//! delivers there (a packet or flow-control credits) as a [`Delivery`] to
+//! the far component, whatever its kind.
+//!
+//! A switch is a cut-through receiver: it acts on a packet once its 8-byte
+//! LRH is in and its own input stages (forwarding and crossbar arbitration)
+//! are through, so the wiring gives the cable to a switch port the lead
+//! `propagation + LRH time + the switch's input stages`, the switch's own
+//! figure. An HCA's sink takes packets whole: propagation plus the packet's
+//! serialization. Credits travel back without taking bandwidth (the IBA's
+//! flow-control packets are not modelled as traffic): propagation only.
+
+use crate::kernel::Time;
+use crate::sim::{Clocked, ComponentKind, PortRef, Schedule};
+
+/// What a cable delivers to the port at its far end; carried with the far
+/// component's index, and the assembly turns it into that component's event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// `packet` takes effect at port `port` of a component of kind `kind`.
+    Packet { kind: ComponentKind, port: u16, packet: u32 },
+    /// `blocks` credits for `vl` reach the sending port `port`.
+    Credit { kind: ComponentKind, port: u16, vl: u8, blocks: u16 },
+}
+
+impl Delivery {
+    /// Credits for the sending port `to`.
+    #[inline]
+    pub fn credit(to: PortRef, vl: u8, blocks: u16) -> Self {
+        Delivery::Credit { kind: to.kind, port: to.port, vl, blocks }
+    }
+}
+
+/// Credits an event has freed at a receiver, for the assembly to hand to
+/// their sender once the event is handled (see `credit_return`): a
+/// component cannot reach another's state. Their key was reserved when they
+/// were freed, so event order is as if they had been scheduled then.
+#[derive(Clone, Copy, Debug)]
+pub struct FreedCredit {
+    pub to: PortRef,
+    pub key: u128,
+    pub vl: u8,
+    pub blocks: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub to: PortRef,
+    pub propagation: Time,
+    /// From a packet's first byte going out to the receiver acting on it,
+    /// besides the packet's own serialization when `whole`.
+    lead: Time,
+    /// The receiver takes packets whole (an HCA's sink).
+    whole: bool,
+}
+
+impl Wire {
+    /// A cable to a cut-through receiver that acts `input_stages` after a
+    /// packet's LRH (`header` long on this link) is in.
+    pub fn cut_through(to: PortRef, propagation: Time, header: Time, input_stages: Time) -> Self {
+        Wire { to, propagation, lead: propagation + header + input_stages, whole: false }
+    }
+
+    /// A cable to a receiver that takes packets whole.
+    pub fn whole(to: PortRef, propagation: Time) -> Self {
+        Wire { to, propagation, lead: propagation, whole: true }
+    }
+
+    /// When a packet whose first byte goes out at `now` and whose
+    /// serialization takes `wire` takes effect at the far end.
+    #[inline]
+    pub fn arrival(&self, now: Time, wire: Time) -> Time {
+        now + self.lead + if self.whole { wire } else { 0 }
+    }
+
+    /// Puts `packet` on the cable now; its serialization takes `wire`.
+    #[inline]
+    pub fn send(&self, cx: &mut impl Schedule<Delivery>, packet: u32, wire: Time) {
+        let at = self.arrival(cx.now(), wire);
+        cx.push(at, self.to.index, Delivery::Packet { kind: self.to.kind, port: self.to.port, packet });
+    }
+
+    /// `blocks` credits for `vl` go back over this cable to the sender at
+    /// its far end: their key is reserved now, the assembly hands them over
+    /// after the event.
+    #[inline]
+    pub fn return_credit(&self, cx: &mut impl Clocked, vl: u8, blocks: u16) -> FreedCredit {
+        let key = cx.reserve_key(cx.now() + self.propagation);
+        FreedCredit { to: self.to, key, vl, blocks }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::EventQueue;
+    use crate::sim::{Carries, Context};
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct At(u32, Delivery);
+
+    impl Carries<Delivery> for At {
+        fn wrap(index: u32, ev: Delivery) -> Self {
+            At(index, ev)
+        }
+    }
+
+    #[test]
+    fn cut_through_receivers_act_on_the_header_sinks_on_the_whole_packet() {
+        let to_switch = Wire::cut_through(PortRef::switch(3, 2), 100, 32, 1_000);
+        let to_hca = Wire::whole(PortRef::new(ComponentKind::Hca, 7, 0), 100);
+        let mut q = EventQueue::with_capacity(4);
+        let mut cx = Context::new(10, &mut q);
+        to_switch.send(&mut cx, 5, 4_000);
+        to_hca.send(&mut cx, 6, 4_000);
+        let freed = to_hca.return_credit(&mut cx, 1, 3);
+        let got: Vec<_> = std::iter::from_fn(|| q.pop_until(Time::MAX)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1_142, At(3, Delivery::Packet { kind: ComponentKind::Switch, port: 2, packet: 5 })),
+                (4_110, At(7, Delivery::Packet { kind: ComponentKind::Hca, port: 0, packet: 6 })),
+            ]
+        );
+        assert_eq!((freed.to.index, freed.vl, freed.blocks), (7, 1, 3));
+        assert_eq!(crate::kernel::event_set::key_time(freed.key), 110, "credits take propagation only");
+    }
+}
