@@ -26,7 +26,9 @@ fn mean(r: &RunReport, name: &str) -> f64 {
 }
 
 /// One 1 KB read on an idle 13-port, 50 m loop: every phase is three loop
-/// trips, four words (OPN, R_RDY, CLS, CLS) and one frame.
+/// trips, four words (OPN, R_RDY, CLS, CLS) and one frame. An analyzer on
+/// the adapter's link sees the disk's phases from when its ARB passes the
+/// adapter, a trip less.
 #[test]
 fn single_read_phases_match_hand_arithmetic() {
     for (disks, length) in [(12u32, 50.0), (96, 50.0), (12, 7500.0)] {
@@ -44,8 +46,8 @@ fn single_read_phases_match_hand_arithmetic() {
         let frame_us = |payload: f64| (36.0 + payload + 24.0) * 10.0 / 1.0625 / 1000.0;
         let phase = |payload: f64| 3.0 * trip_us + 4.0 * word_ns / 1000.0 + frame_us(payload);
         assert!((min_us(&r, "phase_command_us") - phase(32.0)).abs() < 1e-3);
-        assert!((min_us(&r, "phase_data_us") - phase(1024.0)).abs() < 1e-3);
-        assert!((min_us(&r, "phase_status_us") - phase(24.0)).abs() < 1e-3);
+        assert!((min_us(&r, "phase_data_us") - (phase(1024.0) - trip_us)).abs() < 1e-3);
+        assert!((min_us(&r, "phase_status_us") - (phase(24.0) - trip_us)).abs() < 1e-3);
         assert!((min_us(&r, "open_round_trip_us") - (trip_us + 2.0 * word_ns / 1000.0)).abs() < 1e-3);
         assert_eq!(mean(&r, "tenancies_per_io"), 3.0);
         assert!((mean(&r, "loop_trips_per_io") - 9.0).abs() < 1e-12);
@@ -178,4 +180,67 @@ fn example_scenarios_are_valid() {
         n += 1;
     }
     assert!(n >= 4);
+}
+
+/// The loop trips seed 004's text quotes follow from its inputs alone: 84
+/// more ports of 226 ns add 19 us to a trip, fibre adds 5 ns/m (37.5 and 150
+/// us for 7.5 and 30 km), and 96 disks on 30 km make a 172 us trip.
+#[test]
+fn trips_the_study_quotes_are_input_arithmetic() {
+    let trip_us = |disks: u32, km: f64| {
+        let spec = LoopSpec { length_m: km * 1000.0, ..LoopSpec::default() };
+        LoopTiming::new(&spec, disks + 1).trip() as f64 * 1e-6
+    };
+    assert!((trip_us(96, 0.05) - trip_us(12, 0.05) - 18.97).abs() < 0.01);
+    assert!((trip_us(12, 7.5) - trip_us(12, 0.05) - 37.25).abs() < 0.01);
+    assert!((trip_us(12, 30.0) - trip_us(12, 0.05) - 149.75).abs() < 0.01);
+    assert!((trip_us(96, 30.0) - 171.9).abs() < 0.05, "{}", trip_us(96, 30.0));
+}
+
+/// A status delay runs while the data tenancy's CLS goes round. Seen from
+/// the adapter's link, the disk's status follows its data after a trip
+/// without one, a trip that grows with the loop; a delay longer than the
+/// close absorbs it, and the idle time is the delay less the two CLS words
+/// whatever the loop's size.
+#[test]
+fn status_delay_absorbs_the_data_close() {
+    let idle = |disks: u32, delay: f64| {
+        let s = scenario(
+            &format!("[[disks]]\ncount = {disks}\nread_cache = false\nstatus_delay_us = {delay}"),
+            "active_disks = 1\nrequest_bytes = 1024\nios_per_disk = 4",
+            "length_m = 50.0",
+        );
+        let r = run(&s);
+        (mean(&r, "idle_data_status_us"), mean(&r, "loop_trip_us"))
+    };
+    let two_words_us = 2.0 * 40.0 / 1.0625 / 1000.0;
+    for disks in [12, 96] {
+        let (plain, trip) = idle(disks, 0.0);
+        assert!((plain - trip).abs() < 1e-3, "{disks} disks: {plain} vs a trip of {trip}");
+        let (delayed, _) = idle(disks, 40.0);
+        assert!((delayed - (40.0 - two_words_us)).abs() < 1e-3, "{disks} disks: {delayed}");
+    }
+}
+
+/// With one read buffer a drive fetches nothing while its data waits for
+/// or crosses the loop: every read then adds its transfer to the disk's
+/// cycle, and the mechanism never runs ahead of the loop.
+#[test]
+fn one_read_buffer_holds_the_mechanism_while_data_is_sent() {
+    let run_with = |buffers: &str| {
+        let s = scenario(
+            &format!("[[disks]]\ncount = 1\nread_cache = false\n{buffers}"),
+            "outstanding = 4\nrequest_bytes = 65536\nios_per_disk = 200",
+            "",
+        );
+        run(&s)
+    };
+    let free = run_with("");
+    let held = run_with("read_buffers = 1");
+    let (f, h) = (mean(&free, "iops"), mean(&held, "iops"));
+    // The data tenancy of 64 KB (32 frames) takes about 0.65 ms: the held
+    // drive loses about that much per read.
+    let per_read_ms = 1000.0 / h - 1000.0 / f;
+    assert!((0.6..0.8).contains(&per_read_ms), "{per_read_ms} ms more per read ({f} vs {h} IO/s)");
+    assert_eq!(held.counter("ios_completed"), Some(200));
 }

@@ -408,3 +408,28 @@ fn a_slow_router_is_not_a_deadlock() {
         assert!(mean(&r, "global_io_time_us") > 2e6, "{switching}");
     }
 }
+
+/// The disk firmware keys hold in switched loops too: a status delay beyond
+/// the data tenancy's close lengthens every read by the difference, and one
+/// read buffer keeps every read's data in order, every read completing.
+#[test]
+fn disk_status_delay_and_read_buffers_in_switched_loops() {
+    let run_with = |switching: &str, firmware: &str| {
+        let text = format!(
+            "[run]\nwarmup_observations = 0\nmax_observations = 300\nmin_observations = 0\nprecision = 0\ndrain = true\n\
+             [switched_loop]\nloops = 2\nswitching = \"{switching}\"\nglobal_fraction = 0.5\nload = \"heavy\"\noutstanding_per_disk = 2\n\
+             [loop]\nbaud = 1.0e9\nlength_m = 6\npropagation_ns_per_m = 3.5\ninitialize = false\n\
+             [[disks]]\ncount = 4\nmodel = \"sinha-disk1\"\nread_cache = false\nqueue_depth = 256\n{firmware}\n"
+        );
+        run(&Scenario::from_toml_str(&text, "<test>").expect("valid scenario"))
+    };
+    for switching in ["circuit", "packet"] {
+        let plain = run_with(switching, "");
+        let firmware = run_with(switching, "status_delay_us = 200.0\nread_buffers = 1");
+        for r in [&plain, &firmware] {
+            assert_eq!(r.counter("ios_completed"), r.counter("ios_issued"), "{switching}");
+        }
+        let longer = mean(&firmware, "io_time_us") - mean(&plain, "io_time_us");
+        assert!(longer > 150.0, "{switching}: reads {longer} us longer");
+    }
+}

@@ -260,7 +260,7 @@ impl SwitchedLoopModel {
                         DiskScheduler::Sstf => Scheduler::Sstf,
                     };
                     let disk = Disk::new(&params, scheduler, g.read_cache, g.read_ahead, g.queue_depth as usize);
-                    disks.push(DiskTarget::new(disks.len() as u32, disk, g.burst_bytes, g.write_cache));
+                    disks.push(DiskTarget::new(disks.len() as u32, disk, g));
                 }
             }
             ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
@@ -670,9 +670,8 @@ impl SwitchedLoopModel {
             return;
         }
         let xid = c.job.xid;
-        let ex = self.exchanges[xid];
-        let disk = ex.disk;
-        if self.disks[disk as usize].read_burst_sent(xid, &ex, cx!(self)) {
+        let disk = self.exchanges[xid].disk;
+        if self.disks[disk as usize].read_burst_sent(xid, c.sent_at, &mut self.exchanges, cx!(self)) {
             self.send(disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
         }
     }
@@ -882,6 +881,7 @@ impl SwitchedLoopModel {
             }
             Event::Disk(disk, DiskEvent::BurstReady { xid }) => self.disk_sends(disk, xid, Phase::Data),
             Event::Disk(disk, DiskEvent::WriteSetup { xid }) => self.disk_sends(disk, xid, Phase::TransferReady),
+            Event::Disk(disk, DiskEvent::StatusReady { xid }) => self.disk_sends(disk, xid, Phase::Status),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => {
                 // A write-through write is on the media: its status goes now.
                 if self.disks[disk as usize].mech_done(xid) {

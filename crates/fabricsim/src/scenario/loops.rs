@@ -86,7 +86,7 @@ pub enum DiskScheduler {
 pub struct DiskGroupSpec {
     /// Drives in the group.
     pub count: u32,
-    /// A built-in drive: cheetah4lp, cheetah9lp, barracuda, ibm18es, atlas10k, sinha-disk1, sinha-disk2, sinha-disk3.
+    /// A built-in drive: cheetah4lp, cheetah9lp, barracuda, ibm18es, atlas10k, sinha-disk1, sinha-disk1-10k, sinha-disk2, sinha-disk3.
     pub model: String,
     /// Implements the access fairness algorithm (false: old firmware that re-arbitrates at will).
     pub fair: bool,
@@ -106,6 +106,14 @@ pub struct DiskGroupSpec {
     pub write_cache: bool,
     /// Data moved per reconnection: read data bursts and write XFER_RDY lengths.
     pub burst_bytes: u32,
+    /// Reads whose data the buffer holds while they wait for the loop; when
+    /// it is full the mechanism waits (1: the drive fetches no data while it
+    /// transfers). Absent: read data never holds up the mechanism.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_buffers: Option<u32>,
+    /// From a read's last data frame to its status being ready (the drive
+    /// building its FCP_RSP); it runs while the data tenancy's CLS goes round.
+    pub status_delay_us: f64,
 }
 
 impl Default for DiskGroupSpec {
@@ -122,6 +130,8 @@ impl Default for DiskGroupSpec {
             read_ahead: true,
             write_cache: false,
             burst_bytes: 65536,
+            read_buffers: None,
+            status_delay_us: 0.0,
         }
     }
 }
@@ -242,6 +252,10 @@ impl ArbitratedLoopSpec {
             )?;
             DISK_QUEUE_DEPTH.check_int_at(&k("queue_depth"), g.queue_depth)?;
             DISK_BURST_BYTES.check_int_at(&k("burst_bytes"), g.burst_bytes)?;
+            if let Some(b) = g.read_buffers {
+                DISK_READ_BUFFERS.check_int_at(&k("read_buffers"), b)?;
+            }
+            DISK_STATUS_DELAY_US.check_at(&k("status_delay_us"), g.status_delay_us)?;
         }
         let n = self.disk_count();
         require(n <= 125, "disks", format!("{n} disks in total"), "1 to 125 disks (126 NL_Ports with the initiator)")?;
@@ -318,6 +332,8 @@ pub const DISK_LOGIN_BB_CREDIT: Range =
     Range::int("disks.login_bb_credit", 0, 1024).note("0: alternate credit model; at most receive_buffers");
 pub const DISK_QUEUE_DEPTH: Range = Range::int("disks.queue_depth", 1, 256);
 pub const DISK_BURST_BYTES: Range = Range::int("disks.burst_bytes", 512, 64 << 20).unit("bytes").note("up to 64 MiB");
+pub const DISK_READ_BUFFERS: Range = Range::int("disks.read_buffers", 1, 1024).note("absent: no limit");
+pub const DISK_STATUS_DELAY_US: Range = Range::num("disks.status_delay_us", 0.0, 1e5).unit("us").note("up to 0.1 s");
 pub const RECEIVE_BUFFERS: Range = Range::int("initiator.receive_buffers", 1, 1024);
 pub const LOGIN_BB_CREDIT: Range =
     Range::int("initiator.login_bb_credit", 0, 1024).note("0: alternate credit model; at most receive_buffers");
@@ -346,6 +362,8 @@ pub const RANGES: &[Range] = &[
     DISK_LOGIN_BB_CREDIT,
     DISK_QUEUE_DEPTH,
     DISK_BURST_BYTES,
+    DISK_READ_BUFFERS,
+    DISK_STATUS_DELAY_US,
     RECEIVE_BUFFERS,
     LOGIN_BB_CREDIT,
     LOOP_ID,

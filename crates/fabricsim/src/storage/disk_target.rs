@@ -6,6 +6,14 @@
 //! transfer-ready per burst; once all data is in, a write cache answers at
 //! once and destages on its own, write-through answers after the media.
 //!
+//! Two choices of a drive's firmware are the group's keys: how many reads'
+//! data the buffer holds while they wait for the loop (`read_buffers`: when
+//! it is full the mechanism waits, so the drive fetches no data while it
+//! transfers; unset, read data never holds up the mechanism), and the
+//! status delay, the time from a read's last data frame to its status being
+//! ready (the drive building FCP_RSP), which runs while the data tenancy's
+//! CLS goes round the loop.
+//!
 //! The target never touches the loop: it returns what it must send (a burst
 //! size, whether the status is due) and the assembly queues the phase at
 //! the disk's port.
@@ -14,7 +22,8 @@ use super::disk::{MechJob, Service};
 use super::exchange::Exchange;
 use super::scsi::BLOCK_BYTES;
 use super::Disk;
-use crate::kernel::{Arena, Time};
+use crate::kernel::{time, Arena, Time};
+use crate::scenario::loops::DiskGroupSpec;
 use crate::sim::Schedule;
 
 /// The exchange of a background destage of cached writes (no exchange waits on it).
@@ -29,6 +38,8 @@ pub enum DiskEvent {
     WriteSetup { xid: u32 },
     /// The media access for `xid` is over.
     MechDone { xid: u32 },
+    /// The status of read `xid` is ready to send.
+    StatusReady { xid: u32 },
 }
 
 /// Where a write's data phase leaves the exchange.
@@ -46,15 +57,32 @@ pub struct DiskTarget {
     pub disk: Disk,
     burst: u32,
     write_cache: bool,
+    /// Reads from the media whose data the buffer can hold while it waits
+    /// for the loop (`u32::MAX`: no limit).
+    read_buffers: u32,
+    /// Reads from the media started whose data is not all sent.
+    buffered_reads: u32,
+    /// From a read's last data frame to its status being ready.
+    status_delay: Time,
     /// The media access in progress.
     service: Option<Service>,
     cache_hits: u64,
 }
 
 impl DiskTarget {
-    /// Disk `index` of its model, sending read data in bursts of `burst` bytes.
-    pub fn new(index: u32, disk: Disk, burst: u32, write_cache: bool) -> Self {
-        DiskTarget { index, disk, burst, write_cache, service: None, cache_hits: 0 }
+    /// Disk `index` of its model, with its group's firmware settings.
+    pub fn new(index: u32, disk: Disk, group: &DiskGroupSpec) -> Self {
+        DiskTarget {
+            index,
+            disk,
+            burst: group.burst_bytes,
+            write_cache: group.write_cache,
+            read_buffers: group.read_buffers.unwrap_or(u32::MAX),
+            buffered_reads: 0,
+            status_delay: time::from_us(group.status_delay_us),
+            service: None,
+            cache_hits: 0,
+        }
     }
 
     pub fn index(&self) -> u32 {
@@ -133,12 +161,19 @@ impl DiskTarget {
         burst
     }
 
-    /// Starts the next queued media access if the mechanism is free.
+    /// Starts the next queued media access if the mechanism is free and
+    /// the buffer has room for another read's data.
     pub fn start_mechanism(&mut self, exchanges: &mut Arena<Exchange>, cx: &mut impl Schedule<DiskEvent>) {
         let now = cx.now();
+        if self.buffered_reads >= self.read_buffers {
+            return;
+        }
         let Some(s) = self.disk.start_next(now) else {
             return;
         };
+        if !s.job.write && s.job.xid != NO_XID {
+            self.buffered_reads += 1;
+        }
         self.service = Some(s);
         self.push(cx, s.end(), DiskEvent::MechDone { xid: s.job.xid });
         if s.job.xid == NO_XID {
@@ -176,14 +211,35 @@ impl DiskTarget {
         self.push(cx, ready.max(now), DiskEvent::BurstReady { xid });
     }
 
-    /// A read burst's tenancy has closed: schedules the next burst, or
-    /// returns true when all data is out and the status is due.
-    pub fn read_burst_sent(&mut self, xid: u32, ex: &Exchange, cx: &mut impl Schedule<DiskEvent>) -> bool {
+    /// A read burst's tenancy, whose last frame left at `sent_at`, has
+    /// closed: schedules the next burst; or, with all data out, frees the
+    /// read's buffer and returns true when the status is due now (else
+    /// [`DiskEvent::StatusReady`] comes when it is).
+    pub fn read_burst_sent(
+        &mut self,
+        xid: u32,
+        sent_at: Time,
+        exchanges: &mut Arena<Exchange>,
+        cx: &mut impl Schedule<DiskEvent>,
+    ) -> bool {
+        let ex = &exchanges[xid];
         if ex.scheduled < ex.bytes {
             self.schedule_next_burst(ex, xid, cx);
-            false
-        } else {
-            true
+            return false;
         }
+        let from_media = ex.hit_ready.is_none();
+        if from_media {
+            let was_full = self.buffered_reads >= self.read_buffers;
+            self.buffered_reads -= 1;
+            if was_full {
+                self.start_mechanism(exchanges, cx);
+            }
+        }
+        let ready = sent_at + self.status_delay;
+        if ready > cx.now() {
+            self.push(cx, ready, DiskEvent::StatusReady { xid });
+            return false;
+        }
+        true
     }
 }

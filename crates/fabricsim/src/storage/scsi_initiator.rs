@@ -220,27 +220,29 @@ impl ScsiInitiator {
     }
 
     /// Phase `phase` of exchange `xid`, queued at its port at `queued_at`,
-    /// won the loop at `now` after arbitrating from `arb_start`: its
-    /// arbitration wait, and the loop trips the tenancy costs.
+    /// won the loop at `now`, as the phase's record sees it from `seen_from`
+    /// (its opener's ARB passing the adapter): its arbitration wait, and the
+    /// loop trips the tenancy costs.
     #[inline]
-    pub fn tenancy_won(&mut self, xid: u32, phase: Phase, queued_at: Time, arb_start: Time, trips: f64, now: Time) {
+    pub fn tenancy_won(&mut self, xid: u32, phase: Phase, queued_at: Time, seen_from: Time, trips: f64, now: Time) {
         let ex = &mut self.exchanges[xid];
         ex.parts[6] += now - queued_at;
         ex.tenancies += 1;
         ex.trips += trips;
         let ph = phase as usize;
         if ex.phase_first[ph].is_none() {
-            ex.phase_first[ph] = Some(arb_start.max(queued_at));
+            ex.phase_first[ph] = Some(seen_from);
         }
     }
 
-    /// The tenancy of phase `phase` of exchange `xid` closed at `now`
-    /// after holding the loop for `held`; a status close may free the record.
+    /// The tenancy of phase `phase` of exchange `xid` closed after holding
+    /// the loop for `held`, its last CLS passing the adapter at `seen_until`;
+    /// a status close may free the record.
     #[inline]
-    pub fn tenancy_closed(&mut self, xid: u32, phase: Phase, held: Time, now: Time, set: &mut MetricSet) {
+    pub fn tenancy_closed(&mut self, xid: u32, phase: Phase, held: Time, seen_until: Time, set: &mut MetricSet) {
         let ex = &mut self.exchanges[xid];
         ex.parts[7] += held;
-        ex.phase_last[phase as usize] = now;
+        ex.phase_last[phase as usize] = seen_until;
         if phase == Phase::Status {
             ex.status_closed = true;
             self.maybe_free(xid, set);

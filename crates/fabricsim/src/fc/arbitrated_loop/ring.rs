@@ -63,6 +63,9 @@ pub struct Closed {
     pub job: Job,
     /// Time the loop was held, from the win to the release.
     pub held: Time,
+    /// When the opener's last frame left (the win, for a tenancy without
+    /// frames of its own).
+    pub sent_at: Time,
     /// The open was refused and the job is back at the front of the
     /// opener's queue: it will arbitrate for it again.
     pub refused: bool,
@@ -106,6 +109,8 @@ struct Tenancy {
     credit: u32,
     sending: bool,
     won_at: Time,
+    /// When the last frame left.
+    sent_at: Time,
     first_credit: Option<Time>,
     path: TenancyPath,
     /// Released by [`Ring::release_at`] with the job put back in the queue.
@@ -306,6 +311,7 @@ impl Ring {
             credit: 0,
             sending: false,
             won_at: now,
+            sent_at: now,
             first_credit: None,
             path,
             refused: false,
@@ -375,6 +381,7 @@ impl Ring {
             return;
         }
         self.tenancy.sending = false;
+        self.tenancy.sent_at = now;
         let job = self.tenancy.job.expect("tenancy has a job");
         let path = self.tenancy.path;
         self.push(cx, now + path.deliver, RingEvent::Delivered { xid: job.xid, phase: job.phase, bytes: job.bytes });
@@ -395,7 +402,13 @@ impl Ring {
             self.stats.counters.refused_opens += 1;
             self.ports[t.opener as usize].jobs.push_front(job);
         }
-        RingReport::Closed(Closed { opener: t.opener, job, held: now - t.won_at, refused: t.refused })
+        RingReport::Closed(Closed {
+            opener: t.opener,
+            job,
+            held: now - t.won_at,
+            sent_at: t.sent_at,
+            refused: t.refused,
+        })
     }
 
     // ---- tenancies a bridge answers ----------------------------------------

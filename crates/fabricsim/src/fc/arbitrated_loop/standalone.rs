@@ -124,7 +124,7 @@ impl LoopModel {
                     DiskScheduler::Sstf => Scheduler::Sstf,
                 };
                 let disk = Disk::new(&params, scheduler, g.read_cache, g.read_ahead, g.queue_depth as usize);
-                disks.push(DiskTarget::new(disks.len() as u32, disk, g.burst_bytes, g.write_cache));
+                disks.push(DiskTarget::new(disks.len() as u32, disk, g));
             }
         }
         let root = ComponentPath::root();
@@ -200,12 +200,16 @@ impl LoopModel {
     /// or its status, then the loop passes on.
     fn on_closed(&mut self, cx: &mut Cx, c: Closed) {
         let now = cx.now();
-        self.initiator.tenancy_closed(c.job.xid, c.job.phase, c.held, now, &mut self.set);
+        // The last CLS to pass the adapter: the target's, back at the adapter
+        // when it opened; else the adapter's own answer to the opener's CLS.
+        let t = self.ring.timing();
+        let seen_until = if c.opener == HOST { now } else { c.sent_at + 2 * t.word + t.delay(c.opener, HOST) };
+        self.initiator.tenancy_closed(c.job.xid, c.job.phase, c.held, seen_until, &mut self.set);
         if c.opener != HOST && c.job.phase == Phase::Data {
             let xid = c.job.xid;
-            let ex = self.initiator.exchange(xid);
-            let disk = ex.disk;
-            if self.disks[disk as usize].read_burst_sent(xid, ex, cx) {
+            let disk = self.initiator.exchange(xid).disk;
+            let exchanges = self.initiator.exchanges_mut();
+            if self.disks[disk as usize].read_burst_sent(xid, c.sent_at, exchanges, cx) {
                 self.send(cx, disk_port(disk), xid, Phase::Status, 0, HOST);
             }
         }
@@ -230,7 +234,12 @@ impl LoopModel {
                 RingReport::Nothing => {}
                 RingReport::Won(w) => {
                     let j = w.job;
-                    self.initiator.tenancy_won(j.xid, j.phase, j.queued_at, w.arb_start, w.trips, now);
+                    // Phases as an analyzer on the adapter's link sees them: from the
+                    // opener's ARB passing the adapter (seed 004's Table 1).
+                    let opener = self.ring.owner().expect("a winner owns the loop");
+                    let to_adapter = if opener == HOST { 0 } else { self.ring.timing().delay(opener, HOST) };
+                    let seen_from = w.arb_start.max(j.queued_at) + to_adapter;
+                    self.initiator.tenancy_won(j.xid, j.phase, j.queued_at, seen_from, w.trips, now);
                 }
                 RingReport::Delivered { xid, phase, bytes } => self.on_delivered(cx, xid, phase, bytes),
                 RingReport::Closed(c) => self.on_closed(cx, c),
@@ -244,6 +253,9 @@ impl LoopModel {
             Event::Disk(_, DiskEvent::BurstReady { xid }) => self.send_next_burst(cx, xid, Phase::Data),
             Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(cx, xid, Phase::TransferReady),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(cx, disk, xid),
+            Event::Disk(disk, DiskEvent::StatusReady { xid }) => {
+                self.send(cx, disk_port(disk), xid, Phase::Status, 0, HOST)
+            }
         }
     }
 
