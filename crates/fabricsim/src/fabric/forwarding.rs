@@ -7,7 +7,98 @@
 
 use serde::Serialize;
 
+use super::lids::{LidOwner, Lids};
 use super::topology::{PortUse, Topology};
+
+/// A linear forwarding table entry for a LID the switch has no route to.
+pub const NO_ROUTE: u8 = 255;
+
+/// Linear forwarding tables as InfiniBand switches hold them: one output
+/// port byte per destination LID (IBA port numbers: 0 is the switch itself,
+/// 1 to 254 its ports, 255 no route), every switch a row of `top + 1`
+/// bytes, up to the 48K unicast LIDs. Entries for switch LIDs are kept too,
+/// as a subnet manager writes them (management traffic uses them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinearTables {
+    pub lids: Lids,
+    width: usize,
+    ports: Vec<u8>,
+}
+
+impl LinearTables {
+    /// Tables of `switches` switches with no route anywhere.
+    pub fn empty(switches: usize, lids: Lids) -> LinearTables {
+        let width = lids.top() as usize + 1;
+        LinearTables { lids, width, ports: vec![NO_ROUTE; switches * width] }
+    }
+
+    pub fn switch_count(&self) -> usize {
+        self.ports.len() / self.width.max(1)
+    }
+
+    /// The highest LID of the tables.
+    pub fn top(&self) -> u16 {
+        (self.width - 1) as u16
+    }
+
+    /// Switch `s`'s port for `lid` (an IBA port number, or `NO_ROUTE`).
+    pub fn port(&self, s: usize, lid: u16) -> u8 {
+        self.ports[s * self.width + lid as usize]
+    }
+
+    pub fn set(&mut self, s: usize, lid: u16, port: u8) {
+        self.ports[s * self.width + lid as usize] = port;
+    }
+
+    /// Switch `s`'s whole table, indexed by LID.
+    pub fn row(&self, s: usize) -> &[u8] {
+        &self.ports[s * self.width..(s + 1) * self.width]
+    }
+
+    /// Heap bytes held: one per (switch, LID) and the LID lists.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.ports.capacity() + 2 * (self.lids.switch.capacity() + self.lids.endpoint.capacity())) as u64
+    }
+
+    /// The same routes keyed by endpoint, with topology port numbers
+    /// (an IBA port minus one), for what reads `ForwardingTables`.
+    pub fn to_forwarding_tables(&self) -> ForwardingTables {
+        let ports = (0..self.switch_count())
+            .map(|s| {
+                self.lids
+                    .endpoint
+                    .iter()
+                    .map(|&lid| match self.port(s, lid) {
+                        0 | NO_ROUTE => Vec::new(),
+                        p => vec![p as u16 - 1],
+                    })
+                    .collect()
+            })
+            .collect();
+        ForwardingTables { ports }
+    }
+
+    /// Tables keyed by LID from per-endpoint tables (the first port of
+    /// every entry): endpoints at `lids`, each switch's own LID on port 0;
+    /// other switches' LIDs get no route (the per-endpoint tables say none).
+    pub fn from_forwarding_tables(tables: &ForwardingTables, lids: Lids) -> LinearTables {
+        let mut t = LinearTables::empty(tables.ports.len(), lids);
+        for (s, row) in tables.ports.iter().enumerate() {
+            t.set(s, t.lids.switch[s], 0);
+            for (e, entry) in row.iter().enumerate() {
+                if let Some(&p) = entry.first() {
+                    t.set(s, t.lids.endpoint[e], (p + 1) as u8);
+                }
+            }
+        }
+        t
+    }
+
+    /// Where every LID of the tables leads.
+    pub fn owners(&self) -> Vec<Option<LidOwner>> {
+        self.lids.owners()
+    }
+}
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ForwardingTables {

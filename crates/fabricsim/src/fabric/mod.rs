@@ -11,12 +11,17 @@ pub mod cycles;
 pub mod deadlock;
 pub mod forwarding;
 pub mod from_scenario;
+pub mod identity;
+pub mod import;
+pub mod lft_compare;
+pub mod lft_dump;
+pub mod lids;
 pub mod report;
 pub mod routing;
 pub mod shapes;
 pub mod topology;
 
-pub use forwarding::ForwardingTables;
+pub use forwarding::{ForwardingTables, LinearTables};
 pub use routing::{routing_tables, RoutingParams};
 pub use shapes::{build_shape, ShapeParams};
 pub use topology::{Endpoint, EndpointKind, Link, PortUse, Topology};

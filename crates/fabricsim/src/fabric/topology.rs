@@ -4,7 +4,11 @@
 //! routing algorithms (`routing/`) and the deadlock analysis read it, so
 //! none of them needs to know which technology the fabric carries.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use super::identity::Identity;
 
 use crate::error::{Error, Result};
 
@@ -61,6 +65,9 @@ pub struct Topology {
     pub radix: Vec<u32>,
     pub endpoints: Vec<Endpoint>,
     pub links: Vec<Link>,
+    /// Names, GUIDs, LIDs and cable rates of an imported subnet; None for a
+    /// fabric built from a shape (see `Identity::generated`).
+    pub identity: Option<Arc<Identity>>,
 }
 
 impl Topology {
@@ -102,7 +109,7 @@ impl Topology {
                 next_port[s] += 1;
             }
         }
-        Topology { radix, endpoints: eps, links }
+        Topology { radix, endpoints: eps, links, identity: None }
     }
 
     pub fn switch_count(&self) -> usize {

@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
 use crate::fabric::shapes::{build_shape, ShapeParams};
 use crate::fabric::topology::{EndpointKind, Topology};
-use crate::fabric::ForwardingTables;
+use crate::fabric::{import, lft_dump, ForwardingTables};
+use crate::ib::link::IbLink;
 use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind};
 
 /// Seed 003's switches have 5 ports.
@@ -38,9 +39,39 @@ pub fn topology(spec: &IbSpec) -> Result<Topology> {
         )?,
         IbTopologyKind::FatTree => build_shape("fat_tree", &ShapeParams { nodes: None, ..params })?,
         IbTopologyKind::Custom => custom(spec)?,
+        IbTopologyKind::Import => {
+            let file = t.file.as_deref().expect("validated: an imported topology names its file");
+            let topo = import::load(file, "ib.topology.file")?;
+            check_rates(spec, &topo, file)?;
+            topo
+        }
     };
     check(&topo, t.ports)?;
     Ok(topo)
+}
+
+/// An imported subnet's cables must run at `ib.link`: the model gives every
+/// link one rate (saying so rather than running the cables at another).
+fn check_rates(spec: &IbSpec, topo: &Topology, file: &str) -> Result<()> {
+    let link = IbLink::parse(&spec.link)?;
+    let id = topo.identity.as_ref().expect("imported topologies have an identity");
+    let mut rates: Vec<&str> =
+        id.lane_rates.iter().flatten().chain(&id.endpoint_rates).flatten().map(String::as_str).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    let differ: Vec<&str> = rates.iter().copied().filter(|r| !IbLink::parse(r).is_ok_and(|l| l == link)).collect();
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "ib.link",
+        format!("\"{}\"", spec.link),
+        format!(
+            "the rate of every cable of {file}, which has {} (one rate per fabric: set ib.link to it{})",
+            rates.join(", "),
+            if rates.len() > 1 { "; cables of several rates are not simulated yet" } else { "" }
+        ),
+    ))
 }
 
 /// A custom topology: parallel cables between one pair become lanes of one link.
@@ -113,10 +144,21 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
         IbRouting::Updown => "updown",
         IbRouting::MinHop => "min_hop",
         IbRouting::Ftree => "ftree",
+        IbRouting::Imported => "",
     };
-    let data = routing_tables(name, topo, &params)?;
+    let data = match spec.routing.algorithm {
+        IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
+        _ => routing_tables(name, topo, &params)?,
+    };
     let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;
     Ok((data, control))
+}
+
+/// The tables of `ib.routing.lft_file`.
+fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
+    let file = spec.routing.lft_file.as_deref().expect("validated: imported routing names its dump");
+    let text = import::read_found(file, "ib.routing.lft_file", "OpenSM LFT dump")?;
+    lft_dump::import(&text, file, topo)
 }
 
 /// What `fabricsim routing` prints for an `[ib]` scenario: the network, every
@@ -136,4 +178,54 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "switches": switches,
         "channel_dependencies": deps,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::lft_dump;
+    use crate::fabric::routing::linear_tables;
+    use crate::scenario::Scenario;
+
+    const CLUSTER_144: &str = "../shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover";
+    const FAT_TREE: &str = "../shared/data/topologies/fattree-k4-n3-80sw-128hca.net";
+
+    fn spec(text: &str) -> IbSpec {
+        Scenario::from_toml_str(text, "t.toml").unwrap().infiniband().unwrap().clone()
+    }
+
+    #[test]
+    fn an_imported_fabric_keeps_its_ports_and_its_cables_rates_are_checked() {
+        let s = spec(&format!("[ib]\nlink = \"4xSDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{FAT_TREE}\"\n"));
+        let topo = topology(&s).unwrap();
+        assert_eq!((topo.switch_count(), topo.endpoint_count()), (80, 128));
+        // Switch0's port [1] goes to Switch16's port [5]: topology ports 0 and 4.
+        assert_eq!(topo.port_map()[0][0], crate::fabric::PortUse::Link { to: 16, lane: 0 });
+        assert_eq!(topo.peer_ports()[0][0], Some(4));
+        // The 144-HCA cluster mixes QDR and FDR10 cables: one ib.link cannot carry both.
+        let s = spec(&format!("[ib]\nlink = \"4xQDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n"));
+        let e = topology(&s).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("ib.link"));
+        assert!(e.to_string().contains("which has 4xFDR10, 4xQDR"), "{e}");
+    }
+
+    #[test]
+    fn imported_forwarding_tables_route_as_the_dump_says() {
+        // Our own minhop tables, written as OpenSM writes them, read back.
+        let dir = std::env::temp_dir().join(format!("fabricsim-lft-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dump = dir.join("opensm-lfts.dump");
+        let base = format!("[ib]\nlink = \"4xSDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{FAT_TREE}\"\n");
+        let s = spec(&base);
+        let topo = topology(&s).unwrap();
+        let ours = linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
+        std::fs::write(&dump, lft_dump::export(&topo, &ours)).unwrap();
+        let s = spec(&format!("{base}[ib.routing]\nalgorithm = \"imported\"\nlft_file = \"{}\"\n", dump.display()));
+        let (data, _) = tables(&s, &topo).unwrap();
+        assert_eq!(data, ours.to_forwarding_tables());
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e =
+            Scenario::from_toml_str(&format!("{base}[ib.routing]\nalgorithm = \"imported\"\n"), "t.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("ib.routing.lft_file"));
+    }
 }

@@ -27,6 +27,9 @@ pub enum IbTopologyKind {
     FatTree,
     /// Any graph: `hcas` per switch and `cables` between switches.
     Custom,
+    /// A real subnet as cabled: an `ibnetdiscover` dump or ibsim `net` file
+    /// (`file`), with its switches' radix, real port numbers, names and GUIDs.
+    Import,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
@@ -59,6 +62,10 @@ pub struct IbTopologySpec {
     /// Fat tree: levels of switches, n (default 3: 64 HCAs at k = 4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub levels: Option<u32>,
+    /// Import: the `ibnetdiscover` dump or ibsim `net` file (relative paths
+    /// are looked up from the working directory and the directories above it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl Default for IbTopologySpec {
@@ -73,6 +80,7 @@ impl Default for IbTopologySpec {
             cables: None,
             arity: None,
             levels: None,
+            file: None,
         }
     }
 }
@@ -92,6 +100,9 @@ pub enum IbRouting {
     /// D-Mod-K (OpenSM's fat-tree engine): a switch at level l climbs by
     /// digit l of the destination, so a fat tree keeps its full bisection.
     Ftree,
+    /// The linear forwarding tables of an OpenSM dump (`lft_file`:
+    /// `opensm-lfts.dump` or `dump_fts` output), as the real subnet routed.
+    Imported,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
@@ -104,11 +115,15 @@ pub struct IbRoutingSpec {
     /// The seed tried three roots and kept the best; `fabricsim reproduce` does the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<u32>,
+    /// Imported: the LFT dump to route by (relative paths are looked up from
+    /// the working directory and the directories above it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lft_file: Option<String>,
 }
 
 impl Default for IbRoutingSpec {
     fn default() -> Self {
-        IbRoutingSpec { algorithm: IbRouting::Spf, root: None }
+        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, lft_file: None }
     }
 }
 
@@ -391,6 +406,23 @@ impl IbSpec {
         ARBITRATION.check(self.switch.arbitration_ns)?;
         HCA_BUFFER.check(self.hca.buffer_mb)?;
         self.topology.validate()?;
+        let imported = self.routing.algorithm == IbRouting::Imported;
+        require(
+            self.routing.lft_file.is_some() == imported,
+            "ib.routing.lft_file",
+            if imported { "missing" } else { "given" },
+            if imported {
+                "an OpenSM LFT dump (opensm-lfts.dump or dump_fts output) for ib.routing.algorithm = \"imported\""
+            } else {
+                "only with ib.routing.algorithm = \"imported\""
+            },
+        )?;
+        require(
+            !imported || self.topology.kind == IbTopologyKind::Import,
+            "ib.routing.algorithm",
+            "\"imported\"",
+            "\"imported\" only with ib.topology.kind = \"import\" (the dump names switches and ports by GUID)",
+        )?;
         if let Some(r) = self.routing.root {
             ROOT.check_int(r)?;
             if self.routing.algorithm != IbRouting::Updown {
@@ -459,7 +491,16 @@ impl IbTopologySpec {
         given(self.switches.is_some() && !generated, "switches", "\"irregular\" or \"random\"")?;
         given(self.links.is_some() && !generated, "links", "\"irregular\" or \"random\"")?;
         given(self.cables.is_some() && k != IbTopologyKind::Custom, "cables", "\"custom\"")?;
-        given(self.hcas.is_some() && k == IbTopologyKind::FatTree, "hcas", "\"irregular\", \"random\" or \"custom\"")?;
+        let drawn = matches!(k, IbTopologyKind::FatTree | IbTopologyKind::Import);
+        given(self.hcas.is_some() && drawn, "hcas", "\"irregular\", \"random\" or \"custom\"")?;
+        given(self.ports.is_some() && k == IbTopologyKind::Import, "ports", "a kind other than \"import\"")?;
+        given(self.file.is_some() && k != IbTopologyKind::Import, "file", "\"import\"")?;
+        require(
+            k != IbTopologyKind::Import || self.file.is_some(),
+            "ib.topology.file",
+            "missing",
+            "the ibnetdiscover dump or ibsim net file of an imported topology",
+        )?;
         given(self.arity.is_some() && k != IbTopologyKind::FatTree, "arity", "\"fat_tree\"")?;
         given(self.levels.is_some() && k != IbTopologyKind::FatTree, "levels", "\"fat_tree\"")?;
         if k == IbTopologyKind::Custom {

@@ -25,6 +25,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
                   the destination",
     params: &[],
     tables,
+    lfts: None,
 };
 
 fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {

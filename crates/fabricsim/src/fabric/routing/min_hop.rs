@@ -1,9 +1,9 @@
-//! Minimum hops balanced by path counts, the way OpenSM's default min-hop
-//! engine fills linear forwarding tables (`osm_switch_recommend_path` with
-//! LMC 0, no port shifting, no scatter): each switch takes the destination
-//! endpoints in LID order and sends each one out of the least-hop port that
-//! already carries the fewest destinations, the lowest-numbered port on a
-//! tie, then counts it there.
+//! OpenSM's default routing engine, minhop: every switch sends each
+//! destination out of one of its least-hop ports, balanced by the number of
+//! destinations each port already carries (see [`super::balanced`] for the
+//! exact order and tie rules, which decide most entries of a real cluster).
+//! Ports are the real ones (an imported fabric's cabling), LIDs are OpenSM's
+//! ([`crate::fabric::lids`]), and switch LIDs are routed too.
 //!
 //! Every route is minimal, so where minimal paths go up, then down (fat
 //! trees) the tables are deadlock-free; on other graphs they may not be.
@@ -17,26 +17,71 @@
 //! uniform load). That is why OpenSM has a fat-tree engine, and why this
 //! crate has [`super::ftree`].
 
-use super::{Algorithm, ForwardingTables, RoutingParams};
+use super::balanced::{balanced_tables, switch_links, Candidates};
+use super::{Algorithm, ForwardingTables, LinearTables, RoutingParams};
 use crate::error::Result;
+use crate::fabric::lids::Lids;
 use crate::fabric::topology::{PortUse, Topology};
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "min_hop",
     description: "minimum hops, each destination on the least-hop port carrying the fewest destinations so far \
-                  (OpenSM's min-hop engine)",
+                  (OpenSM's minhop engine: its port order, tie rules and LIDs)",
     params: &[],
     tables,
+    lfts: Some(lfts),
 };
 
-fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {
-    // Destinations routed out of each port so far, per switch.
-    let mut paths: Vec<Vec<u32>> = topo.radix.iter().map(|&r| vec![0; r as usize]).collect();
-    Ok(least_hop_tables(topo, |s, _, closer| {
-        let p = *closer.iter().min_by_key(|&&p| (paths[s][p], p)).expect("least-hop ports are given");
-        paths[s][p] += 1;
-        p
+fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    Ok(lfts(topo, params)?.to_forwarding_tables())
+}
+
+fn lfts(topo: &Topology, _params: &RoutingParams) -> Result<LinearTables> {
+    let links = switch_links(topo);
+    let mut hops = HopsTo::new(topo.switch_count());
+    Ok(balanced_tables(topo, Lids::assign(topo)?, |d, cand| {
+        hops.search(&links, d);
+        least_hop_ports(&links, &hops.dist, cand);
     }))
+}
+
+/// Hop counts from every switch to one destination switch (breadth-first).
+pub(super) struct HopsTo {
+    pub dist: Vec<u32>,
+    queue: std::collections::VecDeque<u32>,
+}
+
+impl HopsTo {
+    pub fn new(switches: usize) -> HopsTo {
+        HopsTo { dist: vec![u32::MAX; switches], queue: Default::default() }
+    }
+
+    pub fn search(&mut self, links: &[Vec<(u8, u32)>], d: u32) {
+        self.dist.fill(u32::MAX);
+        self.dist[d as usize] = 0;
+        self.queue.push_back(d);
+        while let Some(u) = self.queue.pop_front() {
+            for &(_, v) in &links[u as usize] {
+                if self.dist[v as usize] == u32::MAX {
+                    self.dist[v as usize] = self.dist[u as usize] + 1;
+                    self.queue.push_back(v);
+                }
+            }
+        }
+    }
+}
+
+/// Every switch's ports to a switch one hop closer (by `dist`).
+pub(super) fn least_hop_ports(links: &[Vec<(u8, u32)>], dist: &[u32], cand: &mut Candidates) {
+    cand.clear();
+    for (s, ports) in links.iter().enumerate() {
+        for &(p, t) in ports {
+            if dist[t as usize] != u32::MAX && dist[t as usize] + 1 == dist[s] {
+                cand.push(p);
+            }
+        }
+        cand.end_switch();
+    }
 }
 
 /// Forwarding tables in which every switch sends each destination endpoint,

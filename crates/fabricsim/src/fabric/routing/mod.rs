@@ -11,6 +11,7 @@
 //! - `min_hop`, `ftree`: OpenSM's default engine (minimal paths balanced by
 //!   destinations per port) and its fat-tree engine (D-Mod-K).
 
+mod balanced;
 mod ftree;
 pub(crate) mod min_hop;
 mod ring;
@@ -19,7 +20,8 @@ mod smart;
 pub mod spf;
 pub mod updown;
 
-pub use super::forwarding::ForwardingTables;
+pub use super::forwarding::{ForwardingTables, LinearTables};
+use super::lids::Lids;
 use super::topology::Topology;
 use crate::error::{Error, Result};
 
@@ -88,6 +90,10 @@ pub struct Algorithm {
     pub description: &'static str,
     pub params: &'static [&'static str],
     pub tables: fn(&Topology, &RoutingParams) -> Result<ForwardingTables>,
+    /// The LID-keyed tables, for the engines that route every LID as a
+    /// subnet manager does (switch LIDs included); the others' are made from
+    /// `tables`.
+    pub lfts: Option<fn(&Topology, &RoutingParams) -> Result<LinearTables>>,
 }
 
 /// Every routing algorithm, by name.
@@ -113,14 +119,32 @@ pub fn algorithm(name: &str, key: &str) -> Result<&'static Algorithm> {
 /// The forwarding tables of algorithm `name` over `topo` (a validated topology).
 pub fn routing_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
     let alg = algorithm(name, &params.selector_key())?;
+    routing_tables_checked(alg, params)?;
+    (alg.tables)(topo, params)
+}
+
+/// Refuses parameters `alg` does not read.
+fn routing_tables_checked(alg: &Algorithm, params: &RoutingParams) -> Result<()> {
     if params.root.is_some() && !alg.params.contains(&"root") {
         return Err(Error::invalid(
             &params.key("root"),
             "given",
-            format!("not used with {} = \"{name}\"", params.selector_key()),
+            format!("not used with {} = \"{}\"", params.selector_key(), alg.name),
         ));
     }
-    (alg.tables)(topo, params)
+    Ok(())
+}
+
+/// The linear forwarding tables (keyed by LID) of algorithm `name` over `topo`.
+pub fn linear_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<LinearTables> {
+    let alg = algorithm(name, &params.selector_key())?;
+    match alg.lfts {
+        Some(lfts) => {
+            routing_tables_checked(alg, params)?;
+            lfts(topo, params)
+        }
+        None => Ok(LinearTables::from_forwarding_tables(&routing_tables(name, topo, params)?, Lids::assign(topo)?)),
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub(super) const CLOCKWISE: Algorithm = Algorithm {
     description: "envelope only: two-hop frames go clockwise round the ring 1-2-3-4 (deadlocks)",
     params: &[],
     tables: clockwise,
+    lfts: None,
 };
 
 pub(super) const CENTRAL: Algorithm = Algorithm {
@@ -20,6 +21,7 @@ pub(super) const CENTRAL: Algorithm = Algorithm {
     description: "envelope only: two-hop frames go through the central switch 5",
     params: &[],
     tables: central,
+    lfts: None,
 };
 
 fn clockwise(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {

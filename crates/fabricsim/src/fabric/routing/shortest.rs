@@ -19,6 +19,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     description: "shortest switch paths, destinations split evenly over equal next switches and parallel lanes",
     params: &[],
     tables,
+    lfts: None,
 };
 
 /// `next[s][d]`: the next switches a route from switch `s` to destination

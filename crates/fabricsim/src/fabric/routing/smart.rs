@@ -16,6 +16,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
                   load (exhaustive: small fabrics)",
     params: &[],
     tables,
+    lfts: None,
 };
 
 /// Largest number of combinations the smart search tries exhaustively.

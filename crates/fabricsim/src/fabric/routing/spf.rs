@@ -20,6 +20,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
                   (may deadlock)",
     params: &[],
     tables,
+    lfts: None,
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {

@@ -39,6 +39,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
                   deadlock-free",
     params: &["root"],
     tables,
+    lfts: None,
 };
 
 /// The direction of every link under one root.

@@ -56,7 +56,7 @@ fn build(params: &ShapeParams) -> Result<Topology> {
     let endpoints = (0..per_level)
         .flat_map(|w| (0..k).map(move |j| Endpoint { kind: params.endpoint_kind, switch: w, port: j as u16 }))
         .collect();
-    Ok(Topology { radix: vec![radix; (n * per_level) as usize], endpoints, links })
+    Ok(Topology { radix: vec![radix; (n * per_level) as usize], endpoints, links, identity: None })
 }
 
 #[cfg(test)]

@@ -1,0 +1,236 @@
+//! Linear forwarding tables in the text form OpenSM dumps them
+//! (`opensm-lfts.dump`, written with `--dump_files_dir` or `-D 0x43`) and
+//! `dump_fts`/`ibroute` print them: per switch a header
+//! `Unicast lids [0-N] of switch Lid L guid 0xG ('description'):`, then one
+//! line per routed LID, `0xLLLL PPP # <type> portguid 0xG: 'description'`
+//! (`dump_fts`: `0xLLLL PPP : (<type> portguid 0xG: 'description')`), and a
+//! closing `N lids dumped` (OpenSM: N is the top LID).
+//!
+//! Reading one routes a simulation exactly as the subnet it came from: the
+//! switches are found by GUID, and the LIDs by the port GUIDs the lines
+//! name, so the tables need not have the LIDs this crate would assign.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use super::forwarding::{LinearTables, NO_ROUTE};
+use super::identity::{opensm_guid_order, Identity};
+use super::lids::{LidOwner, Lids, MAX_UNICAST_LID};
+use super::topology::{PortUse, Topology};
+use crate::error::{Error, ErrorKind, Result};
+
+/// `tables` over `topo` in OpenSM's dump format, switches in the order of
+/// OpenSM's switch map, so the two can be compared line by line.
+pub fn export(topo: &Topology, tables: &LinearTables) -> String {
+    let id = Identity::of(topo);
+    let owners = tables.owners();
+    let label = |o: LidOwner| match o {
+        LidOwner::Switch(s) => {
+            let n = &id.switches[s as usize].node;
+            ("Switch", n.guid, n.description.as_deref().unwrap_or(&n.name))
+        }
+        LidOwner::Endpoint(e) => {
+            let ep = &id.endpoints[e as usize];
+            ("Channel Adapter", ep.port_guid, ep.node.description.as_deref().unwrap_or(&ep.node.name))
+        }
+    };
+    let mut order: Vec<usize> = (0..topo.switch_count()).collect();
+    order.sort_by_key(|&s| (opensm_guid_order(id.switches[s].node.guid), s));
+    let mut out = String::new();
+    for s in order {
+        let (_, guid, desc) = label(LidOwner::Switch(s as u32));
+        let _ = writeln!(
+            out,
+            "Unicast lids [0-{}] of switch Lid {} guid 0x{guid:016x} ('{desc}'):",
+            tables.top(),
+            tables.lids.switch[s]
+        );
+        for (lid, &port) in tables.row(s).iter().enumerate() {
+            let Some(owner) = owners[lid] else { continue };
+            if port == NO_ROUTE {
+                continue;
+            }
+            let (kind, guid, desc) = label(owner);
+            let _ = writeln!(out, "0x{lid:04x} {port:03} # {kind} portguid 0x{guid:016x}: '{desc}'");
+        }
+        // OpenSM closes with the table's top LID, whatever it printed.
+        let _ = writeln!(out, "{} lids dumped", tables.top());
+    }
+    out
+}
+
+fn line_error(file: &str, line: usize, found: impl std::fmt::Display, expected: impl Into<String>) -> Error {
+    Error {
+        kind: ErrorKind::Scenario,
+        message: format!("line {line}: {found}"),
+        file: Some(file.to_string()),
+        key: None,
+        value: None,
+        allowed: Some(expected.into()),
+    }
+}
+
+fn hex(s: &str) -> Option<u64> {
+    let s = s.trim();
+    u64::from_str_radix(s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s), 16).ok()
+}
+
+/// The hexadecimal number after `word ` in `text`.
+fn hex_after(text: &str, word: &str) -> Option<u64> {
+    let at = text.find(word)? + word.len();
+    hex(text[at..].trim_start().split(|c: char| !c.is_ascii_hexdigit() && c != 'x' && c != 'X').next()?)
+}
+
+/// Reads a dump of the tables of `topo`'s switches; `file` names it in
+/// errors. Every switch must have a table and every endpoint a LID.
+pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
+    let id = Identity::of(topo);
+    let switch_by_guid: HashMap<u64, u32> =
+        id.switches.iter().enumerate().map(|(s, sw)| (sw.node.guid, s as u32)).collect();
+    let endpoint_by_guid: HashMap<u64, u32> =
+        id.endpoints.iter().enumerate().map(|(e, ep)| (ep.port_guid, e as u32)).collect();
+    let map = topo.port_map();
+    // (switch, header line) and its (line, LID, port, port GUID) entries.
+    type Entries = Vec<(usize, u16, u8, Option<u64>)>;
+    let mut blocks: Vec<((u32, usize), Entries)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() || t.ends_with("lids dumped") || t.starts_with("Lid ") || t.starts_with("Port ") {
+            continue;
+        }
+        if t.starts_with("Unicast lids") {
+            let guid = hex_after(t, "guid ").ok_or_else(|| {
+                line_error(file, line, "a switch header without `guid 0x...`", "`... guid 0x<GUID> ...`")
+            })?;
+            let s = *switch_by_guid.get(&guid).ok_or_else(|| {
+                line_error(file, line, format!("switch GUID 0x{guid:016x}"), "the GUID of a switch of the topology")
+            })?;
+            if let Some(((_, first), _)) = blocks.iter().find(|((b, _), _)| *b == s) {
+                return Err(line_error(
+                    file,
+                    line,
+                    format!("a second table for switch 0x{guid:016x}"),
+                    format!("one table per switch (line {first} starts its table)"),
+                ));
+            }
+            blocks.push(((s, line), Vec::new()));
+            continue;
+        }
+        if t.starts_with("0x") {
+            let mut words = t.split_whitespace();
+            let lid = words.next().and_then(hex).filter(|&l| (1..=MAX_UNICAST_LID as u64).contains(&l));
+            let port = words.next().and_then(|p| p.parse::<u8>().ok());
+            let (Some(lid), Some(port)) = (lid, port) else {
+                return Err(line_error(file, line, format!("`{t}`"), "`0x<LID> <port> ...` with a unicast LID"));
+            };
+            let Some((_, entries)) = blocks.last_mut() else {
+                return Err(line_error(file, line, "an entry before any switch header", "`Unicast lids ...` first"));
+            };
+            entries.push((line, lid as u16, port, hex_after(t, "portguid ")));
+            continue;
+        }
+        return Err(line_error(
+            file,
+            line,
+            format!("`{t}`"),
+            "a `Unicast lids ... guid 0x...` header, a `0x<LID> <port>` entry or `N lids dumped`",
+        ));
+    }
+    // LIDs from the port GUIDs the entries name.
+    let mut owner_of: HashMap<u16, LidOwner> = HashMap::new();
+    for (_, entries) in &blocks {
+        for &(line, lid, _, guid) in entries {
+            let Some(guid) = guid else { continue };
+            let owner = match (switch_by_guid.get(&guid), endpoint_by_guid.get(&guid)) {
+                (Some(&s), _) => LidOwner::Switch(s),
+                (None, Some(&e)) => LidOwner::Endpoint(e),
+                (None, None) => {
+                    return Err(line_error(
+                        file,
+                        line,
+                        format!("LID {lid} of port GUID 0x{guid:016x}"),
+                        "the port GUID of a switch or cabled adapter port of the topology",
+                    ));
+                }
+            };
+            if let Some(&other) = owner_of.get(&lid).filter(|&&o| o != owner) {
+                return Err(line_error(
+                    file,
+                    line,
+                    format!("LID {lid} named for two ports ({other:?} and {owner:?})"),
+                    "one port per LID",
+                ));
+            }
+            owner_of.insert(lid, owner);
+        }
+    }
+    let mut lids = Lids { switch: vec![0; topo.switch_count()], endpoint: vec![0; topo.endpoints.len()] };
+    for (&lid, &owner) in &owner_of {
+        match owner {
+            LidOwner::Switch(s) => lids.switch[s as usize] = lid,
+            LidOwner::Endpoint(e) => lids.endpoint[e as usize] = lid,
+        }
+    }
+    if let Some(e) = lids.endpoint.iter().position(|&l| l == 0) {
+        let ep = &id.endpoints[e];
+        return Err(Error::invalid(
+            file,
+            format!("no entry names adapter port \"{}\" port {} (GUID 0x{:016x})", ep.node.name, ep.port, ep.port_guid),
+            "a LID for every cabled adapter port (entries with `portguid 0x...`)",
+        )
+        .with_message("an adapter port without a LID"));
+    }
+    if let Some(s) = (0..topo.switch_count()).find(|&s| !blocks.iter().any(|((b, _), _)| *b as usize == s)) {
+        return Err(Error::invalid(
+            file,
+            format!("no table for switch \"{}\"", id.switches[s].node.name),
+            "a `Unicast lids` table for every switch of the topology",
+        )
+        .with_message("a switch without a table"));
+    }
+    // A switch LID that no line names keeps none: its entries cannot be placed.
+    let mut tables = LinearTables::empty(topo.switch_count(), lids.clone());
+    for ((s, _), entries) in &blocks {
+        let s = *s as usize;
+        for &(line, lid, port, _) in entries {
+            if lid > tables.top() {
+                continue; // a LID no port of this subnet holds
+            }
+            let ok = port == 0 || map[s].get(port as usize - 1).is_some_and(|u| *u != PortUse::Free);
+            if !ok {
+                return Err(line_error(
+                    file,
+                    line,
+                    format!("port {port} of switch \"{}\" for LID {lid}", id.switches[s].node.name),
+                    format!("a cabled port of the switch (1 to {}) or 0", map[s].len()),
+                ));
+            }
+            tables.set(s, lid, port);
+        }
+    }
+    Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::routing::{linear_tables, RoutingParams};
+    use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    #[test]
+    fn export_reads_back() {
+        let topo =
+            build_shape("fat_tree", &ShapeParams { arity: Some(2), levels: Some(3), ..Default::default() }).unwrap();
+        let t = linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
+        let text = export(&topo, &t);
+        assert!(
+            text.starts_with("Unicast lids [0-20] of switch Lid 1 guid 0x0000000000200000 ('Switch0'):\n"),
+            "{text}"
+        );
+        assert!(text.contains("0x0001 000 # Switch portguid 0x0000000000200000: 'Switch0'\n"), "{text}");
+        assert_eq!(import(&text, "t.dump", &topo).unwrap(), t);
+        let e = import(&text.replace("0x0002 001", "0x0002 007"), "t.dump", &topo).unwrap_err().to_string();
+        assert!(e.contains("t.dump: line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
+    }
+}
