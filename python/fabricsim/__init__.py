@@ -8,7 +8,7 @@
 
 from . import _core
 from . import sweep as _sweep_module  # noqa: F401  (imported before the function below takes the name)
-from .api import routing, run, sweep
+from .api import export, routing, run, sweep
 from .errors import FabricsimError, InternalError, ModelError, ScenarioError, SweepError, WorkerError
 from .result import RunResult
 from .scenario import Scenario
@@ -21,6 +21,7 @@ __version__: str = _core.__version__
 __all__ = [
     "run",
     "sweep",
+    "export",
     "routing",
     "Scenario",
     "RunResult",

@@ -57,6 +57,22 @@ def routing(
         raise sc.attribute(exc) from None
 
 
+def export(
+    scenario: Scenario | str | Path | Mapping[str, Any] | None = None,
+    format: str = "net",
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+    **kw: Any,
+) -> str:
+    """An InfiniBand scenario's fabric as text: ``"net"`` (an ibnetdiscover
+    dump, which ibsim and ``ib.topology.kind = "import"`` read), ``"dot"``
+    (Graphviz) or ``"lfts"`` (its forwarding tables as OpenSM dumps them)."""
+    sc = Scenario.coerce(scenario).with_overrides(overrides, **kw)
+    try:
+        return unwrap(_core.export(sc.to_json(), sc.source, format), sc.source)
+    except ScenarioError as exc:
+        raise sc.attribute(exc) from None
+
+
 def sweep(
     scenario: Scenario | str | Path | Mapping[str, Any] | None,
     grid: Mapping[str, Iterable[Any]],

@@ -26,6 +26,8 @@ app = typer.Typer(
 )
 scenario_app = typer.Typer(help="Show, check, upgrade scenario files; list every key.", no_args_is_help=True)
 app.add_typer(scenario_app, name="scenario")
+topology_app = typer.Typer(help="Write an InfiniBand scenario's fabric out.", no_args_is_help=True)
+app.add_typer(topology_app, name="topology")
 
 SET_HELP = "Override a scenario key: key=value (value is a TOML literal, e.g. 0.5, true, \"x\"). Repeatable."
 
@@ -300,10 +302,15 @@ def routing(
     scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario)."),
     set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the routing as JSON."),
+    lfts: bool = typer.Option(False, "--lfts", help="InfiniBand: print the linear forwarding tables as OpenSM dumps them."),
 ) -> None:
     """Show each switch's ports and forwarding table and the static deadlock check, without running."""
+    from .api import export
     from .api import routing as routing_info
 
+    if lfts:
+        typer.echo(export(_load(scenario, set_), "lfts"), nl=False)
+        return
     info = routing_info(_load(scenario, set_))
     typer.echo(json.dumps(info, indent=2) if as_json else format_routing(info))
 
@@ -356,6 +363,21 @@ def format_routing(info: dict[str, Any]) -> str:
             out.append(head + "CYCLE (deadlock possible)")
             out += [f"  {c}" for c in deps.get("cycle", [])]
     return "\n".join(out)
+
+
+@topology_app.command("export")
+@_fails_cleanly
+def topology_export(
+    scenario: Optional[Path] = typer.Argument(None, help="InfiniBand scenario TOML file."),
+    set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
+    format: str = typer.Option("net", "--format", "-f", help="net (ibnetdiscover / ibsim) or dot (Graphviz)."),
+) -> None:
+    """Print the fabric as an ibnetdiscover dump (ibsim and ib.topology.kind = "import" read it) or a Graphviz graph."""
+    from .api import export
+
+    if format not in ("net", "dot"):
+        raise ScenarioError("value not allowed", key="--format", value=format, allowed="net, dot")
+    typer.echo(export(_load(scenario, set_), format), nl=False)
 
 
 @scenario_app.command("show")

@@ -135,6 +135,24 @@ fn routing(scenario_json: &str, source: &str) -> String {
     })
 }
 
+/// An `[ib]` scenario's fabric as text (`format`: "net", "dot" or "lfts"):
+/// `{"ok": text}` or `{"error": {...}}`.
+#[pyfunction]
+fn export(scenario_json: &str, source: &str, format: &str) -> String {
+    guarded(source, || {
+        let text = Scenario::from_json_str(scenario_json, source).and_then(|s| {
+            let spec = s
+                .infiniband()
+                .map_err(|_| Error::invalid("ib", "missing", "an [ib] scenario (export writes InfiniBand subnets)"))?;
+            fabricsim::ib::wiring::export(spec, format)
+        });
+        match text {
+            Ok(t) => json!({ "ok": t }).to_string(),
+            Err(e) => error_json(&e.in_file(source)),
+        }
+    })
+}
+
 /// The TOML text of the built-in default scenario.
 #[pyfunction]
 fn default_scenario() -> &'static str {
@@ -168,6 +186,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(routing, m)?)?;
+    m.add_function(wrap_pyfunction!(export, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(keys, m)?)?;
     m.add_function(wrap_pyfunction!(upgrade, m)?)?;

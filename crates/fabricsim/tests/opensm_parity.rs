@@ -102,3 +102,18 @@ fn min_hop_is_opensms_minhop_on_the_shared_fabrics() {
         assert_eq!(ours_text.len(), dump.len(), "{file}");
     }
 }
+
+/// A generated fabric exported as a net file: ibsim gives it the GUIDs and
+/// OpenSM the LIDs and routes this crate assumed for it.
+#[test]
+fn a_generated_fat_tree_exports_as_opensm_sees_it() {
+    use fabricsim::fabric::import::export_net;
+    use fabricsim::fabric::shapes::{build_shape, ShapeParams};
+    let topo = build_shape("fat_tree", &ShapeParams { arity: Some(4), levels: Some(3), ..Default::default() }).unwrap();
+    let path = std::env::temp_dir().join(format!("fabricsim-tree-{}.net", std::process::id()));
+    std::fs::write(&path, export_net(&topo)).unwrap();
+    let dump = opensm_lfts(path.to_str().unwrap(), &["-R", "minhop"]);
+    std::fs::remove_file(&path).unwrap();
+    let ours = linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
+    assert_eq!(lft_dump::export(&topo, &ours), dump);
+}

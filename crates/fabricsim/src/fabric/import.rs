@@ -34,8 +34,9 @@ pub const MAX_PORTS: u32 = 254;
 fn line_error(file: &str, line: usize, found: impl std::fmt::Display, expected: impl Into<String>) -> Error {
     Error {
         kind: ErrorKind::Scenario,
-        message: format!("line {line}: {found}"),
-        file: Some(file.to_string()),
+        // The file in the message: a scenario that names it puts its own name in `file`.
+        message: format!("{file}, line {line}: {found}"),
+        file: None,
         key: None,
         value: None,
         allowed: Some(expected.into()),
@@ -825,7 +826,7 @@ Hca\t2 \"H-y\"
     #[test]
     fn damaged_files_name_the_line_and_what_was_expected() {
         let e = err(&SMALL.replace("[4]\t\"S-b\"[6]", "[40]\t\"S-b\"[6]"));
-        assert!(e.contains("t.net: line 5: port 40 of switch \"S-a\" of 8 ports"), "{e}");
+        assert!(e.contains("t.net, line 5: port 40 of switch \"S-a\" of 8 ports"), "{e}");
         assert!(e.contains("allowed: ports 1 to 8"), "{e}");
         let e = err(&SMALL.replace("[6]\t\"S-a\"[4]", "[6]\t\"S-a\"[7]"));
         assert!(

@@ -62,8 +62,9 @@ pub fn export(topo: &Topology, tables: &LinearTables) -> String {
 fn line_error(file: &str, line: usize, found: impl std::fmt::Display, expected: impl Into<String>) -> Error {
     Error {
         kind: ErrorKind::Scenario,
-        message: format!("line {line}: {found}"),
-        file: Some(file.to_string()),
+        // The file in the message: a scenario that names it puts its own name in `file`.
+        message: format!("{file}, line {line}: {found}"),
+        file: None,
         key: None,
         value: None,
         allowed: Some(expected.into()),
@@ -231,6 +232,6 @@ mod tests {
         assert!(text.contains("0x0001 000 # Switch portguid 0x0000000000200000: 'Switch0'\n"), "{text}");
         assert_eq!(import(&text, "t.dump", &topo).unwrap(), t);
         let e = import(&text.replace("0x0002 001", "0x0002 007"), "t.dump", &topo).unwrap_err().to_string();
-        assert!(e.contains("t.dump: line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
+        assert!(e.contains("t.dump, line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
     }
 }

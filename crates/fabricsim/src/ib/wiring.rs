@@ -16,8 +16,17 @@ use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind};
 pub const PAPER_SWITCH_PORTS: u32 = 5;
 
 /// The topology of an `[ib]` scenario, checked: port budgets, connectivity,
-/// at least two HCAs.
+/// at least two HCAs, and an imported subnet's cables at `ib.link`.
 pub fn topology(spec: &IbSpec) -> Result<Topology> {
+    let topo = cabling(spec)?;
+    if let Some(file) = &spec.topology.file {
+        check_rates(spec, &topo, file)?;
+    }
+    Ok(topo)
+}
+
+/// The topology without the rate check (what `export` writes out).
+fn cabling(spec: &IbSpec) -> Result<Topology> {
     let t = &spec.topology;
     let params = ShapeParams {
         section: "ib.topology".into(),
@@ -41,9 +50,7 @@ pub fn topology(spec: &IbSpec) -> Result<Topology> {
         IbTopologyKind::Custom => custom(spec)?,
         IbTopologyKind::Import => {
             let file = t.file.as_deref().expect("validated: an imported topology names its file");
-            let topo = import::load(file, "ib.topology.file")?;
-            check_rates(spec, &topo, file)?;
-            topo
+            import::load(file, "ib.topology.file").map_err(|e| keyed(e, "ib.topology.file"))?
         }
     };
     check(&topo, t.ports)?;
@@ -139,13 +146,7 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
         // The scenario counts switches from 1, the routing code from 0.
         root: spec.routing.root.map(|r| r - 1),
     };
-    let name = match spec.routing.algorithm {
-        IbRouting::Spf => "spf",
-        IbRouting::Updown => "updown",
-        IbRouting::MinHop => "min_hop",
-        IbRouting::Ftree => "ftree",
-        IbRouting::Imported => "",
-    };
+    let name = algorithm_name(spec.routing.algorithm);
     let data = match spec.routing.algorithm {
         IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
         _ => routing_tables(name, topo, &params)?,
@@ -154,11 +155,62 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
     Ok((data, control))
 }
 
+/// An error about the contents of a file `key` names, put under that key.
+fn keyed(e: Error, key: &str) -> Error {
+    if e.key.is_some() {
+        e
+    } else {
+        e.with_key(key)
+    }
+}
+
+/// The routing registry's name of an algorithm ("" for imported tables).
+fn algorithm_name(algorithm: IbRouting) -> &'static str {
+    match algorithm {
+        IbRouting::Spf => "spf",
+        IbRouting::Updown => "updown",
+        IbRouting::MinHop => "min_hop",
+        IbRouting::Ftree => "ftree",
+        IbRouting::Imported => "",
+    }
+}
+
 /// The tables of `ib.routing.lft_file`.
 fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
     let file = spec.routing.lft_file.as_deref().expect("validated: imported routing names its dump");
     let text = import::read_found(file, "ib.routing.lft_file", "OpenSM LFT dump")?;
-    lft_dump::import(&text, file, topo)
+    lft_dump::import(&text, file, topo).map_err(|e| keyed(e, "ib.routing.lft_file"))
+}
+
+/// The fabric of an `[ib]` scenario as text: `"net"` (an ibnetdiscover
+/// dump, as ibsim reads it), `"dot"` (Graphviz) or `"lfts"` (the data
+/// routing's linear forwarding tables as OpenSM dumps them).
+pub fn export(spec: &IbSpec, format: &str) -> Result<String> {
+    let topo = cabling(spec)?;
+    match format {
+        "net" => Ok(import::export_net(&topo)),
+        "dot" => Ok(import::export_dot(&topo)),
+        "lfts" => Ok(lft_dump::export(&topo, &linear(spec, &topo)?)),
+        _ => Err(Error::invalid("format", format!("\"{format}\""), "net, dot or lfts")),
+    }
+}
+
+/// The data routing's tables keyed by LID.
+fn linear(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
+    match spec.routing.algorithm {
+        IbRouting::Imported => imported_tables(spec, topo),
+        _ => {
+            let (data, _) = tables(spec, topo)?;
+            match algorithm_name(spec.routing.algorithm) {
+                // Engines that route switch LIDs too: their own tables.
+                name @ "min_hop" => crate::fabric::routing::linear_tables(name, topo, &RoutingParams::default()),
+                _ => Ok(crate::fabric::LinearTables::from_forwarding_tables(
+                    &data,
+                    crate::fabric::lids::Lids::assign(topo)?,
+                )),
+            }
+        }
+    }
 }
 
 /// What `fabricsim routing` prints for an `[ib]` scenario: the network, every

@@ -1,0 +1,67 @@
+"""Real InfiniBand subnets from the command line: export a fabric, import it
+back, route it by a dump, and read what a damaged file gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fabricsim
+import pytest
+from conftest import run_cli
+
+REPO = Path(__file__).resolve().parent.parent
+CLUSTER = REPO.parent / "shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover"
+
+TREE = '[ib.topology]\nkind = "fat_tree"\narity = 2\nlevels = 3\n[ib.routing]\nalgorithm = "min_hop"\n'
+
+
+def imported(path: Path, extra: str = "") -> str:
+    return f'[ib]\nlink = "4xQDR"\n[ib.topology]\nkind = "import"\nfile = "{path}"\n{extra}'
+
+
+def test_an_exported_fabric_imports_back_with_the_same_routes(tmp_path: Path) -> None:
+    (tmp_path / "tree.toml").write_text(TREE)
+    proc = run_cli("topology", "export", str(tmp_path / "tree.toml"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('switchguid=0x200000\nSwitch\t4 "Switch0"\n[1]\t"Hca0"[1](100001)\n')
+    (tmp_path / "tree.net").write_text(proc.stdout)
+    (tmp_path / "again.toml").write_text(imported(tmp_path / "tree.net", '[ib.routing]\nalgorithm = "min_hop"\n'))
+    ours = run_cli("routing", str(tmp_path / "tree.toml"), "--lfts")
+    again = run_cli("routing", str(tmp_path / "again.toml"), "--lfts")
+    assert ours.returncode == 0 and again.returncode == 0, ours.stderr + again.stderr
+    assert ours.stdout == again.stdout
+    assert ours.stdout.startswith("Unicast lids [0-20] of switch Lid 1 guid 0x0000000000200000 ('Switch0'):\n")
+    # Route a run by that dump: the same tables, so the same run.
+    (tmp_path / "lfts.dump").write_text(ours.stdout)
+    by_dump = imported(tmp_path / "tree.net", f'[ib.routing]\nalgorithm = "imported"\nlft_file = "{tmp_path / "lfts.dump"}"\n')
+    a = fabricsim.run(fabricsim.Scenario.from_toml(by_dump), run__max_observations=2000)
+    b = fabricsim.run(fabricsim.Scenario.from_toml(imported(tmp_path / "tree.net", '[ib.routing]\nalgorithm = "min_hop"\n')),
+                      run__max_observations=2000)
+    assert a.counters == b.counters
+
+
+def test_dot_shows_every_cable_with_its_ports_and_rate(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text(imported(CLUSTER))
+    proc = run_cli("topology", "export", str(tmp_path / "c.toml"), "--format", "dot")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("graph fabric {")
+    # 8 switches of 36 ports; FDR10 trunks between them, QDR to the hosts.
+    assert '"S-f4521403001165a0" -- "H-24be05ffff980030" [taillabel="1", headlabel="1", label="4xQDR"];' in proc.stdout
+    assert proc.stdout.count('label="4xFDR10"') == 47
+    bad = run_cli("topology", "export", str(tmp_path / "c.toml"), "--format", "svg")
+    assert bad.returncode == 2 and "allowed: net, dot" in bad.stderr
+
+
+def test_a_damaged_topology_file_names_the_line(tmp_path: Path) -> None:
+    lines = CLUSTER.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[21]"))
+    lines[at] = lines[at].replace("[21]", "[40]", 1)
+    (tmp_path / "bad.net").write_text("\n".join(lines) + "\n")
+    (tmp_path / "bad.toml").write_text(imported(tmp_path / "bad.net"))
+    proc = run_cli("run", str(tmp_path / "bad.toml"))
+    assert proc.returncode == 2
+    assert f"key `ib.topology.file`: {tmp_path / 'bad.net'}, line {at + 1}: port 40 of switch \"S-f4521403001165a0\" of 36 ports" in proc.stderr
+    assert "allowed: ports 1 to 36" in proc.stderr
+    with pytest.raises(fabricsim.ScenarioError) as err:
+        fabricsim.run(fabricsim.Scenario.from_toml(imported(tmp_path / "bad.net")))
+    assert err.value.key == "ib.topology.file" and f"bad.net, line {at + 1}: port 40" in str(err.value)
