@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, List, Optional
@@ -46,6 +49,35 @@ def _fails_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def emit(text: str) -> None:
+    """Prints a result on stdout; an output that cannot take it (a full disk, a closed pipe) is an error."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as exc:
+        # What stays in the buffer would fail again at exit: send it nowhere.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # not a file descriptor (a test's captured stream)
+            pass
+        if isinstance(exc, BrokenPipeError):  # the reader has gone (`| head`): stop quietly
+            raise typer.Exit(1) from None
+        raise FabricsimError(f"cannot write the output to stdout: {exc.strerror or exc}") from None
+
+
+def writable_dir(path: Path, option: str) -> None:
+    """Refuses an output directory that cannot be made or written, before any run."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".fabricsim-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise FabricsimError(f"{path}: cannot write there ({option}): {exc.strerror or exc}") from None
+
+
 def one_line(text: str) -> str:
     """``text`` with control characters (a newline in a --set value...) escaped: one line on the terminal."""
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
@@ -81,8 +113,6 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
 ) -> None:
     """Run one simulation and print its metrics."""
-    import sys
-
     from .api import run_scenario
 
     sc = _load(scenario, set_)
@@ -92,7 +122,7 @@ def run(
     finally:
         if show:
             sys.stderr.write("\r\033[K")
-    typer.echo(result.to_json() if as_json else result.summary())
+    emit(result.to_json() if as_json else result.summary())
 
 
 def _progress_line(sim_time_us: float, events: int, observations: int, target: int, warmed_up: bool) -> None:
@@ -182,7 +212,7 @@ def sweep(
             raise
         typer.echo(f"error: {one_line(str(exc))}", err=True)  # every run failed
         raise typer.Exit(1) from None
-    typer.echo(f"sweep: {result.report()}")
+    emit(f"sweep: {result.report()}")
     if result.failed:
         typer.echo(f"error: {len(result.failed)} runs failed; {failure_advice(result.failed)}", err=True)
         raise typer.Exit(1)
@@ -203,14 +233,20 @@ def reproduce(
     from . import reproduce as repro
 
     if list_:
-        for exp in repro.experiments().values():
-            typer.echo(f"{exp.id:<32} {exp.title}")
+        for exp in sorted(repro.experiments().values(), key=lambda e: natural_key(e.id)):
+            emit(f"{exp.id:<32} {exp.title}")
         return
     if not ids:
         raise FabricsimError("name one or more experiments, `all`, or use --list")
-    reports = repro.reproduce(ids, quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=typer.echo)
+    writable_dir(out, "--out")
+    reports = repro.reproduce(ids, quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=emit)
     if strict and not all(r.all_within for r in reports):
         raise typer.Exit(1)
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sorts numbers inside names by value: fig2 before fig11."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 @app.command()
@@ -254,9 +290,9 @@ def bench(
         data["runs_wall_s"] = [r["wall_s"] for r in runs]
         rows.append(data)
         if not as_json:
-            typer.echo(_bench_line(data))
+            emit(_bench_line(data))
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
+        emit(json.dumps(rows, indent=2))
 
 
 def _bench_line(data: dict[str, Any]) -> str:
@@ -293,7 +329,7 @@ def netperf(ctx: typer.Context) -> None:
     (netperf's options: -t -H -l -- -m -M -r -s -S -D; -L local machine type; --reps, --seed, --json; -h for all)."""
     from .netperf import main as netperf_main
 
-    typer.echo(netperf_main(list(ctx.args)))
+    emit(netperf_main(list(ctx.args)))
 
 
 @app.command()
@@ -312,7 +348,7 @@ def routing(
         typer.echo(export(_load(scenario, set_), "lfts"), nl=False)
         return
     info = routing_info(_load(scenario, set_))
-    typer.echo(json.dumps(info, indent=2) if as_json else format_routing(info))
+    emit(json.dumps(info, indent=2) if as_json else format_routing(info))
 
 
 def _ranges(nodes: List[int]) -> str:
@@ -386,7 +422,7 @@ def scenario_show() -> None:
     """Print the built-in default scenario (TOML)."""
     from . import _core
 
-    typer.echo(_core.default_scenario().rstrip("\n"))
+    emit(_core.default_scenario().rstrip("\n"))
 
 
 @scenario_app.command("check")
@@ -400,7 +436,7 @@ def scenario_check(
     from .scenario import to_toml
 
     normalized = _load(scenario, set_).validate()
-    typer.echo(json.dumps(normalized, indent=2) if as_json else to_toml(normalized).rstrip("\n"))
+    emit(json.dumps(normalized, indent=2) if as_json else to_toml(normalized).rstrip("\n"))
 
 
 @scenario_app.command("keys")
@@ -413,7 +449,7 @@ def scenario_keys(
     from .errors import unwrap
 
     ref = unwrap(_core.keys(), "<schema>")
-    typer.echo(json.dumps(ref["keys"], indent=2) if as_json else ref["markdown"].rstrip("\n"))
+    emit(json.dumps(ref["keys"], indent=2) if as_json else ref["markdown"].rstrip("\n"))
 
 
 @scenario_app.command("upgrade")
@@ -432,9 +468,12 @@ def scenario_upgrade(
         out = unwrap(_core.upgrade(text, str(path)), str(path))
         Scenario.from_toml(out["text"], source=str(path)).validate()  # the result must load
         if dry_run:
-            typer.echo(out["text"].rstrip("\n"))
+            emit(out["text"].rstrip("\n"))
         elif out["notes"]:
-            path.write_text(out["text"], encoding="utf-8")
+            try:
+                path.write_text(out["text"], encoding="utf-8")
+            except OSError as exc:
+                raise FabricsimError(f"{path}: cannot write the upgraded scenario: {exc.strerror or exc}") from None
         for note in out["notes"]:
             typer.echo(f"{path}: {note}", err=True)
         if not out["notes"]:

@@ -103,13 +103,21 @@ def attribute_to(exc: FabricsimError, keys: Iterable[str], origin: str) -> Fabri
     return exc
 
 
+# A scenario is a small text file; reading stops past this (a device such as /dev/zero never ends).
+MAX_SCENARIO_BYTES = 16 << 20
+
+
 def read_text(path: str | Path) -> str:
     """A scenario file's text: UTF-8, a byte order mark dropped; anything else is a ScenarioError."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise ScenarioError(f"cannot read scenario file: {reason}", file=str(path)) from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError("larger than 16 MiB: not a scenario", file=str(path),
+                            allowed="a UTF-8 TOML text file of at most 16 MiB")
     if b"\x00" in data:
         raise ScenarioError("a binary file, not TOML text", file=str(path), allowed="a UTF-8 TOML text file")
     try:
