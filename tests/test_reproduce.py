@@ -133,7 +133,7 @@ def test_seed003_scenarios_roots_and_verdicts():
     sc = iba.scenario(quick, f9, {"algorithm": "updown", "root": 3}, 0.28, "Up*/Down* root 3")
     assert sc["ib"]["topology"] == {"kind": "irregular", "switches": 30, "seed": iba.TOPOLOGY_SEED}
     assert sc["ib"]["routing"] == {"algorithm": "updown", "root": 3}
-    assert sc["ib"]["workload"] == {"injection_rate": 0.28, "real_time_share": 0.7}
+    assert sc["ib"]["workload"] == {"injection_rate": 0.28, "real_time_share": 0.7, "trace": iba.REAL_TRACE}
     Scenario.coerce(sc).validate()
     # Warm-up is simulated time turned into packets at the point's load; full runs measure >= 1M packets and >= 1 s.
     assert sc["run"]["warmup_observations"] == pytest.approx(0.05 * iba.packets_per_s(30, 0.28), abs=1)

@@ -595,3 +595,45 @@ fn too_many_video_streams_are_refused() {
     .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("ib.workload.streams_per_hca"), "{e}");
 }
+
+/// Arbitration tables the user never wrote follow `data_vls`: one data VL
+/// carries video and best-effort alike, two split them; no error names a
+/// default table written for 15 VLs. A VL buffer too small for a packet is
+/// an error about the buffer the user gave, not the packet's size.
+#[test]
+fn default_arbitration_tables_follow_the_data_vls() {
+    let short = "[run]\nwarmup_observations = 0\nmax_observations = 2000\nmin_observations = 0\nprecision = 0\n";
+    for (vls, high, low) in [(1u32, vec![0u32], vec![]), (2, vec![1, 0], vec![]), (4, vec![1, 2, 3, 0], vec![])] {
+        let s = scenario(&format!("{short}[ib]\ndata_vls = {vls}\n"));
+        let fabricsim::scenario::ModelSpec::InfiniBand(ib) = &s.model else { panic!("an InfiniBand scenario") };
+        let vl = |t: &[fabricsim::scenario::ib::ArbitrationEntry]| t.iter().map(|e| e.vl).collect::<Vec<_>>();
+        assert_eq!((vl(ib.vl_arbitration.high()), vl(ib.vl_arbitration.low())), (high, low), "{vls} VLs");
+        let r = run(&format!("{short}[ib]\ndata_vls = {vls}\n"));
+        assert!(r.run.observations >= 2000, "{vls} VLs: {:?}", r.run);
+    }
+    let s = scenario("[ib]\n");
+    let fabricsim::scenario::ModelSpec::InfiniBand(ib) = &s.model else { panic!() };
+    let vls: Vec<u32> = ib.vl_arbitration.high().iter().chain(ib.vl_arbitration.low()).map(|e| e.vl).collect();
+    assert_eq!(vls, (1..=14).collect::<Vec<_>>(), "15 data VLs: the paper's tables");
+    let e = fabricsim::run::check(&scenario("[ib]\nvl_buffer_bytes = 1000\n")).unwrap_err();
+    assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("ib.vl_buffer_bytes"), Some("1000")), "{e}");
+    assert!(e.allowed.as_deref().unwrap().starts_with("at least 1088 bytes"), "{e}");
+}
+
+/// A trace file that is not one is an error naming the key and the file
+/// (the built-in default needs none: `tests/test_anywhere.py` runs it from
+/// an empty directory).
+#[test]
+fn a_bad_trace_file_names_the_key_and_the_file() {
+    let binary = std::env::temp_dir().join(format!("fabricsim-binary-{}.data", std::process::id()));
+    std::fs::write(&binary, [0u8, 159, 146, 150, 9, 9, 9, 10]).unwrap();
+    let e =
+        fabricsim::run::check(&scenario(&format!("[ib.workload]\ntrace = \"{}\"\n", binary.display()))).unwrap_err();
+    std::fs::remove_file(&binary).unwrap();
+    assert_eq!(e.key.as_deref(), Some("ib.workload.trace"), "{e}");
+    assert!(e.value.as_deref().unwrap().contains("fabricsim-binary-"), "{e}");
+    assert!(e.message.contains("a binary file, not a text trace"), "{e}");
+    let e = fabricsim::run::check(&scenario("[ib.workload]\ntrace = \"/no/such/trace.data\"\n")).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("ib.workload.trace"), "{e}");
+    assert!(e.allowed.as_deref().unwrap().contains("\"builtin\" (the default"), "{e}");
+}

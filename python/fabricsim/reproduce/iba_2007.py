@@ -165,12 +165,16 @@ def topology(switches: int) -> dict[str, Any]:
     return {"kind": "irregular", "switches": switches, "seed": TOPOLOGY_SEED}
 
 
+# The real MPEG trace (the shared data beside the repository), not the built-in model of it.
+REAL_TRACE = "../shared/data/traces/movietrace.data"
+
+
 def scenario(ctx: Context, f: Figure, routing: dict[str, Any], load: float, label: str) -> dict[str, Any]:
     return {
         "name": f"iba-2007 fig {f.fig} {label} {100 * load:g}%",
         "run": run_plan(ctx, f.switches, load),
         "ib": {"topology": topology(f.switches), "routing": dict(routing),
-               "workload": {"injection_rate": load, "real_time_share": f.real_time_share}},
+               "workload": {"injection_rate": load, "real_time_share": f.real_time_share, "trace": REAL_TRACE}},
     }
 
 

@@ -139,12 +139,16 @@ impl IbFabric {
         };
         let credits = PortCredits::new(data_vls, spec.vl_buffer_bytes, spec.credit_block_bytes)?;
         // Real-time and best-effort packets are of at most one 1024-byte MTU.
-        credits.check_holds(TrafficClass::RealTime.mtu().max_packet_bytes(), "ib.vl_buffer_bytes")?;
+        credits.check_holds(
+            TrafficClass::RealTime.mtu().max_packet_bytes(),
+            "ib.vl_buffer_bytes",
+            spec.vl_buffer_bytes,
+        )?;
         let a = &spec.vl_arbitration;
         let entries = |t: &[crate::scenario::ib::ArbitrationEntry]| -> Vec<ArbEntry> {
             t.iter().map(|e| ArbEntry::new(e.vl as u8, e.weight as u8)).collect()
         };
-        let (high, low) = (entries(&a.high), entries(&a.low));
+        let (high, low) = (entries(a.high()), entries(a.low()));
         let arbiter = VlArbiter::new(&high, &low, a.limit_of_high_priority as u8, data_vls)?;
         let mut vl_order = vec![VL15];
         for e in high.iter().chain(&low) {

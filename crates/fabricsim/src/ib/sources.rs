@@ -33,8 +33,9 @@ use super::message::{Message, NO_STREAM};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
 use crate::kernel::{time, RandomStream, Time};
-use crate::scenario::ib::IbWorkloadSpec;
+use crate::scenario::ib::{IbWorkloadSpec, BUILTIN_TRACE};
 use crate::sim::Schedule;
+use crate::traffic::trace_model::TraceModel;
 use crate::traffic::video::{frame_time, paper_streams, StreamProfile, VideoStream, VideoTrace, PAPER_STREAM_COUNT};
 
 /// The sources' own events, carried with the index of the HCA they feed.
@@ -117,9 +118,27 @@ pub fn find_trace(path: &str) -> Result<PathBuf> {
             format!("\"{path}\""),
             format!(
                 "a readable video trace: an absolute path, or a relative one found from the working directory or \
-                 a directory above it (looked for {}); the default one is in the shared data beside the repository",
+                 a directory above it (looked for {}), or \"{BUILTIN_TRACE}\" (the default, shipped with fabricsim)",
                 tried.iter().take(4).map(|t| t.display().to_string()).collect::<Vec<_>>().join(", ")
             ),
+        )
+    })
+}
+
+/// The trace `ib.workload.trace` names: the built-in one, or a file whose
+/// faults are errors about the key (the path as its value).
+fn load_trace(name: &str) -> Result<std::sync::Arc<VideoTrace>> {
+    if name == BUILTIN_TRACE {
+        return Ok(TraceModel::builtin_trace());
+    }
+    let path = find_trace(name)?;
+    VideoTrace::shared(&path).map_err(|e| Error {
+        message: e.message,
+        file: None,
+        ..Error::invalid(
+            "ib.workload.trace",
+            format!("\"{}\"", path.display()),
+            "a video trace: text lines of frame index, time (ms), type (I, P or B) and size (bytes), tab separated",
         )
     })
 }
@@ -142,8 +161,7 @@ impl Sources {
         let mut video = Vec::new();
         let wants_video = real_time > 0.0 && spec.streams_per_hca != Some(0);
         if wants_video {
-            let path = find_trace(&spec.trace)?;
-            let trace = VideoTrace::shared(&path)?;
+            let trace = load_trace(&spec.trace)?;
             let profiles = paper_streams(&trace);
             let rates: Vec<f64> = profiles.iter().map(|&p| wire_rate(&trace, p)).collect();
             let mean_rate = rates.iter().sum::<f64>() / PAPER_STREAM_COUNT as f64;

@@ -263,15 +263,20 @@ impl PortCredits {
 
     /// Checks that a packet of `packet_bytes` bytes fits an empty VL buffer,
     /// else it could never be sent and its VL would block forever.
-    pub fn check_holds(&self, packet_bytes: u32, key: &str) -> Result<()> {
+    pub fn check_holds(&self, packet_bytes: u32, key: &str, buffer_bytes: u32) -> Result<()> {
         let v = &self.shape;
         if v.holds(packet_bytes) {
             Ok(())
         } else {
+            let block = v.block_bytes();
             Err(Error::invalid(
                 key,
-                packet_bytes,
-                format!("packets of at most {} bytes (the VL buffer)", v.capacity_blocks() * v.block_bytes()),
+                buffer_bytes,
+                format!(
+                    "at least {} bytes: whole {block}-byte credits for the largest packet, {packet_bytes} bytes (an MTU \
+                     and its headers)",
+                    packet_bytes.div_ceil(block) * block
+                ),
             ))
         }
     }
@@ -486,9 +491,11 @@ mod tests {
         let e = p.check_vl(4, "ib.vl_arbitration.low[0].vl").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("ib.vl_arbitration.low[0].vl"));
         assert_eq!(e.allowed.as_deref(), Some("a data VL 0..=3 or VL15"));
-        assert!(p.check_holds(1050, "k").is_ok());
+        assert!(p.check_holds(1050, "k", 4200).is_ok());
         let small = PortCredits::new(4, 1000, 64).unwrap();
-        assert_eq!(small.check_holds(1050, "ib.mtu").unwrap_err().value.as_deref(), Some("1050"));
+        let e = small.check_holds(1050, "ib.vl_buffer_bytes", 1000).unwrap_err();
+        assert_eq!(e.value.as_deref(), Some("1000"), "the buffer the user gave, not the packet");
+        assert!(e.allowed.as_deref().unwrap().starts_with("at least 1088 bytes"), "{e}");
         assert!(PortCredits::new(3, 4200, 64).is_err());
         assert!(PortCredits::new(4, 10, 64).is_err());
     }

@@ -65,6 +65,15 @@ impl RandomStream {
         self.uniform() < p
     }
 
+    /// Standard normal (Box-Muller; one of the pair is used, so every call
+    /// takes two uniforms).
+    #[inline]
+    pub fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.uniform(); // (0, 1]: the logarithm is finite
+        let v = self.uniform();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
     /// Raw 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {

@@ -140,10 +140,14 @@ pub struct ArbitrationEntry {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct VlArbitrationSpec {
-    /// The high-priority table (default: the real-time VLs 1-7, weight 64 each).
-    pub high: Vec<ArbitrationEntry>,
-    /// The low-priority table (default: the best-effort VLs 8-14, weight 64 each).
-    pub low: Vec<ArbitrationEntry>,
+    /// The high-priority table. Default: the VLs the real-time SLs map to,
+    /// weight 64 each (VLs 1-7 with 15 data VLs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub high: Option<Vec<ArbitrationEntry>>,
+    /// The low-priority table. Default: the VLs the best-effort SLs map to
+    /// and the high table lacks, weight 64 each (VLs 8-14 with 15 data VLs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low: Option<Vec<ArbitrationEntry>>,
     /// LimitOfHighPriority: high-priority bytes (in 4096-byte units) before
     /// one low-priority packet must go; 255 = no limit (default).
     pub limit_of_high_priority: u32,
@@ -151,11 +155,19 @@ pub struct VlArbitrationSpec {
 
 impl Default for VlArbitrationSpec {
     fn default() -> Self {
-        VlArbitrationSpec {
-            high: (1..=7).map(|vl| ArbitrationEntry { vl, weight: 64 }).collect(),
-            low: (8..=14).map(|vl| ArbitrationEntry { vl, weight: 64 }).collect(),
-            limit_of_high_priority: 255,
-        }
+        VlArbitrationSpec { high: None, low: None, limit_of_high_priority: 255 }
+    }
+}
+
+impl VlArbitrationSpec {
+    /// The high-priority table (after [`IbSpec::fill_defaults`]).
+    pub fn high(&self) -> &[ArbitrationEntry] {
+        self.high.as_deref().unwrap_or_default()
+    }
+
+    /// The low-priority table (after [`IbSpec::fill_defaults`]).
+    pub fn low(&self) -> &[ArbitrationEntry] {
+        self.low.as_deref().unwrap_or_default()
     }
 }
 
@@ -188,15 +200,17 @@ impl Default for IbHcaSpec {
     }
 }
 
-/// Where the video trace is looked for by default: relative to the working
-/// directory or any directory above it (the repository sits beside `shared/`).
-pub const DEFAULT_TRACE: &str = "../shared/data/traces/movietrace.data";
+/// The default video trace: the frame-size model derived from the real
+/// trace and shipped with the package (`traffic::trace_model`).
+pub const BUILTIN_TRACE: &str = "builtin";
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IbWorkloadSpec {
     /// Offered wire bytes per HCA (payload and headers, real-time and
     /// best-effort; control excluded) as a fraction of the link's data rate.
+    /// The default 0.2 is a load the default network carries (it saturates
+    /// near 0.23).
     pub injection_rate: f64,
     /// The real-time share of the injection rate (the seed's 70:30 is 0.7, 30:70 is 0.3).
     pub real_time_share: f64,
@@ -212,8 +226,11 @@ pub struct IbWorkloadSpec {
     /// at the trace's mean rate (see docs/infiniband-model.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streams_per_hca: Option<u32>,
-    /// The MPEG trace the seven video streams are cut from (relative paths
-    /// are looked up from the working directory and the directories above it).
+    /// The video trace the streams are cut from: "builtin" (a frame-size
+    /// model derived from the real MPEG trace, shipped with fabricsim), or
+    /// a trace file such as the real one, "../shared/data/traces/movietrace.data"
+    /// (relative paths are looked up from the working directory and the
+    /// directories above it).
     pub trace: String,
     /// One 256-byte control packet per HCA every this many ms, on VL15 (0: no control traffic).
     pub control_period_ms: f64,
@@ -222,13 +239,13 @@ pub struct IbWorkloadSpec {
 impl Default for IbWorkloadSpec {
     fn default() -> Self {
         IbWorkloadSpec {
-            injection_rate: 0.3,
+            injection_rate: 0.2,
             real_time_share: 0.7,
             best_effort_bytes: 1024,
             best_effort_sls: (8..=14).collect(),
             real_time_sls: (1..=7).collect(),
             streams_per_hca: None,
-            trace: DEFAULT_TRACE.to_string(),
+            trace: BUILTIN_TRACE.to_string(),
             control_period_ms: 100.0 / 3.0,
         }
     }
@@ -345,6 +362,36 @@ pub const RANGES: &[Range] = &[
 ];
 
 impl IbSpec {
+    /// The VL of `sl` (SL s on VL s mod data_vls unless `sl_to_vl` says otherwise).
+    fn vl_of(&self, sl: u32) -> u32 {
+        match &self.sl_to_vl {
+            Some(t) => t.get(sl as usize).copied().unwrap_or(15),
+            None => sl % self.data_vls.max(1),
+        }
+    }
+
+    /// Fills the arbitration tables the user left out from the VLs the
+    /// workload's SLs map to, so that a change of `data_vls` or `sl_to_vl`
+    /// never meets a default table written for 15 data VLs.
+    pub fn fill_defaults(&mut self) {
+        let entries = |sls: &[u32], skip: &[u32]| -> Vec<ArbitrationEntry> {
+            let mut vls: Vec<u32> = Vec::new();
+            for &sl in sls {
+                let vl = self.vl_of(sl);
+                if vl < self.data_vls && !vls.contains(&vl) && !skip.contains(&vl) {
+                    vls.push(vl);
+                }
+            }
+            vls.into_iter().map(|vl| ArbitrationEntry { vl, weight: 64 }).collect()
+        };
+        let a = &self.vl_arbitration;
+        let high = a.high.clone().unwrap_or_else(|| entries(&self.workload.real_time_sls, &[]));
+        let taken: Vec<u32> = high.iter().map(|e| e.vl).collect();
+        let low = a.low.clone().unwrap_or_else(|| entries(&self.workload.best_effort_sls, &taken));
+        self.vl_arbitration.high = Some(high);
+        self.vl_arbitration.low = Some(low);
+    }
+
     /// Bounds every number; what needs the built fabric (switch numbers,
     /// ports, the link's name) is checked when the model is built.
     pub fn validate(&self) -> Result<()> {
@@ -377,7 +424,7 @@ impl IbSpec {
             }
         }
         let a = &self.vl_arbitration;
-        for (name, table) in [("high", &a.high), ("low", &a.low)] {
+        for (name, table) in [("high", a.high()), ("low", a.low())] {
             require(
                 table.len() <= 64,
                 &format!("ib.vl_arbitration.{name}"),
@@ -396,7 +443,7 @@ impl IbSpec {
             }
         }
         require(
-            a.high.iter().chain(&a.low).any(|e| e.weight > 0),
+            a.high().iter().chain(a.low()).any(|e| e.weight > 0),
             "ib.vl_arbitration",
             "no entry with a weight",
             "at least one entry of weight 1 or more, or no data packet could ever be sent",
@@ -432,10 +479,7 @@ impl IbSpec {
         self.workload.validate()?;
         // Every SL the workload uses must reach a data VL, or its packets
         // would be discarded at the first hop.
-        let vl_of = |sl: u32| match &self.sl_to_vl {
-            Some(t) => t[sl as usize],
-            None => sl % self.data_vls,
-        };
+        let vl_of = |sl: u32| self.vl_of(sl);
         let w = &self.workload;
         let mut used: Vec<(String, u32)> = Vec::new();
         if w.real_time_share > 0.0 {
@@ -453,7 +497,7 @@ impl IbSpec {
                 &format!("a data VL for SL {sl}, which {key} uses"),
             )?;
             require(
-                a.high.iter().chain(&a.low).any(|e| e.vl == vl && e.weight > 0),
+                a.high().iter().chain(a.low()).any(|e| e.vl == vl && e.weight > 0),
                 "ib.vl_arbitration",
                 format!("no entry for VL {vl}"),
                 &format!("an entry of weight 1 or more for VL {vl}, which SL {sl} of {key} maps to"),

@@ -40,6 +40,36 @@ pub fn key_reference() -> Vec<KeyDoc> {
     out
 }
 
+/// The opening of `docs/scenario-keys.md`: how sections select a model,
+/// and each model's default observation counts, from the table of models.
+pub fn key_reference_intro() -> String {
+    let label = |s: &str| format!("`[{s}]`");
+    let selectors: Vec<String> = MODELS
+        .iter()
+        .filter(|m| !m.selected_by.is_empty())
+        .map(|m| {
+            format!("{} the {} model", m.selected_by.iter().map(|s| label(s)).collect::<Vec<_>>().join(" or "), m.name)
+        })
+        .collect();
+    let default = MODELS.iter().find(|m| m.selected_by.is_empty()).map_or("", |m| m.name);
+    let counts: Vec<String> = MODELS
+        .iter()
+        .filter(|m| m.kind != super::ModelKind::TcpNetperf)
+        .map(|m| format!("{} {}, {}, {}", m.name, m.defaults.warmup, m.defaults.max, m.defaults.min))
+        .collect();
+    format!(
+        "# Scenario keys\n\nGenerated from the scenario schema by `fabricsim scenario keys` (also `--json`); \
+         regenerate with `FABRICSIM_BLESS=1 cargo test -p fabricsim --lib keys`.\n\n\
+         A scenario's sections select its model, the first of these present: {}; with none of them, the {default} model. \
+         A section of another model is an error that names it. `[run]`, `name` and `description` belong to every \
+         model. `[run]` counts observations in the model's own unit (data frames delivered, I/Os completed, packets \
+         delivered); the counts a scenario leaves out are the model's (warm-up, maximum, minimum: {}; the minimum \
+         at most the maximum in force), and a netperf test runs for its length instead.\n\n",
+        selectors.join(", "),
+        counts.join("; ")
+    )
+}
+
 /// The key reference as a Markdown table.
 pub fn key_reference_markdown() -> String {
     let mut s = String::from("| key | model | default | unit | allowed | meaning |\n|---|---|---|---|---|---|\n");
@@ -235,12 +265,7 @@ mod tests {
     fn the_documented_reference_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario-keys.md");
         let table = key_reference_markdown();
-        let text = format!(
-            "# Scenario keys\n\nGenerated from the scenario schema by `fabricsim scenario keys` (also `--json`); \
-             regenerate with `FABRICSIM_BLESS=1 cargo test -p fabricsim --lib keys`. A scenario's sections \
-             select its model: `[loop]` the arbitrated loop, otherwise the Fibre Channel fabric; `[run]` and \
-             the labels belong to every model.\n\n{table}"
-        );
+        let text = format!("{}{table}", key_reference_intro());
         if std::env::var_os("FABRICSIM_BLESS").is_some() {
             std::fs::write(&path, &text).expect("docs/scenario-keys.md written");
         }

@@ -170,6 +170,14 @@ fn plain_expected(expected: &str) -> String {
     }
 }
 
+/// The value of serde's "invalid type: floating point `X`, expected u64"
+/// when X is a whole number: an integer too large for a float to hold exactly.
+fn integral_float_for_integer(message: &str) -> Option<f64> {
+    let (what, expected) = message.strip_prefix("invalid type: floating point `")?.split_once("`, expected ")?;
+    let f: f64 = what.parse().ok()?;
+    (plain_expected(expected) == "a whole number" && f.is_finite() && f.fract() == 0.0).then_some(f)
+}
+
 /// `text (line N)` without its line, as serde's spans leave it.
 fn strip_line(text: &str) -> &str {
     match text.rfind(" (line ") {
@@ -212,6 +220,17 @@ fn from_serde(path: String, message: String, source: &str) -> Error {
         let field = rest.split('`').next().unwrap_or(rest);
         key = child_key(&key, field);
         ("given twice".to_string(), Some("one value per key".to_string()))
+    } else if let Some(f) = integral_float_for_integer(&message) {
+        // A whole number past what a float holds exactly (2^53) arrives as a float.
+        value = Some(format!("{f:.0}"));
+        let msg = if f < 0.0 {
+            "too small"
+        } else if f >= 18_446_744_073_709_551_616.0 {
+            "too large"
+        } else {
+            "not exact: a whole number this large must be written without a decimal point or exponent"
+        };
+        (msg.to_string(), Some(allowed_for(&key, "a whole number")))
     } else if let Some((what, expected)) = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))
@@ -366,6 +385,17 @@ mod tests {
         let e = Scenario::from_toml_str("name = \"a\"\n[run\nseed = 1\n", "bad.toml").unwrap_err();
         assert!(e.to_string().contains("bad.toml"), "{e}");
         assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn a_whole_number_past_u64_is_too_large_not_a_fraction() {
+        let e = Scenario::from_json_str(r#"{"run": {"seed": 18446744073709551616}}"#, "<dict>").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("run.seed"));
+        assert_eq!((e.message.as_str(), e.value.as_deref()), ("too large", Some("18446744073709551616")), "{e}");
+        let e = Scenario::from_json_str(r#"{"run": {"seed": 1e30}}"#, "<dict>").unwrap_err();
+        assert_eq!(e.message, "too large", "{e}");
+        let e = Scenario::from_json_str(r#"{"run": {"seed": 1.5}}"#, "<dict>").unwrap_err();
+        assert_eq!(e.message, "expected a whole number", "{e}");
     }
 
     #[test]

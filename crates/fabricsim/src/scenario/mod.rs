@@ -318,7 +318,8 @@ impl Scenario {
                 ModelSpec::ArbitratedLoop(spec)
             }
             ModelKind::InfiniBand => {
-                let spec = file.ib.unwrap_or_default();
+                let mut spec = file.ib.unwrap_or_default();
+                spec.fill_defaults();
                 spec.validate()?;
                 ModelSpec::InfiniBand(spec)
             }

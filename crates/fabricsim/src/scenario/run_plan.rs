@@ -15,16 +15,15 @@ use crate::error::Result;
 pub struct RunPlan {
     /// Master seed; every component draws from its own named stream of it.
     pub seed: u64,
-    /// Observations (data frames, I/Os) before statistics are reset (warm-up
-    /// deletion). Default: 20000 frames (FC fabric), 200 I/Os (loop).
+    /// Observations (data frames, I/Os, packets) before statistics are reset
+    /// (warm-up deletion). Default: the model's (see the opening of this reference).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup_observations: Option<u64>,
-    /// Stop after this many observations past warm-up. Default: 1000000
-    /// frames (FC fabric), 20000 I/Os (loop).
+    /// Stop after this many observations past warm-up. Default: the model's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_observations: Option<u64>,
     /// Never stop on precision before this many observations past warm-up.
-    /// Default: 50000 frames (FC fabric) or 1000 I/Os (loop), at most `max_observations`.
+    /// Default: the model's, at most `max_observations` (so it follows a lower maximum).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_observations: Option<u64>,
     /// Stop once every headline 95% confidence interval is within ±this

@@ -85,9 +85,13 @@ impl VideoTrace {
     pub fn read(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::scenario(format!("cannot read video trace: {e}")).in_file(&name))?;
-        Self::parse(&text, &name)
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::scenario(format!("cannot read video trace: {e}")).in_file(&name))?;
+        let text = std::str::from_utf8(&bytes)
+            .ok()
+            .filter(|t| !t.contains('\0'))
+            .ok_or_else(|| Error::scenario("a binary file, not a text trace".to_string()).in_file(&name))?;
+        Self::parse(text, &name)
     }
 
     /// The trace at `path`, read once per process while the file is
@@ -111,6 +115,14 @@ impl VideoTrace {
             cache.lock().expect("trace cache lock").insert(path.to_path_buf(), (modified, len, trace.clone()));
         }
         Ok(trace)
+    }
+
+    /// A trace of `frames` in transmission order (`source` names it).
+    pub fn from_frames(frames: Vec<TraceFrame>, source: &str) -> Result<Self> {
+        if frames.is_empty() {
+            return Err(Error::scenario("video trace has no frames").in_file(source));
+        }
+        Ok(VideoTrace { frames, source: source.to_string() })
     }
 
     /// Parses trace text; `source` names it in errors.
@@ -142,10 +154,7 @@ impl VideoTrace {
                 cols[3].parse::<u32>().map_err(|_| bad(format!("frame size `{}` is not a byte count", cols[3])))?;
             frames.push(TraceFrame { display_index, kind, bytes });
         }
-        if frames.is_empty() {
-            return Err(Error::scenario("video trace has no frames").in_file(source));
-        }
-        Ok(VideoTrace { frames, source: source.to_string() })
+        Self::from_frames(frames, source)
     }
 
     pub fn frames(&self) -> &[TraceFrame] {
@@ -473,6 +482,11 @@ mod tests {
         let e = VideoTrace::parse("0\t0.0\tI\t5x\n", "t.data").unwrap_err();
         assert!(e.to_string().contains("frame size `5x`"), "{e}");
         assert!(VideoTrace::parse("\r\n\n", "t.data").unwrap_err().to_string().contains("no frames"));
+        let binary = std::env::temp_dir().join(format!("fabricsim-binary-trace-{}", std::process::id()));
+        std::fs::write(&binary, [0u8, 159, 146, 150, 9, 9, 9, 10]).unwrap();
+        let e = VideoTrace::read(&binary).unwrap_err();
+        std::fs::remove_file(&binary).unwrap();
+        assert!(e.to_string().ends_with(": a binary file, not a text trace"), "{e}");
         let e = VideoTrace::read("/nonexistent/movietrace.data").unwrap_err();
         assert!(e.to_string().starts_with("/nonexistent/movietrace.data: cannot read video trace"), "{e}");
         // CRLF lines and trailing quality columns are accepted.

@@ -22,6 +22,7 @@ pub mod batch_means;
 pub mod confidence;
 pub mod duration_probe;
 pub mod histogram;
+pub mod normal;
 pub mod stop_rule;
 pub mod student_t;
 pub mod time_batch_means;
