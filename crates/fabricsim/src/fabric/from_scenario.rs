@@ -4,7 +4,7 @@
 //! overrides a scenario may write over the computed tables.
 
 use super::forwarding::ForwardingTables;
-use super::routing::{routing_tables, LaneChoice, RoutingParams};
+use super::routing::{routing_tables, LaneChoice, RoutingParams, Ties};
 use super::shapes::{build_shape, ShapeParams};
 use super::topology::{EndpointKind, PortUse, Topology};
 use crate::error::{Error, Result};
@@ -73,6 +73,7 @@ impl ForwardingTables {
                 (_, LaneAssignment::Staggered) => LaneChoice::Staggered,
             },
             root: None,
+            ties: Ties::Lowest,
         };
         let mut tables = routing_tables(routing_name(routing.paths), topo, &params)?;
         tables.apply_overrides(topo, routing)?;

@@ -218,7 +218,8 @@ impl IbFabric {
         let deps = analyze(&topo, &data)?;
         let routing = json!({
             "algorithm": spec.routing.algorithm,
-            "root": spec.routing.root.unwrap_or(1),
+            "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
+            "spf_ties": spec.routing.spf_ties(),
             "mean_hops": data.mean_hops(&topo),
             "channel_dependencies": deps,
         });

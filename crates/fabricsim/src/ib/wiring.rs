@@ -5,12 +5,12 @@
 //! the shortest path, as seed 003 section 4 specifies.
 
 use crate::error::{Error, Result};
-use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
+use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams, Ties};
 use crate::fabric::shapes::{build_shape, ShapeParams};
 use crate::fabric::topology::{EndpointKind, Topology};
 use crate::fabric::{import, lft_dump, ForwardingTables};
 use crate::ib::link::IbLink;
-use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind};
+use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind, SpfTies};
 
 /// Seed 003's switches have 5 ports.
 pub const PAPER_SWITCH_PORTS: u32 = 5;
@@ -139,17 +139,21 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
     if let Some(r) = spec.routing.root.filter(|&r| r > n) {
         return Err(Error::invalid("ib.routing.root", r, format!("a switch of the fabric, 1 to {n}")));
     }
+    let ties = match spec.routing.spf_ties() {
+        SpfTies::Balanced => Ties::Balanced,
+        SpfTies::Lowest => Ties::Lowest,
+    };
     let params = RoutingParams {
         section: "ib.routing".into(),
         selector: "algorithm".into(),
         lanes: LaneChoice::Deterministic,
         // The scenario counts switches from 1, the routing code from 0.
         root: spec.routing.root.map(|r| r - 1),
+        ties,
     };
-    let name = algorithm_name(spec.routing.algorithm);
     let data = match spec.routing.algorithm {
         IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
-        _ => routing_tables(name, topo, &params)?,
+        other => routing_tables(other.name(), topo, &params)?,
     };
     let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;
     Ok((data, control))
@@ -165,16 +169,6 @@ fn keyed(e: Error, key: &str) -> Error {
 }
 
 /// The routing registry's name of an algorithm ("" for imported tables).
-fn algorithm_name(algorithm: IbRouting) -> &'static str {
-    match algorithm {
-        IbRouting::Spf => "spf",
-        IbRouting::Updown => "updown",
-        IbRouting::MinHop => "min_hop",
-        IbRouting::Ftree => "ftree",
-        IbRouting::Imported => "",
-    }
-}
-
 /// The tables of `ib.routing.lft_file`.
 fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
     let file = spec.routing.lft_file.as_deref().expect("validated: imported routing names its dump");
@@ -201,7 +195,7 @@ fn linear(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables>
         IbRouting::Imported => imported_tables(spec, topo),
         _ => {
             let (data, _) = tables(spec, topo)?;
-            match algorithm_name(spec.routing.algorithm) {
+            match spec.routing.algorithm.name() {
                 // Engines that route switch LIDs too: their own tables.
                 name @ "min_hop" => crate::fabric::routing::linear_tables(name, topo, &RoutingParams::default()),
                 _ => Ok(crate::fabric::LinearTables::from_forwarding_tables(
@@ -225,7 +219,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "terminal_nodes": topo.endpoint_count(),
         "trunks": topo.links.iter().map(|l| serde_json::json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
         "paths": spec.routing.algorithm,
-        "root": (spec.routing.algorithm == IbRouting::Updown).then(|| spec.routing.root.unwrap_or(1)),
+        "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
         "mean_hops": data.mean_hops(&topo),
         "switches": switches,
         "channel_dependencies": deps,

@@ -103,6 +103,39 @@ pub enum IbRouting {
     /// The linear forwarding tables of an OpenSM dump (`lft_file`:
     /// `opensm-lfts.dump` or `dump_fts` output), as the real subnet routed.
     Imported,
+    /// The original Up/Down as seed 003 describes it: the BFS spanning tree
+    /// from `root` only, cross links unused (its Fig. 5b).
+    UpdownTree,
+}
+
+impl IbRouting {
+    /// The routing algorithm's name in `fabric::routing`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IbRouting::Spf => "spf",
+            IbRouting::Updown => "updown",
+            IbRouting::MinHop => "min_hop",
+            IbRouting::Ftree => "ftree",
+            IbRouting::UpdownTree => "updown_tree",
+            IbRouting::Imported => "imported",
+        }
+    }
+
+    /// Whether the algorithm builds a spanning tree from a root switch.
+    pub fn has_root(self) -> bool {
+        matches!(self, IbRouting::Updown | IbRouting::UpdownTree)
+    }
+}
+
+/// Which of several equally short next switches SPF takes.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpfTies {
+    /// Destinations in turn over the equal next switches (destination
+    /// switch d takes the (d mod k)-th of k): the study's Fig. 5a.
+    Balanced,
+    /// The lower-numbered next switch (the first Dijkstra settles).
+    Lowest,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
@@ -111,19 +144,33 @@ pub struct IbRoutingSpec {
     /// How the linear forwarding tables of data traffic are built. Control
     /// traffic (VL15) always takes SPF tables, the shortest path (seed 003).
     pub algorithm: IbRouting,
-    /// Up*/Down*: the root switch of the spanning tree, from 1 (default 1).
-    /// The seed tried three roots and kept the best; `fabricsim reproduce` does the same.
+    /// Up*/Down* (`updown`, `updown_tree`): the root switch of the spanning
+    /// tree, from 1 (default 1). The seed tried three roots and kept the
+    /// best; `fabricsim reproduce` does the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<u32>,
     /// Imported: the LFT dump to route by (relative paths are looked up from
     /// the working directory and the directories above it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lft_file: Option<String>,
+    /// SPF tables (data traffic under `spf`, and control traffic whatever
+    /// the data routing): which of equally short next switches a route
+    /// takes, `balanced` (default: destinations in turn, as the seed's
+    /// Fig. 5a table) or `lowest` (the lower-numbered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ties: Option<SpfTies>,
 }
 
 impl Default for IbRoutingSpec {
     fn default() -> Self {
-        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, lft_file: None }
+        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, lft_file: None, ties: None }
+    }
+}
+
+impl IbRoutingSpec {
+    /// The SPF tie rule in force (for data SPF tables and control tables).
+    pub fn spf_ties(&self) -> SpfTies {
+        self.ties.unwrap_or(SpfTies::Balanced)
     }
 }
 
@@ -178,11 +225,22 @@ pub struct IbSwitchSpec {
     pub forwarding_ns: f64,
     /// Stage 3: crossbar arbitration after the lookup, in ns.
     pub arbitration_ns: f64,
+    /// HOQLife (the seed's HLL, its HV): a droppable packet at the head of
+    /// an output VL for longer than 4.096 us x 2^hoq_life is dropped; 20 or
+    /// more means never (IBA). Absent: no dropping. Never dropped: control
+    /// packets, I-frame packets, the first and last packet of a video frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hoq_life: Option<u32>,
+    /// SwitchLifetime (the IBA's SLL, its LV): a droppable packet still in
+    /// the switch 4.096 us x 2^switch_life after its arrival is dropped when
+    /// it reaches the head of its output VL; 20 or more means never. Absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch_life: Option<u32>,
 }
 
 impl Default for IbSwitchSpec {
     fn default() -> Self {
-        IbSwitchSpec { forwarding_ns: 50.0, arbitration_ns: 50.0 }
+        IbSwitchSpec { forwarding_ns: 50.0, arbitration_ns: 50.0, hoq_life: None, switch_life: None }
     }
 }
 
@@ -312,6 +370,10 @@ pub const LIMIT: Range =
     Range::int("ib.vl_arbitration.limit_of_high_priority", 0, 255).note("4096-byte units; 255 = none");
 pub const FORWARDING: Range = Range::num("ib.switch.forwarding_ns", 0.0, 1.0e6).unit("ns");
 pub const ARBITRATION: Range = Range::num("ib.switch.arbitration_ns", 0.0, 1.0e6).unit("ns");
+pub const HOQ_LIFE: Range =
+    Range::int("ib.switch.hoq_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
+pub const SWITCH_LIFE: Range =
+    Range::int("ib.switch.switch_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
 pub const HCA_BUFFER: Range = Range::num("ib.hca.buffer_mb", 0.0, 65536.0).above().unit("MiB");
 pub const PORTS: Range = Range::int("ib.topology.ports", 2, 255).note("IBA switches have up to 254 ports");
 pub const SWITCHES: Range = Range::int("ib.topology.switches", 2, 4096);
@@ -344,6 +406,8 @@ pub const RANGES: &[Range] = &[
     LIMIT,
     FORWARDING,
     ARBITRATION,
+    HOQ_LIFE,
+    SWITCH_LIFE,
     HCA_BUFFER,
     PORTS,
     SWITCHES,
@@ -451,6 +515,12 @@ impl IbSpec {
         LIMIT.check_int(a.limit_of_high_priority)?;
         FORWARDING.check(self.switch.forwarding_ns)?;
         ARBITRATION.check(self.switch.arbitration_ns)?;
+        if let Some(v) = self.switch.hoq_life {
+            HOQ_LIFE.check_int(v)?;
+        }
+        if let Some(v) = self.switch.switch_life {
+            SWITCH_LIFE.check_int(v)?;
+        }
         HCA_BUFFER.check(self.hca.buffer_mb)?;
         self.topology.validate()?;
         let imported = self.routing.algorithm == IbRouting::Imported;
@@ -472,8 +542,12 @@ impl IbSpec {
         )?;
         if let Some(r) = self.routing.root {
             ROOT.check_int(r)?;
-            if self.routing.algorithm != IbRouting::Updown {
-                return Err(Error::invalid("ib.routing.root", r, "only with ib.routing.algorithm = \"updown\""));
+            if !self.routing.algorithm.has_root() {
+                return Err(Error::invalid(
+                    "ib.routing.root",
+                    r,
+                    "only with ib.routing.algorithm = \"updown\" or \"updown_tree\"",
+                ));
             }
         }
         self.workload.validate()?;

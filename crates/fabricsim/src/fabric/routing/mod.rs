@@ -6,8 +6,9 @@
 //! - `shortest`, `smart`, `clockwise`, `central`: seed 000's cascaded Fibre
 //!   Channel fabrics (destinations partitioned over equal next switches and
 //!   parallel trunks).
-//! - `spf`, `updown`: seed 003 section 3.1's deterministic InfiniBand
-//!   routings for irregular networks.
+//! - `spf`, `updown`, `updown_tree`: seed 003 section 3.1's deterministic
+//!   InfiniBand routings for irregular networks (`updown_tree`: the original
+//!   Up/Down on spanning-tree channels only, as the study describes it).
 //! - `min_hop`, `ftree`: OpenSM's default engine (minimal paths balanced by
 //!   destinations per port) and its fat-tree engine (D-Mod-K).
 
@@ -19,6 +20,7 @@ pub mod shortest;
 mod smart;
 pub mod spf;
 pub mod updown;
+mod updown_tree;
 
 pub use super::forwarding::{ForwardingTables, LinearTables};
 use super::lids::Lids;
@@ -48,6 +50,19 @@ pub enum LaneChoice {
     Randomized,
 }
 
+/// Which of several equally short next switches a shortest-path routing
+/// takes (SPF; the study states no rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ties {
+    /// The lower-numbered next switch (the first one Dijkstra settles).
+    #[default]
+    Lowest,
+    /// Destinations in turn: destination switch `d` takes the
+    /// `d mod k`-th of its `k` equally short next switches, so routes to
+    /// different destinations spread over the equal choices.
+    Balanced,
+}
+
 /// The parameters a routing algorithm may read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoutingParams {
@@ -58,6 +73,8 @@ pub struct RoutingParams {
     pub lanes: LaneChoice,
     /// Up*/Down*: root switch of the spanning tree (0-based; default 0).
     pub root: Option<u32>,
+    /// SPF: which of equally short next switches to take.
+    pub ties: Ties,
 }
 
 impl Default for RoutingParams {
@@ -67,6 +84,7 @@ impl Default for RoutingParams {
             selector: "algorithm".into(),
             lanes: LaneChoice::Deterministic,
             root: None,
+            ties: Ties::Lowest,
         }
     }
 }
@@ -104,6 +122,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
     ring::CENTRAL,
     spf::ALGORITHM,
     updown::ALGORITHM,
+    updown_tree::ALGORITHM,
     min_hop::ALGORITHM,
     ftree::ALGORITHM,
 ];
@@ -159,7 +178,7 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
         assert_eq!(
             e.allowed.as_deref(),
-            Some("one of: shortest, smart, clockwise, central, spf, updown, min_hop, ftree")
+            Some("one of: shortest, smart, clockwise, central, spf, updown, updown_tree, min_hop, ftree")
         );
         let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
         let e = routing_tables("spf", &topo, &params).unwrap_err();

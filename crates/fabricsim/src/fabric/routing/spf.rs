@@ -1,36 +1,60 @@
 //! Shortest Path First (seed 003 section 3.1): every switch computes a
 //! shortest-path tree of the fabric with Dijkstra's algorithm, link cost one
 //! hop, and its linear forwarding table sends each destination endpoint to
-//! the first hop of its tree path. Ties go to the lower-numbered switch, so
-//! tables are reproducible. Each hop shortens the distance by one, so every
-//! route is minimal; but nothing forbids cyclic channel dependencies, and
-//! SPF may deadlock (the study pairs it with packet dropping).
+//! the first hop of its tree path. The study states no rule for equally
+//! short paths; [`Ties`] names two: the lower-numbered next switch (the
+//! first one Dijkstra settles), or destinations in turn over the equal next
+//! switches (`d mod k`), which is what the study's own example table
+//! (Fig. 5a: from a, destination d via c, not via the lower b) shows. Each
+//! hop shortens the distance by one, so every route is minimal; but nothing
+//! forbids cyclic channel dependencies, and SPF may deadlock (the study pairs
+//! it with packet dropping).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::shortest::{partitioned, NextSwitches};
-use super::{Algorithm, ForwardingTables, RoutingParams};
+use super::shortest::{partitioned, shortest_next, NextSwitches};
+use super::{Algorithm, ForwardingTables, RoutingParams, Ties};
 use crate::error::Result;
 use crate::fabric::topology::Topology;
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "spf",
     description: "shortest path first: each switch's Dijkstra tree on hop count, one port per destination \
-                  (may deadlock)",
-    params: &[],
+                  (may deadlock); equal paths by `ties`",
+    params: &["ties"],
     tables,
     lfts: None,
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    Ok(partitioned(topo, &next_switches(topo, params.ties), params.lanes))
+}
+
+/// The next switch of every switch towards every other under `ties`.
+pub fn next_switches(topo: &Topology, ties: Ties) -> NextSwitches {
     let n = topo.switch_count();
     let mut next: NextSwitches = vec![vec![None; n]; n];
     let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
-    for (s, row) in next.iter_mut().enumerate() {
-        *row = first_hops_in(&adj, s as u32).into_iter().map(|hop| hop.map(|t| vec![t])).collect();
+    match ties {
+        Ties::Lowest => {
+            for (s, row) in next.iter_mut().enumerate() {
+                *row = first_hops_in(&adj, s as u32).into_iter().map(|hop| hop.map(|t| vec![t])).collect();
+            }
+        }
+        Ties::Balanced => {
+            let dist = topo.distances();
+            for (s, row) in next.iter_mut().enumerate() {
+                for (d, entry) in row.iter_mut().enumerate() {
+                    let equal = shortest_next(&adj, &dist, s, d);
+                    if !equal.is_empty() {
+                        *entry = Some(vec![equal[d % equal.len()]]);
+                    }
+                }
+            }
+        }
     }
-    Ok(partitioned(topo, &next, params.lanes))
+    next
 }
 
 /// Dijkstra from `source` over hop counts: the first hop of the tree path
@@ -86,6 +110,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The study's Fig. 4a graph: a-b, a-c, b-c, b-d, c-d (switches 0-3,
+    /// one HCA each). Fig. 5a gives a's SPF table: b by port 1, c and d by
+    /// port 2 (via c), though d is two hops via b as well.
+    fn figure_4a() -> Topology {
+        let shape = ShapeParams { radix: Some(4), nodes: Some(vec![1; 4]), ..ShapeParams::default() };
+        let shape = ShapeParams { trunks: Some(vec![[1, 2, 1], [1, 3, 1], [2, 3, 1], [2, 4, 1], [3, 4, 1]]), ..shape };
+        build_shape("custom", &shape).unwrap()
+    }
+
+    #[test]
+    fn balanced_ties_give_the_studys_table_and_lowest_ties_do_not() {
+        let topo = figure_4a();
+        let towards = |ties: Ties| -> Vec<u32> {
+            let next = next_switches(&topo, ties);
+            (1..4).map(|d| next[0][d].as_ref().expect("a route")[0]).collect()
+        };
+        assert_eq!(towards(Ties::Balanced), vec![1, 2, 2], "b direct, c direct, d via c (Fig. 5a)");
+        assert_eq!(towards(Ties::Lowest), vec![1, 2, 1], "d via b, the lower-numbered");
     }
 
     #[test]
