@@ -272,11 +272,68 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
     None
 }
 
+/// Run-time deadlock detection over successive looks at a model's waits
+/// (edges "a waits on b" with nothing on its way to free b). A cycle of
+/// waits seen at one look may dissolve a moment later (a packet on the
+/// wire frees its buffer, a credit falls due); a deadlock is a cycle every
+/// wait of which was there at the previous look too.
+#[derive(Debug)]
+pub struct WaitWatch<N> {
+    previous: HashSet<(N, N)>,
+    /// Looks taken.
+    pub looks: u64,
+    /// Looks that found a cycle of waits not all there at the look before.
+    pub transient: u64,
+}
+
+impl<N> Default for WaitWatch<N> {
+    fn default() -> Self {
+        WaitWatch { previous: HashSet::new(), looks: 0, transient: 0 }
+    }
+}
+
+impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
+    /// Takes one look at the current waits; returns a cycle of waits that
+    /// persisted since the previous look.
+    pub fn look(&mut self, waits: Vec<(N, N)>) -> Option<Vec<N>> {
+        self.looks += 1;
+        let mut lasting: DiGraphMap<N, ()> = DiGraphMap::new();
+        for &(a, b) in waits.iter().filter(|w| self.previous.contains(w)) {
+            lasting.add_edge(a, b, ());
+        }
+        let cycle = find_cycle(&lasting);
+        if cycle.is_none() {
+            let now: DiGraphMap<N, ()> = waits.iter().map(|&(a, b)| (a, b, ())).collect();
+            if find_cycle(&now).is_some() {
+                self.transient += 1;
+            }
+        }
+        self.previous = waits.into_iter().collect();
+        cycle
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
+
+    /// A cycle that dissolves before the next look is only counted; one
+    /// that persists over two looks is a deadlock, even if another
+    /// transient cycle came and went in between.
+    #[test]
+    fn a_wait_cycle_must_persist_over_two_looks() {
+        let mut w = WaitWatch::default();
+        assert_eq!(w.look(vec![(1, 2), (2, 1)]), None, "first seen");
+        assert_eq!(w.look(vec![(1, 3), (3, 4)]), None, "dissolved");
+        assert_eq!(w.look(vec![(5, 6), (6, 5), (1, 3)]), None, "a new cycle");
+        assert_eq!(w.look(vec![(6, 5), (5, 6), (7, 7)]), Some(vec![5, 6]));
+        assert_eq!((w.looks, w.transient), (4, 2));
+        let mut w = WaitWatch::default();
+        w.look(vec![(1, 2), (2, 3), (3, 1)]);
+        assert_eq!(w.look(vec![(1, 2), (2, 3), (3, 4)]), None, "one wait of the cycle gone");
+    }
 
     fn report(shape: &str, m: u32, algorithm: &str) -> DependencyReport {
         let params = ShapeParams { radix: Some(16), multiplicity: Some(m), ..ShapeParams::default() };

@@ -518,7 +518,7 @@ impl Model for FcFabric {
         self.metrics.reset(now);
     }
 
-    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+    fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         FcFabric::find_deadlock(self, now)
     }
 

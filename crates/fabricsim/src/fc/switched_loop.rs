@@ -1087,7 +1087,7 @@ impl Model for SwitchedLoopModel {
     /// run time. Packet switching holds nothing while it waits: a stored
     /// phase waiting for remote buffers holds only its own bridge's buffers,
     /// and the bridge refuses an opener it has no room for.
-    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+    fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         let bp = self.bridge_port();
         let mut g: petgraph::graphmap::DiGraphMap<u32, ()> = petgraph::graphmap::DiGraphMap::new();
         for (l, b) in self.bridges.iter().enumerate() {

@@ -13,6 +13,7 @@ use super::hca::{Hca, HcaEvent};
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
+use super::report::DeadlockWatch;
 use super::shared::Shared;
 use super::sources::{SourceEvent, Sources};
 use super::switch::{IbSwitch, SwitchEvent, SwitchSpec};
@@ -24,7 +25,7 @@ use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::analyze;
 use crate::fabric::{PortUse, Topology};
-use crate::kernel::{Arena, CalendarQueue, Time};
+use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{
     Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
@@ -119,6 +120,7 @@ pub struct IbFabric {
     sendable_sls: u16,
     /// The switches' and HCAs' own state, fixed in size: measured once at build.
     fixed_bytes: u64,
+    pub(super) watch: DeadlockWatch,
     scenario: Scenario,
 }
 
@@ -214,6 +216,8 @@ impl IbFabric {
             })
             .collect();
         let largest = timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
+        // Look for a deadlock every 1000 full-packet times unless told.
+        let deadlock_check = spec.deadlock_check_us.map_or(1000 * largest, time::from_us);
         let metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
         let deps = analyze(&topo, &data)?;
         let routing = json!({
@@ -273,6 +277,7 @@ impl IbFabric {
             used_vls,
             sendable_sls,
             fixed_bytes,
+            watch: DeadlockWatch::new(deadlock_check),
             scenario: scenario.clone(),
         })
     }
@@ -376,12 +381,13 @@ impl Model for IbFabric {
     type Event = Event;
     type Queue = CalendarQueue<Event>;
 
-    /// No packet delivered for 1000 full-packet times while packets are in
-    /// flight: look for a cycle of full VL buffers; and, as a cycle on one
-    /// VL stops only that VL's traffic, look that often whatever else flows.
+    /// No packet delivered for a check period (1000 full-packet times by
+    /// default) while packets are in flight: look for a cycle of full VL
+    /// buffers; and, as a cycle on one VL stops only that VL's traffic,
+    /// look that often whatever else flows.
     fn info(&self) -> ModelInfo {
-        let window = 1000 * self.sh.timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
-        ModelInfo { unit: "packets", quiet_window: Some(window), deadlock_check_period: Some(window) }
+        let period = self.watch.period;
+        ModelInfo { unit: "packets", quiet_window: Some(period), deadlock_check_period: Some(period) }
     }
 
     fn event_set(&self) -> CalendarQueue<Event> {
@@ -446,7 +452,7 @@ impl Model for IbFabric {
         self.sh.metrics.reset(now);
     }
 
-    fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
+    fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         IbFabric::find_deadlock(self, now)
     }
 

@@ -9,24 +9,52 @@ use serde_json::json;
 
 use super::fabric::IbFabric;
 use super::packet::TrafficClass;
+use super::switch::InputVl;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::find_cycle;
+use crate::fabric::deadlock::WaitWatch;
 use crate::kernel::{time, Time};
 use crate::report::MetricSummary;
 use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
-use crate::sim::ComponentKind;
+
+/// What the deadlock search keeps between two looks.
+#[derive(Debug)]
+pub(super) struct DeadlockWatch {
+    pub(super) waits: WaitWatch<InputVl>,
+    /// Simulated time between two looks.
+    pub(super) period: Time,
+}
+
+impl DeadlockWatch {
+    pub(super) fn new(period: Time) -> Self {
+        DeadlockWatch { waits: WaitWatch::default(), period }
+    }
+}
 
 impl IbFabric {
-    /// Looks for a cycle of input VLs each waiting on a full output VL whose
-    /// head has no credit downstream; describes it.
-    pub(super) fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
-        let mut g: petgraph::graphmap::DiGraphMap<(u32, u16, u8), ()> = petgraph::graphmap::DiGraphMap::new();
+    /// The waits a deadlock is made of: input VL a waits on a full output
+    /// VL whose head has no credit for input VL b downstream, and no credit
+    /// for b is on its way back (the sender's view of b's buffer is what b
+    /// holds). Nodes are (switch, input port, VL).
+    fn hard_waits(&self, now: Time) -> Vec<(InputVl, InputVl)> {
+        let mut waits = Vec::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_waits(now) {
-                g.add_edge(a, b, ());
+            for (a, b, out) in sw.blocked_waits(now) {
+                let sent = sw.credits_used(out as usize, b.2, now);
+                let held = self.switches[b.0 as usize].input_blocks(&self.sh.packets, b.1 as usize, b.2);
+                if sent == held {
+                    waits.push((a, b));
+                }
             }
         }
-        let cycle = find_cycle(&g)?;
+        waits
+    }
+
+    /// A run-time deadlock: a cycle of hard waits (see [`Self::hard_waits`])
+    /// every one of which was there at the previous look too (a cycle seen
+    /// at one look only may dissolve a few microseconds later).
+    pub(super) fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
+        let waits = self.hard_waits(now);
+        let cycle = self.watch.waits.look(waits)?;
         let names: Vec<String> = cycle
             .iter()
             .map(|&(s, p, vl)| {
@@ -37,27 +65,11 @@ impl IbFabric {
                 }
             })
             .collect();
-        // No credit is in flight on the cycle's links (other VLs may still
-        // flow): the sender's view of each receiving VL of the cycle must
-        // match what the receiver holds.
-        let mut mismatched = Vec::new();
-        for &(s, p, vl) in &cycle {
-            let sw = &self.switches[s as usize];
-            let Some(up) = sw.peer(p as usize) else { continue };
-            if up.kind != ComponentKind::Switch {
-                continue;
-            }
-            let sender = &self.switches[up.index as usize];
-            let sent = sender.credits_used(up.port as usize, vl, now);
-            let held = sw.input_blocks(&self.sh.packets, p as usize, vl);
-            if sent != held {
-                mismatched.push(format!("switch {} input port {p} VL {vl}: {sent} blocks sent, {held} held", s + 1));
-            }
-        }
         Some(json!({
             "time_us": time::to_us(now),
-            "credit_mismatches": mismatched,
             "cycle": names,
+            "seen_at_two_looks_us_apart": time::to_us(self.watch.period),
+            "transient_wait_cycles": self.watch.waits.transient,
             "packets_in_fabric": self.sh.packets.live(),
         }))
     }
@@ -79,13 +91,17 @@ impl IbFabric {
         for id in m.latency {
             out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
         }
-        let dmp = m.missing();
-        let mut s = MetricSummary::with_ci(
-            if dmp.count() > 0 { dmp.mean() } else { f64::NAN },
-            dmp.interval().map(|c| c.half_width),
-        );
-        s.count = Some(dmp.count());
-        out.push(("deadline_missing_probability".into(), s));
+        for (name, dmp) in [
+            ("deadline_missing_probability", m.missing()),
+            ("deadline_missing_probability_delivered", m.missing_delivered()),
+        ] {
+            let mut s = MetricSummary::with_ci(
+                if dmp.count() > 0 { dmp.mean() } else { f64::NAN },
+                dmp.interval().map(|c| c.half_width),
+            );
+            s.count = Some(dmp.count());
+            out.push((name.into(), s));
+        }
         for id in [m.deadline_missing_time, m.frame_delay] {
             out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
         }
@@ -122,7 +138,17 @@ impl IbFabric {
             "video_streams": streams,
             "video_streams_per_hca": streams as f64 / self.hcas.len() as f64,
         });
-        vec![("network".into(), network), ("routing".into(), self.routing.clone()), ("per_vl".into(), per_vl.into())]
+        let watch = json!({
+            "look_every_us": time::to_us(self.watch.period),
+            "looks": self.watch.waits.looks,
+            "transient_wait_cycles": self.watch.waits.transient,
+        });
+        vec![
+            ("network".into(), network),
+            ("routing".into(), self.routing.clone()),
+            ("per_vl".into(), per_vl.into()),
+            ("deadlock_watch".into(), watch),
+        ]
     }
 
     pub(super) fn counters(&self) -> Result<Vec<(String, i64)>> {
@@ -160,6 +186,7 @@ impl IbFabric {
             ("packets_in_flight".into(), in_flight),
             ("frames_delivered".into(), c.frames_delivered as i64),
             ("frames_missed".into(), c.frames_missed as i64),
+            ("frames_refused".into(), c.frames_refused as i64),
             ("crossbar_transfers".into(), self.packet_hops() as i64),
         ]);
         Ok(out)

@@ -576,9 +576,9 @@ impl IbSwitch {
 
     /// Input VLs whose head waits on a full output VL whose own head waits
     /// for credit: the edges (this input VL, the downstream input VL) of the
-    /// wait-for graph a run-time deadlock is a cycle of. Nodes are
-    /// (switch, input port, VL).
-    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl)> {
+    /// wait-for graph a run-time deadlock is a cycle of, with the output
+    /// port between them. Nodes are (switch, input port, VL).
+    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl, u16)> {
         let mut out = Vec::new();
         for port in 0..self.ports {
             for vl in 0..15u8 {
@@ -596,7 +596,7 @@ impl IbSwitch {
                 }
                 if let Some(w) = self.inputs[o].peer {
                     if w.to.kind == ComponentKind::Switch {
-                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl)));
+                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl), o as u16));
                     }
                 }
             }

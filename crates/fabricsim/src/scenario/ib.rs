@@ -326,6 +326,12 @@ pub struct IbSpec {
     /// The VL of each of the 16 SLs (15 = unmapped). Default: SL s on VL s mod data_vls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sl_to_vl: Option<Vec<u32>>,
+    /// Simulated time between two looks for a run-time deadlock, in us
+    /// (default: 1000 times the largest packet's serialization, 4.2 ms on
+    /// the seed's links). A deadlock is a cycle of waits seen at two
+    /// successive looks with no credit in flight on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock_check_us: Option<f64>,
     pub vl_arbitration: VlArbitrationSpec,
     pub switch: IbSwitchSpec,
     pub hca: IbHcaSpec,
@@ -343,6 +349,7 @@ impl Default for IbSpec {
             vl_buffer_bytes: 4200,
             credit_block_bytes: 64,
             sl_to_vl: None,
+            deadlock_check_us: None,
             vl_arbitration: VlArbitrationSpec::default(),
             switch: IbSwitchSpec::default(),
             hca: IbHcaSpec::default(),
@@ -374,6 +381,7 @@ pub const HOQ_LIFE: Range =
     Range::int("ib.switch.hoq_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
 pub const SWITCH_LIFE: Range =
     Range::int("ib.switch.switch_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
+pub const DEADLOCK_CHECK: Range = Range::num("ib.deadlock_check_us", 0.001, 1.0e9).unit("us");
 pub const HCA_BUFFER: Range = Range::num("ib.hca.buffer_mb", 0.0, 65536.0).above().unit("MiB");
 pub const PORTS: Range = Range::int("ib.topology.ports", 2, 255).note("IBA switches have up to 254 ports");
 pub const SWITCHES: Range = Range::int("ib.topology.switches", 2, 4096);
@@ -408,6 +416,7 @@ pub const RANGES: &[Range] = &[
     ARBITRATION,
     HOQ_LIFE,
     SWITCH_LIFE,
+    DEADLOCK_CHECK,
     HCA_BUFFER,
     PORTS,
     SWITCHES,
@@ -522,6 +531,9 @@ impl IbSpec {
             SWITCH_LIFE.check_int(v)?;
         }
         HCA_BUFFER.check(self.hca.buffer_mb)?;
+        if let Some(t) = self.deadlock_check_us {
+            DEADLOCK_CHECK.check(t)?;
+        }
         self.topology.validate()?;
         let imported = self.routing.algorithm == IbRouting::Imported;
         require(

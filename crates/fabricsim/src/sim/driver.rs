@@ -200,8 +200,10 @@ pub trait Model {
     fn backlog(&self) -> u64 {
         0
     }
-    /// Looks for a cycle of waits that stops all progress at `now`; describes it.
-    fn find_deadlock(&self, _now: Time) -> Option<serde_json::Value> {
+    /// Looks for a cycle of waits that stops all progress at `now`;
+    /// describes it. A model may keep what it saw at earlier looks (a
+    /// cycle must persist to count).
+    fn find_deadlock(&mut self, _now: Time) -> Option<serde_json::Value> {
         None
     }
     /// Where an overloaded model's backlog sits and which resource is
