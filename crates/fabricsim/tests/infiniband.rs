@@ -521,7 +521,7 @@ fn spf_deadlocks_at_run_time_and_updown_does_not() {
 fn frequent_looks_stop_no_run_that_flows() {
     let base = "[run]\nwarmup_observations = 0\nmax_observations = 150000\nmin_observations = 0\nprecision = 0\n\
                 [ib]\ndeadlock_check_us = 5\n[ib.topology]\nkind = \"random\"\n[ib.workload]\nreal_time_share = 0.7\n";
-    let r = run(&format!("{base}injection_rate = 0.4\n"));
+    let r = run(&format!("{base}injection_rate = 0.3\n"));
     assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations, "{:?}", r.run);
     let watch = &r.sections.iter().find(|(n, _)| n == "deadlock_watch").unwrap().1;
     assert!(watch["looks"].as_u64().unwrap() > 1000, "{watch}");
