@@ -115,3 +115,22 @@ def stable(table: Any) -> Any:
     if "flags" in table.columns:  # CSV reads a clean run's "" back as NaN
         table = table.assign(flags=table["flags"].astype(object).fillna("").astype(str))
     return table
+
+
+# Every experiment of a study with a claims table, run once in quick mode for
+# the whole session: the claims, document and HTML report tests share it.
+@pytest.fixture(scope="session")
+def quick_records(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """(directory, {experiment id: Report}) of a quick run of every converted study."""
+    from fabricsim.reproduce import claims, experiments, reproduce
+
+    studies = {t.id for t in claims.tables()}
+    ids = [i for i, e in experiments().items() if e.study in studies]
+    out = tmp_path_factory.mktemp("quick-records")
+    reports = reproduce(ids, quick=True, jobs=2, out_dir=out, progress=False, echo=None)
+    return out, {r.id: r for r in reports}
+
+
+def checks_by_id(report: Any) -> dict[str, Any]:
+    """A report's claims by row id."""
+    return {c.id: c for c in report.checks}

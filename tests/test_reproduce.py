@@ -71,10 +71,11 @@ def test_experiment_writes_csv_png_json(tmp_path):
     assert [c["within"] for c in summary["checks"]] == [True, False]
     assert summary["all_within"] is False
     first = summary["checks"][0]
-    assert set(first) == {"claim", "published", "ours", "ours_ci", "tolerance", "within", "note"}
+    assert {"claim", "published", "ours", "ours_ci", "tolerance", "within", "note", "id", "role", "kind"} <= set(first)
+    assert first["role"] == "check" and summary["study"] == "test-study"
     assert summary["checks"][1]["published"] == [1e9, 2e9]
     text = format_checks(report)
-    assert "latency at 10% load" in text and "NO" in text and "1/2 checks within tolerance" in text
+    assert "latency at 10% load" in text and "missed" in text and "1 of 2 checks within tolerance" in text
 
 
 def test_reproduce_command(tmp_path):

@@ -225,9 +225,14 @@ def reproduce(
     list_: bool = typer.Option(False, "--list", help="List the experiments and exit."),
     quick: bool = typer.Option(False, "--quick", help="Fewer points and frames: a fast look, not the published precision."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Parallel processes (default: all CPUs)."),
-    out: Path = typer.Option(Path("repro-out"), "--out", "-o", help="Directory for the csv/png/json outputs."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 if any check is outside its tolerance."),
+    out: Path = typer.Option(Path("repro-out"), "--out", "-o",
+                             help="Directory for the csv/png/json outputs, SUMMARY.md and index.html (the report)."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 if any prediction is outside its tolerance."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+    document: Optional[Path] = typer.Option(
+        None, "--document",
+        help="Also write this document (REPRODUCTIONS.md) from every experiment record in --out; "
+             "without experiment ids, only that."),
 ) -> None:
     """Reproduce published experiments side by side with the published numbers."""
     from . import reproduce as repro
@@ -236,10 +241,11 @@ def reproduce(
         for exp in sorted(repro.experiments().values(), key=lambda e: natural_key(e.id)):
             emit(f"{exp.id:<32} {exp.title}")
         return
-    if not ids:
+    if not ids and document is None:
         raise FabricsimError("name one or more experiments, `all`, or use --list")
     writable_dir(out, "--out")
-    reports = repro.reproduce(ids, quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=emit)
+    reports = repro.reproduce(ids or [], quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=emit,
+                              document=document)
     if strict and not all(r.all_within for r in reports):
         raise typer.Exit(1)
 

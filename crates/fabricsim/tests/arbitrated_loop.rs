@@ -184,7 +184,8 @@ fn example_scenarios_are_valid() {
 
 /// The loop trips seed 004's text quotes follow from its inputs alone: 84
 /// more ports of 226 ns add 19 us to a trip, fibre adds 5 ns/m (37.5 and 150
-/// us for 7.5 and 30 km), and 96 disks on 30 km make a 172 us trip.
+/// us for 7.5 and 30 km, 100 to 1000 times a port's delay), and 96 disks on
+/// 30 km make a 172 us trip.
 #[test]
 fn trips_the_study_quotes_are_input_arithmetic() {
     let trip_us = |disks: u32, km: f64| {
@@ -195,6 +196,11 @@ fn trips_the_study_quotes_are_input_arithmetic() {
     assert!((trip_us(12, 7.5) - trip_us(12, 0.05) - 37.25).abs() < 0.01);
     assert!((trip_us(12, 30.0) - trip_us(12, 0.05) - 149.75).abs() < 0.01);
     assert!((trip_us(96, 30.0) - 171.9).abs() < 0.05, "{}", trip_us(96, 30.0));
+    let port_us = (trip_us(13, 0.05) - trip_us(12, 0.05)).max(1e-9);
+    for km in [7.5, 30.0] {
+        let times = (trip_us(12, km) - trip_us(12, 0.0)) / port_us;
+        assert!((100.0..1000.0).contains(&times), "{km} km: {times} times a port");
+    }
 }
 
 /// A status delay runs while the data tenancy's CLS goes round. Seen from

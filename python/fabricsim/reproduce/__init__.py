@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from .claims import Compare, Series, Span, Value
 from .framework import (
     Check,
     Context,
@@ -41,6 +42,10 @@ for _name in STUDY_MODULES:
 
 __all__ = [
     "Check",
+    "Compare",
+    "Series",
+    "Span",
+    "Value",
     "Context",
     "Experiment",
     "ExperimentOutput",

@@ -93,16 +93,37 @@ class Check:
 
     ``published`` is a value or a ``[lo, hi]`` range; ``tolerance`` is an absolute
     margin in the claim's units. ``within`` is true when ``ours`` lies within
-    ``tolerance`` of the value, or of the range.
+    ``tolerance`` of the value, or of the range; it is None where nothing is
+    judged (a calibration fit, a claim not evaluated).
+
+    A row of a claims table (:mod:`.claims`) also carries its ``id``,
+    ``figure``, ``kind``, ``unit`` and ``role`` (``prediction``, ``fit``,
+    ``unaddressed``, ``construction``, ``restates``); a check written in an
+    experiment's code, as studies not yet converted state them, has role
+    ``check``.
     """
 
     claim: str
-    published: float | list[float]
+    published: float | list[float] | None
     ours: float
     ours_ci: float | None
     tolerance: float
-    within: bool
+    within: bool | None
     note: str = ""
+    id: str = ""
+    figure: str = ""
+    kind: str = ""
+    role: str = "check"
+    unit: str = ""
+    parameter: str = ""
+    margin_why: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """within, missed, fit, unaddressed, construction or restates."""
+        if self.role in ("prediction", "check"):
+            return "within" if self.within else "missed"
+        return self.role
 
 
 def check(
@@ -142,6 +163,42 @@ HARDWARE_REL = 0.20  # a hardware measurement: the trend, and +-20%
 SLIGHT_MAX_PCT = 15.0  # "slightly" better: above the combined CI, by at most 15%
 SAME_PCT = 5.0  # "practically indistinguishable": within 5% of each other
 MUCH_MIN_PCT = 10.0  # "essentially" / "much" higher: by at least 10%
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """The tolerance of one kind of claim: a relative margin, or points of bandwidth."""
+
+    rule: str
+    rel: float = 0.0
+    points: float = 0.0
+
+
+# A claims-table row's kind sets its tolerance; a row may widen it only with
+# a reason from the paper's own precision (``margin``, ``margin_why``).
+KIND_RULES: dict[str, KindRule] = {
+    "simulated throughput": KindRule(
+        f"±{THROUGHPUT_POINTS:g} points of bandwidth (a throughput in MB/s: {THROUGHPUT_POINTS:g}% of the bandwidth the row names)",
+        points=THROUGHPUT_POINTS),
+    "simulated latency": KindRule(f"±{LATENCY_REL:.0%}", rel=LATENCY_REL),
+    "simulated count": KindRule(f"±{LATENCY_REL:.0%}, as a latency (re-attempts, disks, any other simulated quantity)",
+                                rel=LATENCY_REL),
+    "hardware measurement": KindRule(f"±{HARDWARE_REL:.0%}", rel=HARDWARE_REL),
+    "stated ratio": KindRule("the range the study's own rounding allows, no further margin"),
+    "direction": KindRule("A above B by more than their combined 95% CI (no margin admits the opposite sign), "
+                          f"sized by the claim's word: slightly at most {SLIGHT_MAX_PCT:g}%, essentially at least "
+                          f"{MUCH_MIN_PCT:g}%, the same within {SAME_PCT:g}%, about X within the range X's rounding allows"),
+    "trend": KindRule("rising or falling: the whole change beyond its CI and no step the other way beyond its CI; "
+                      "a growth factor: both ends within the margin of their kind"),
+}
+# Size words of direction claims: (lowest, highest) difference in %, and whether it must exceed the combined CI.
+SIZE_WORDS: dict[str, tuple[float, float, bool]] = {
+    "above": (0.0, math.inf, True),
+    "slightly": (0.0, SLIGHT_MAX_PCT, True),
+    "essentially": (MUCH_MIN_PCT, math.inf, True),
+    "same": (-SAME_PCT, SAME_PCT, False),
+    "about": (math.nan, math.nan, True),
+}
 
 
 def throughput_claim(claim: str, published: float | Sequence[float], ours: float, ours_ci: float | None = None,
@@ -219,10 +276,16 @@ class PlotSpec:
 
 @dataclass
 class ExperimentOutput:
+    """What an experiment returns. A study with a claims table gives ``ours``
+    (a value per row id of the experiment's predictions and fits, see
+    :mod:`.claims`); its published points come from the table's rows. A
+    study not yet converted states ``checks`` and ``published`` in code."""
+
     curves: pd.DataFrame  # tidy: series, x, y, y_ci, plus any extra columns
     plot: PlotSpec
     published: list[dict[str, Any]] = field(default_factory=list)  # series, x, y, note
     checks: list[Check] = field(default_factory=list)
+    ours: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -231,6 +294,11 @@ class Experiment:
     title: str
     source: str
     func: Callable[[Context], ExperimentOutput]
+
+    @property
+    def study(self) -> str:
+        """The study an experiment belongs to: its id's prefix (``switched-fcal/table7``: ``switched-fcal``)."""
+        return self.id.split("/", 1)[0]
 
 
 @dataclass
@@ -245,12 +313,18 @@ class Report:
     files: dict[str, Path]
 
     @property
+    def study(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
     def all_within(self) -> bool:
-        return all(c.within for c in self.checks)
+        """Every prediction (and every check of a study without a claims table) within its tolerance."""
+        return all(c.within for c in self.checks if c.role in ("prediction", "check"))
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "study": self.study,
             "title": self.title,
             "source": self.source,
             "quick": self.quick,
@@ -317,10 +391,19 @@ def run_experiment(exp: Experiment | str, ctx: Context) -> Report:
     if missing:
         raise FabricsimError(f"experiment `{exp.id}` returned curves without columns {missing}")
     checks = [c if isinstance(c, Check) else Check(**c) for c in output.checks]
+    published = list(output.published)
+    from .claims import evaluate, published_points, study_table
+
+    table = study_table(exp.study)
+    if table is not None and (output.ours or table.rows(exp.id)):
+        checks = evaluate(table, exp.id, output.ours) + checks
+        published += published_points(table, exp.id)
+    elif output.ours:
+        raise FabricsimError(f"experiment `{exp.id}` evaluates claims, but study `{exp.study}` has no claims table")
     stem = ctx.out_dir / file_stem(exp.id)
     files = {"csv": stem.with_suffix(".csv"), "png": stem.with_suffix(".png"), "json": stem.with_suffix(".json")}
     curves.to_csv(files["csv"], index=False)
-    plot_curves(curves, output.plot, output.published, files["png"])
+    plot_curves(curves, output.plot, published, files["png"])
     report = Report(exp.id, exp.title, exp.source, ctx.quick, checks, ctx.runs - runs_before, wall, files)
     files["json"].write_text(json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n")
     return report
@@ -460,49 +543,29 @@ def _fmt(x: Any) -> str:
 
 
 def format_checks(report: Report) -> str:
-    """A compact table: claim | published | ours ± ci | tolerance | ok."""
-    rows = [("claim", "published", "ours ± ci", "tolerance", "ok")]
+    """A compact table for the terminal: claim | published | ours ± ci | tolerance | verdict."""
+    from .document import cells, counts, counts_line
+
+    rows = [("claim", "published", "ours ± ci", "tolerance", "verdict")]
     for c in report.checks:
-        ours = _fmt(c.ours) + (f" ± {_fmt(c.ours_ci)}" if c.ours_ci is not None else "")
-        rows.append((c.claim, _fmt(c.published), ours, _fmt(c.tolerance), "yes" if c.within else "NO"))
+        cell = cells(asdict(c))
+        label = f"{c.id}: {c.claim}" if c.id else c.claim
+        if len(label) > 90:
+            label = label[:87] + "..."
+        rows.append((label, cell["published"], cell["ours"], cell["tolerance"], cell["verdict"].strip("*")))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = [" | ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "-+-".join("-" * w for w in widths))
-    within = sum(c.within for c in report.checks)
-    head = (
-        f"{report.id}: {report.title}  ({report.runs} runs, {report.wall_time_s:.1f} s"
-        f"{', quick' if report.quick else ''}; {within}/{len(report.checks)} checks within tolerance)"
-    )
+    summary = counts_line(counts([report.to_json()]))
+    head = f"{report.id}: {report.title}  ({report.runs} runs, {report.wall_time_s:.1f} s{', quick' if report.quick else ''}; {summary})"
     return "\n".join([head, *lines])
 
 
 def write_summary(out_dir: str | Path) -> Path:
-    """Collect every experiment JSON in ``out_dir`` into ``SUMMARY.md``: one
-    table of checks per experiment, published beside ours."""
-    out_dir = Path(out_dir)
-    lines = ["# Reproduction summary", ""]
-    for path in sorted(out_dir.glob("*.json")):
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict) or "checks" not in data or "id" not in data:
-            continue
-        within = sum(bool(c.get("within")) for c in data["checks"])
-        mode = "quick" if data.get("quick") else "full"
-        lines += [f"## {data['id']}: {data.get('title', '')}", "",
-                  f"{data.get('runs', 0)} runs, {data.get('wall_time_s', 0):.0f} s ({mode}); "
-                  f"{within}/{len(data['checks'])} checks within tolerance. Source: {data.get('source', '')}", "",
-                  "| claim | published | ours ± 95% CI | tolerance | within | note |", "|---|---|---|---|---|---|"]
-        for c in data["checks"]:
-            ours = _fmt(c.get("ours")) + (f" ± {_fmt(c['ours_ci'])}" if c.get("ours_ci") is not None else "")
-            cells = [c.get("claim", ""), _fmt(c.get("published")), ours, _fmt(c.get("tolerance")),
-                     "yes" if c.get("within") else "**no**", c.get("note", "")]
-            lines.append("| " + " | ".join(str(x).replace("|", "/") for x in cells) + " |")
-        lines.append("")
-    target = out_dir / "SUMMARY.md"
-    target.write_text("\n".join(lines))
-    return target
+    """``SUMMARY.md`` of every experiment record in ``out_dir``."""
+    from .document import write_summary as write
+
+    return write(out_dir)
 
 
 def reproduce(
@@ -512,8 +575,12 @@ def reproduce(
     out_dir: str | Path = "repro-out",
     progress: bool = True,
     echo: Callable[[str], None] | None = print,
+    document: str | Path | None = None,
 ) -> list[Report]:
-    """Run the named experiments (``"all"`` for every one), write their files, print their checks."""
+    """Run the named experiments (``"all"`` for every one), write their files,
+    print their checks, then write ``SUMMARY.md`` and the HTML report
+    (``index.html``) of every record in ``out_dir``; with ``document``, also the
+    full document there (REPRODUCTIONS.md, :mod:`.document`)."""
     chosen = _resolve(ids)
     reports = []
     for exp in chosen:
@@ -523,7 +590,17 @@ def reproduce(
         if echo is not None:
             echo(format_checks(report))
             echo(f"  wrote {', '.join(str(p) for p in report.files.values())}\n")
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
     summary = write_summary(out_dir)
+    from .report_html import write_html
+
+    page = write_html(out_dir)
     if echo is not None:
-        echo(f"summary of every experiment in {out_dir}: {summary}")
+        echo(f"every experiment in {out_dir}: {summary}, {page}")
+    if document is not None:
+        from .document import write_document
+
+        written = write_document(out_dir, document)
+        if echo is not None:
+            echo(f"document of every record in {out_dir}: {written}")
     return reports

@@ -1,0 +1,309 @@
+"""What a reproduction run says, as Markdown: every experiment's claims
+beside ours, and the counts per study (predictions within and missed,
+calibration fits, claims the model cannot yet address, and the rows that
+are not evidence: true by construction, or restating another row).
+
+``DIR/SUMMARY.md`` is written after every ``fabricsim reproduce --out DIR``;
+``--document FILE`` also writes the full document (REPRODUCTIONS.md): how the
+run was made, the tolerance policy and, study by study, the notes kept in
+``notes/<study>.md`` before that study's tables. A study with no record in
+DIR keeps the tables of its last full run (``notes/<study>.legacy.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .claims import Counts, study_table
+from .framework import KIND_RULES
+
+NOTES = Path(__file__).parent / "notes"
+# Studies in the order of the seed papers; experiments of other studies follow.
+STUDY_ORDER = ("hp-fc-1995", "switched-fcal", "ong-farrell-fc", "iba-2007", "fcal-loop", "fc-classes")
+VERDICT_WORDS = {
+    "within": "within",
+    "missed": "**missed**",
+    "fit": "fit",
+    "unaddressed": "cannot address",
+    "construction": "by construction",
+    "restates": "restates",
+}
+
+
+def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
+    """Every experiment record (``<id>.json``) in ``out_dir``, ordered by study then id."""
+    records = []
+    for path in sorted(Path(out_dir).glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and "checks" in data and "id" in data:
+            data.setdefault("study", data["id"].split("/", 1)[0])
+            records.append(data)
+    return sorted(records, key=lambda r: (study_rank(r["study"]), table_rank(r["study"], r["id"]), r["id"]))
+
+
+def table_rank(study: str, experiment: str) -> int:
+    """Where an experiment's first claim sits in its study's table (the paper's order)."""
+    table = study_table(study)
+    if table is not None:
+        for i, c in enumerate(table.claims):
+            if c.experiment == experiment:
+                return i
+    return 1 << 30
+
+
+def study_rank(study: str) -> tuple[int, str]:
+    return (STUDY_ORDER.index(study), "") if study in STUDY_ORDER else (len(STUDY_ORDER), study)
+
+
+def by_study(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        out.setdefault(r["study"], []).append(r)
+    return out
+
+
+def counts(records: Iterable[Mapping[str, Any]]) -> Counts:
+    c = Counts()
+    for r in records:
+        for check in r["checks"]:
+            c.add(check)
+    return c
+
+
+def registered(study: str) -> list[str]:
+    """The ids of a study's experiments in the registry."""
+    from .framework import experiments
+
+    return [i for i, e in experiments().items() if e.study == study]
+
+
+def study_heading(study: str, records: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """(title, source) of a study: from its claims table, else from its experiments."""
+    table = study_table(study)
+    if table is not None:
+        return table.title, table.source
+    if records:
+        return study, records[0].get("source", "")
+    from .framework import experiments
+
+    known = experiments()
+    ids = registered(study)
+    return study, (known[ids[0]].source if ids else "")
+
+
+def verdict(check: Mapping[str, Any]) -> str:
+    role = check.get("role", "check")
+    if role in ("prediction", "check"):
+        return "within" if check.get("within") else "missed"
+    return role
+
+
+def fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, str):
+        return "-" if x == "nan" else x
+    if isinstance(x, (list, tuple)):
+        return "[" + ", ".join(fmt(v) for v in x) + "]"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "-"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return f"{x:.4g}"
+    return str(x)
+
+
+def cells(check: Mapping[str, Any]) -> dict[str, str]:
+    """A check's columns as text: published with its unit, ours with its CI, the tolerance, the verdict."""
+    unit = check.get("unit", "")
+    p = check.get("published")
+    if check.get("kind") == "direction" and isinstance(p, list):
+        published = direction_words(*p)
+    elif check.get("kind") == "trend" and isinstance(p, str):
+        published = p  # rising or falling
+    else:
+        published = fmt(p) + (f" {unit}" if unit and p is not None else "")
+    ours = fmt(check.get("ours"))
+    ci = check.get("ours_ci")
+    if isinstance(ci, (int, float)) and ours != "-" and ci > 1e-9 * abs(float(check["ours"])):
+        ours += f" ± {fmt(ci)}"
+    if check.get("kind") == "direction" and ours != "-":
+        ours += " %"
+    role = check.get("role", "check")
+    tol = check.get("tolerance")
+    if role not in ("prediction", "fit", "check") or tol is None or (isinstance(tol, float) and math.isnan(tol)):
+        tolerance = "-"
+    elif check.get("kind") == "direction":
+        low = (check.get("published") or [0])[0]
+        tolerance = "beyond CI" if isinstance(low, (int, float)) and low >= 0 else "-"
+    elif check.get("kind") == "trend":
+        tolerance = "shape" if not tol else f"±{fmt(tol)}"
+    else:
+        tolerance = f"±{fmt(tol)}"
+    if check.get("margin_why"):
+        tolerance += " (widened)"
+    v = verdict(check)
+    word = VERDICT_WORDS[v]
+    if v == "fit" and check.get("parameter"):
+        word = f"fit: {check['parameter']}"
+    note = check.get("note", "")
+    if check.get("margin_why"):
+        note = f"margin: {check['margin_why']}" + (f"; {note}" if note else "")
+    return {"id": check.get("id", ""), "figure": check.get("figure", ""), "claim": check.get("claim", ""),
+            "published": published, "ours": ours, "tolerance": tolerance, "verdict": word, "note": note}
+
+
+def direction_words(lo: Any, hi: Any) -> str:
+    """A direction claim's allowed difference of A over B, in words."""
+    lo = math.inf if lo == "inf" else (-math.inf if lo == "-inf" else float(lo))
+    hi = math.inf if hi == "inf" else float(hi)
+    if math.isinf(hi):
+        return "A above B" if lo == 0 else f"A at least {fmt(lo)}% above B"
+    if lo == -hi:
+        return f"A within ±{fmt(hi)}% of B"
+    return f"A {fmt(lo)} to {fmt(hi)}% above B"
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def counts_line(c: Counts) -> str:
+    parts = []
+    if c.predictions:
+        parts.append(f"{c.within} of {c.predictions} predictions within tolerance, {c.missed} missed")
+    if c.fits:
+        parts.append(f"{c.fits} calibration fits")
+    if c.unaddressed:
+        parts.append(f"{c.unaddressed} the model cannot yet address")
+    if c.construction or c.restates:
+        parts.append(f"not evidence: {c.construction} true by construction, {c.restates} restating another row")
+    if c.checks:
+        parts.append(f"{c.checks_within} of {c.checks} checks within tolerance (no claims table yet)")
+    return "; ".join(parts) or "no claims"
+
+
+def own_experiment(study: str) -> bool:
+    """A study of our own (no published claims): counted apart."""
+    table = study_table(study)
+    return table is not None and table.nature == "own experiment"
+
+
+def count_rows(records: Sequence[Mapping[str, Any]]) -> list[tuple[str, Counts]]:
+    """(label, counts) per study, the published studies' total, then our own experiments."""
+    grouped = by_study(records)
+    published = [(s, counts(recs)) for s, recs in grouped.items() if not own_experiment(s)]
+    own = [(f"{s} (own experiment)", counts(recs)) for s, recs in grouped.items() if own_experiment(s)]
+    total = counts(r for s, recs in grouped.items() if not own_experiment(s) for r in recs)
+    return published + [("all published studies", total)] + own
+
+
+def counts_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = ["| study | predictions within | missed | fits | cannot address | by construction | restated | checks (no claims table yet) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for label, c in count_rows(records):
+        checks = f"{c.checks_within} of {c.checks}" if c.checks else "-"
+        lines.append(f"| {label} | {c.within} of {c.predictions} | {c.missed} | {c.fits} | {c.unaddressed} | "
+                     f"{c.construction} | {c.restates} | {checks} |")
+    return lines
+
+
+def experiment_section(record: Mapping[str, Any], level: str = "##") -> list[str]:
+    mode = "quick" if record.get("quick") else "full"
+    lines = [f"{level} {record['id']}: {record.get('title', '')}", "",
+             f"{record.get('runs', 0)} runs, {record.get('wall_time_s', 0):.0f} s ({mode}); "
+             f"{counts_line(counts([record]))}.", ""]
+    if not record["checks"]:
+        return lines + ["No claims: the figure shows what other experiments check.", ""]
+    claims_table = any(c.get("role", "check") != "check" for c in record["checks"])
+    if claims_table:
+        lines += ["| id | figure | claim | published | ours ± 95% CI | tolerance | verdict | note |",
+                  "|---|---|---|---|---|---|---|---|"]
+        keys = ("id", "figure", "claim", "published", "ours", "tolerance", "verdict", "note")
+    else:
+        lines += ["| claim | published | ours ± 95% CI | tolerance | verdict | note |", "|---|---|---|---|---|---|"]
+        keys = ("claim", "published", "ours", "tolerance", "verdict", "note")
+    for check in record["checks"]:
+        row = cells(check)
+        lines.append("| " + " | ".join(_md(row[k]) for k in keys) + " |")
+    return lines + [""]
+
+
+def policy_section() -> list[str]:
+    lines = ["## Tolerance policy", "",
+             "A claim's kind sets its tolerance (`python/fabricsim/reproduce/framework.py`, `KIND_RULES`), so "
+             "no margin is chosen for the number it has to meet; a row widens it only with a reason from the "
+             "paper's own precision, shown in its note.", ""]
+    lines += [f"- **{kind}**: {rule.rule}." for kind, rule in KIND_RULES.items()]
+    lines += ["", "A row's role says what its verdict means: a **prediction** is within or missed; a **fit** is "
+              "a calibration target (the parameter it set is named) and never counts as a pass; a claim the model "
+              "**cannot address** yet says why; a claim true **by construction** (arithmetic on the inputs, a "
+              "property of the model) names the unit test that holds it; a claim that **restates** another row is "
+              "checked there, once.", ""]
+    return lines
+
+
+def summary_markdown(out_dir: str | Path) -> str:
+    records = load_records(out_dir)
+    lines = ["# Reproduction summary", ""] + counts_table(records) + [""]
+    for r in records:
+        lines += experiment_section(r)
+    return "\n".join(lines)
+
+
+def write_summary(out_dir: str | Path) -> Path:
+    target = Path(out_dir) / "SUMMARY.md"
+    target.write_text(summary_markdown(out_dir))
+    return target
+
+
+def _note(name: str) -> str:
+    path = NOTES / name
+    return path.read_text(encoding="utf-8").strip() if path.exists() else ""
+
+
+def document_markdown(out_dir: str | Path) -> str:
+    """The whole record: the document's head, the counts, the policy, then
+    study by study its notes and its experiments' tables."""
+    records = load_records(out_dir)
+    grouped = by_study(records)
+    studies = sorted(set(grouped) | {p.name.removesuffix(".legacy.md") for p in NOTES.glob("*.legacy.md")}, key=study_rank)
+    lines = [_note("_document.md"), "", "## Counts", "",
+             f"Generated from the experiment records in `{Path(out_dir).as_posix()}/` by "
+             f"`fabricsim reproduce IDS --out {Path(out_dir).as_posix()} --document REPRODUCTIONS.md`.", ""]
+    lines += counts_table(records) + [""]
+    legacy = [s for s in studies if s not in grouped]
+    if legacy:
+        lines += ["Not in the counts: " + ", ".join(legacy) + " (no record in this directory yet; the tables of "
+                  "their last full run follow, in the form of the time).", ""]
+    lines += policy_section()
+    for study in studies:
+        recs = grouped.get(study, [])
+        title, source = study_heading(study, recs)
+        ids = [r["id"] for r in recs] or registered(study)
+        lines += [f"## {title}", "", f"{source}. Experiments: " + (", ".join(f"`{i}`" for i in ids) or "-") + ".", ""]
+        if recs:
+            lines += [f"Counts: {counts_line(counts(recs))}.", ""]
+        notes = _note(f"{study}.md")
+        if notes:
+            lines += [notes, ""]
+        if recs:
+            for r in recs:
+                lines += experiment_section(r, "###")
+        else:
+            lines += [_note(f"{study}.legacy.md"), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_document(out_dir: str | Path, target: str | Path) -> Path:
+    target = Path(target)
+    target.write_text(document_markdown(out_dir))
+    return target

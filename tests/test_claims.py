@@ -1,0 +1,166 @@
+"""Claims as data: the tables load and name what they should, every row is
+evaluated exactly once, the tolerance comes from the kind, and the document
+and the HTML report say what the runs say."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from fabricsim.errors import FabricsimError
+from fabricsim.reproduce import claims, document, experiments
+from fabricsim.reproduce.claims import Compare, Series, Span, Value
+
+ROW = """
+[[claims]]
+id = "a"
+experiment = "demo/one"
+figure = "Fig. 1"
+quote = "It is about 10."
+published = 10
+unit = "us"
+kind = "simulated latency"
+role = "prediction"
+"""
+HEAD = '[study]\ntitle = "Demo"\nsource = "a demo"\nnature = "simulation"\n'
+
+
+def table(tmp_path: Path, rows: str, name: str = "demo") -> claims.Study:
+    path = tmp_path / f"{name}.claims.toml"
+    path.write_text(HEAD + rows)
+    return claims.load_study(path)
+
+
+def test_every_table_names_registered_experiments_of_its_study():
+    known = experiments()
+    tables = claims.tables()
+    assert {t.id for t in tables} >= {"switched-fcal", "ong-farrell-fc", "fcal-loop", "fc-classes"}
+    for t in tables:
+        for c in t.claims:
+            assert c.experiment in known, f"{t.path.name}: {c.id} names {c.experiment}"
+            assert known[c.experiment].study == t.id
+        fits = [c for c in t.claims if c.role == "fit"]
+        assert all(c.parameter for c in fits)
+
+
+@pytest.mark.parametrize("rows, key", [
+    (ROW.replace('role = "prediction"', 'role = "guess"'), "role"),
+    (ROW.replace('kind = "simulated latency"', 'kind = "vibes"'), "kind"),
+    (ROW + 'colour = "red"\n', "colour"),
+    (ROW.replace('role = "prediction"', 'role = "fit"'), "parameter"),
+    (ROW.replace('role = "prediction"', 'role = "restates"\nsame_as = "b"'), "same_as"),
+    (ROW + "margin = 2\n", "margin_why"),
+    (ROW.replace("published = 10\n", ""), "published"),
+    (ROW.replace('kind = "simulated latency"', 'kind = "direction"'), "size"),
+    (ROW.replace('role = "prediction"', 'role = "construction"\nwhy = "arithmetic"'), "test"),
+    (ROW + ROW, "id"),
+    (ROW.replace("published = 10", "published = [12, 10]"), "published"),
+])
+def test_a_bad_row_is_refused_naming_the_file_the_row_and_the_key(tmp_path, rows, key):
+    with pytest.raises(FabricsimError) as e:
+        table(tmp_path, rows)
+    text = str(e.value)
+    assert "demo.claims.toml" in text and f"`{key}`" in text and ("claim" in text), text
+
+
+def claim(**kw) -> claims.Claim:
+    base = dict(id="x", experiment="demo/one", figure="Fig. 1", quote="q", unit="us", kind="simulated latency",
+                role="prediction", published=100.0)
+    base.update(kw)
+    return claims.Claim(**base)
+
+
+def test_the_kind_sets_the_tolerance():
+    assert claims.evaluate_claim(claim(), Value(109.0)).within
+    assert not claims.evaluate_claim(claim(), Value(111.0)).within
+    assert claims.evaluate_claim(claim(kind="hardware measurement"), Value(119.0)).within
+    assert not claims.evaluate_claim(claim(kind="hardware measurement"), Value(121.0)).within
+    assert claims.evaluate_claim(claim(kind="simulated count", published=(10.0, 20.0)), Value(21.4)).within
+    assert not claims.evaluate_claim(claim(kind="simulated latency"), Value(math.nan)).within
+    # Throughput: 2 points of bandwidth, in % or in the row's unit.
+    assert claims.evaluate_claim(claim(kind="simulated throughput", unit="%", published=47.0), Value(45.1)).within
+    mb = claim(kind="simulated throughput", unit="MB/s", published=90.0, bandwidth=100.0)
+    assert claims.evaluate_claim(mb, Value(91.9)).within and not claims.evaluate_claim(mb, Value(92.1)).within
+    # A wider margin only with its reason; a fit is shown, never passed.
+    assert claims.evaluate_claim(claim(margin=20.0, margin_why="w"), Value(119.0)).within
+    fit = claims.evaluate_claim(claim(role="fit", parameter="p"), Value(100.0))
+    assert fit.within is None and fit.verdict == "fit"
+    # The range a study's rounding allows, no further margin.
+    ratio = claim(kind="stated ratio", published=(1.5, 1.7), unit="")
+    assert claims.evaluate_claim(ratio, Value(1.7)).within and not claims.evaluate_claim(ratio, Value(1.71)).within
+
+
+def test_directions_need_their_sign_beyond_the_ci_and_their_size():
+    above = claim(kind="direction", size="above", published=None, unit="%")
+    assert claims.evaluate_claim(above, Compare(10.5, 10.0, 0.1, 0.1)).within
+    assert not claims.evaluate_claim(above, Compare(10.1, 10.0, 0.2, 0.2)).within  # inside the CI
+    assert not claims.evaluate_claim(above, Compare(9.9, 10.0)).within  # opposite sign
+    slightly = claim(kind="direction", size="slightly", published=None, unit="%")
+    assert not claims.evaluate_claim(slightly, Compare(13.0, 10.0, 0.1, 0.1)).within  # more than slightly
+    same = claim(kind="direction", size="same", published=None, unit="%")
+    assert claims.evaluate_claim(same, Compare(10.4, 10.0)).within and not claims.evaluate_claim(same, Compare(10.6, 10.0)).within
+    about = claim(kind="direction", size="about", published=(5.0, 15.0), unit="%")
+    assert claims.evaluate_claim(about, Compare(11.0, 10.0)).within and not claims.evaluate_claim(about, Compare(12.0, 10.0)).within
+    assert claims.evaluate_claim(above, Compare(math.inf, 10.0)).within  # saturated below the load
+
+
+def test_trends_rise_beyond_their_ci_with_no_step_against_it():
+    rising = claim(kind="trend", shape="rising", published=None)
+    assert claims.evaluate_claim(rising, Series([1.0, 2.0, 3.0])).within
+    assert claims.evaluate_claim(rising, Series([1.0, 2.0, 1.95, 3.0], [0.1, 0.1, 0.1, 0.1])).within  # a dip inside its CI
+    dip = claims.evaluate_claim(rising, Series([1.0, 2.0, 1.5, 3.0], xs=[0, 10, 20, 30]))
+    assert not dip.within and "10 -> 20" in dip.note
+    assert not claims.evaluate_claim(rising, Series([1.0, 1.05], [0.1, 0.1])).within  # the whole rise inside its CI
+    falling = claim(kind="trend", shape="falling", published=None)
+    assert claims.evaluate_claim(falling, Series([3.0, 2.0, 1.0])).within
+    growth = claim(kind="trend", shape="growth", published=14.5, of="simulated count", unit="times")
+    assert claims.evaluate_claim(growth, Value(12.0)).within and not claims.evaluate_claim(growth, Value(11.8)).within
+    span = claim(published=68.0)
+    assert claims.evaluate_claim(span, Span(72.0, 90.0)).within and not claims.evaluate_claim(span, Span(76.0, 90.0)).within
+
+
+def test_an_experiment_must_evaluate_its_rows_and_only_them(tmp_path):
+    rows = ROW + ROW.replace('id = "a"', 'id = "b"').replace('role = "prediction"', 'role = "fit"\nparameter = "p"') \
+        + ROW.replace('id = "a"', 'id = "c"').replace('role = "prediction"', 'role = "restates"\nsame_as = "a"')
+    study = table(tmp_path, rows)
+    done = claims.evaluate(study, "demo/one", {"a": Value(10.0), "b": Value(9.0)})
+    assert [c.verdict for c in done] == ["within", "fit", "restates"]
+    with pytest.raises(FabricsimError, match="left unevaluated: b"):
+        claims.evaluate(study, "demo/one", {"a": Value(10.0)})
+    with pytest.raises(FabricsimError, match="not predictions or fits .*: c"):
+        claims.evaluate(study, "demo/one", {"a": Value(10.0), "b": Value(9.0), "c": Value(1.0)})
+
+
+def test_every_row_of_every_table_is_evaluated_once(quick_records):
+    _, reports = quick_records
+    seen = Counter(c.id for r in reports.values() for c in r.checks if c.id)
+    for t in claims.tables():
+        for c in t.claims:
+            assert seen[c.id] == 1, f"{t.id}: {c.id} appears {seen[c.id]} times"
+    for r in reports.values():
+        for c in r.checks:
+            evaluated = c.role in ("prediction", "fit")
+            assert evaluated != math.isnan(c.ours), f"{r.id}: {c.id} ({c.role}) ours {c.ours}"
+            if c.role == "prediction":
+                assert isinstance(c.within, bool)
+            else:
+                assert c.within is None
+
+
+def test_the_document_counts_what_the_records_hold(quick_records):
+    out, reports = quick_records
+    text = document.document_markdown(out)
+    for study in ("switched-fcal", "ong-farrell-fc", "fcal-loop"):
+        c = document.counts(r.to_json() for r in reports.values() if r.study == study)
+        assert f"| {study} | {c.within} of {c.predictions} | {c.missed} | {c.fits} | {c.unaddressed} | " \
+               f"{c.construction} | {c.restates} |" in text
+    assert "| fc-classes (own experiment) |" in text
+    assert "## Tolerance policy" in text and "**hardware measurement**" in text
+    # Studies without a record here keep their last full run's tables, and say they are not counted.
+    assert "Not in the counts: hp-fc-1995, iba-2007" in text and "### iba-2007/fig7" in text
+    for r in reports.values():
+        assert f"### {r.id}:" in text
+    summary = (out / "SUMMARY.md").read_text()
+    assert all(f"## {i}:" in summary for i in reports)
