@@ -18,6 +18,7 @@ pub mod lft_dump;
 pub mod lids;
 pub mod report;
 pub mod routing;
+pub mod saturation;
 pub mod shapes;
 pub mod topology;
 

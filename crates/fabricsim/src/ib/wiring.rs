@@ -221,9 +221,22 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "paths": spec.routing.algorithm,
         "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
         "mean_hops": data.mean_hops(&topo),
+        "uniform_saturation": uniform_saturation(&topo, &data),
         "switches": switches,
         "channel_dependencies": deps,
     }))
+}
+
+/// The routing's uniform-traffic saturation bound (`fabric::saturation`),
+/// with the switch output where it binds (switches from 1).
+pub fn uniform_saturation(topo: &Topology, tables: &ForwardingTables) -> serde_json::Value {
+    match crate::fabric::saturation::uniform_bound(topo, tables) {
+        Some(b) => serde_json::json!({
+            "injection_rate": b.injection_rate,
+            "busiest_output": {"switch": b.busiest.0 + 1, "port": b.busiest.1, "pairs": b.pairs},
+        }),
+        None => serde_json::Value::Null,
+    }
 }
 
 #[cfg(test)]
