@@ -529,6 +529,34 @@ fn frequent_looks_stop_no_run_that_flows() {
     assert_eq!(r.run.stop_reason, fabricsim::StopReason::Deadlock, "{:?}", r.run);
 }
 
+/// The first network of the seed-003 family (random, 15 switches, seed 1):
+/// SPF deadlocks at 40% injection (70:30); with selective dropping at
+/// HOQLife 6 (262 us at the head of an output VL) the same run completes,
+/// dropping only what may be dropped, and every packet is accounted for. A
+/// HOQLife above 19 is no limit: the run is the one without the key.
+#[test]
+fn spf_deadlocks_on_the_family_and_selective_dropping_completes_the_run() {
+    let base = "[run]\nwarmup_observations = 0\nmax_observations = 300000\nmin_observations = 0\nprecision = 0\n\
+                [ib.topology]\nkind = \"random\"\nseed = 1\n\
+                [ib.workload]\ninjection_rate = 0.4\nreal_time_share = 0.7\n";
+    let plain = run(base);
+    assert_eq!(plain.run.stop_reason, fabricsim::StopReason::Deadlock, "{:?}", plain.run);
+    let counter = |r: &RunReport, name: &str| r.counters.iter().find(|(n, _)| n == name).unwrap().1;
+    let r = run(&format!("{base}[ib.switch]\nhoq_life = 6\n"));
+    assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations, "{:?}", r.run);
+    let dropped = |class: &str| {
+        counter(&r, &format!("{class}_packets_dropped_head_of_queue"))
+            + counter(&r, &format!("{class}_packets_dropped_switch_lifetime"))
+    };
+    assert!(dropped("best_effort") > 0 && dropped("real_time") > 0, "{:?}", r.counters);
+    assert_eq!(dropped("control"), 0, "control packets are never dropped");
+    assert_eq!(counter(&r, "best_effort_packets_dropped_switch_lifetime"), 0, "no switch lifetime set");
+    let damaged = counter(&r, "frames_damaged");
+    assert!(damaged > 0 && damaged <= counter(&r, "frames_delivered"), "{:?}", r.counters);
+    let unlimited = run(&format!("{base}[ib.switch]\nhoq_life = 20\n"));
+    assert_eq!((unlimited.run.events, unlimited.run.stop_reason), (plain.run.events, plain.run.stop_reason));
+}
+
 // ---------------------------------------------------------------------------
 // 8. Bad input
 // ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 use serde_json::json;
 
 use super::hca::{Hca, HcaEvent};
+use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
@@ -50,6 +51,8 @@ pub enum Event {
     TransferDone { switch: u32, port: u16 },
     /// Output `port` has sent a packet's last byte.
     SwitchSent { switch: u32, port: u16 },
+    /// A head of output `port` may have outlived its lifetime limit.
+    SwitchExpire { switch: u32, port: u16 },
     /// Credits for `vl` reach output `port` of `switch`.
     SwitchCredit { switch: u32, port: u16, vl: u8, blocks: u16 },
 }
@@ -76,6 +79,7 @@ impl Carries<SwitchEvent> for Event {
         match ev {
             SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
             SwitchEvent::Sent { port } => Event::SwitchSent { switch, port },
+            SwitchEvent::Expire { port } => Event::SwitchExpire { switch, port },
         }
     }
 }
@@ -188,6 +192,7 @@ impl IbFabric {
                 index: s as u32,
                 peers,
                 input_stages,
+                lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
                 data_table: lft(&data),
                 control_table: lft(&control),
                 sl_to_vl: &sl_to_vl,
@@ -422,6 +427,9 @@ impl Model for IbFabric {
             }
             Event::SwitchSent { switch, port } => {
                 self.switches[switch as usize].handle(cx, sh, SwitchEvent::Sent { port })
+            }
+            Event::SwitchExpire { switch, port } => {
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::Expire { port })
             }
             Event::SwitchCredit { switch, port, vl, blocks } => {
                 self.switches[switch as usize].on_credit(cx, sh, port as usize, vl, blocks as u32)

@@ -283,13 +283,15 @@ impl Hca {
             sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, self.block) as u16));
         }
         sh.packets.remove(packet);
-        if sh.messages[p.message].packet_done() {
-            let msg = sh.messages[p.message];
+        let msg = &mut sh.messages[p.message];
+        // A frame is judged by its last packet (never dropped), which
+        // follows the others on their path.
+        if p.is_last() && msg.stream != NO_STREAM {
+            let late = self.deadlines[msg.stream as usize].on_frame_number(msg.frame as u64, msg.t_created, now);
+            sh.metrics.frame(now - msg.t_created, late, msg.dropped > 0);
+        }
+        if msg.packet_done() {
             sh.messages.remove(p.message);
-            if msg.stream != NO_STREAM {
-                let late = self.deadlines[msg.stream as usize].on_frame_number(msg.frame as u64, msg.t_created, now);
-                sh.metrics.frame(now - msg.t_created, late);
-            }
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct Message {
     pub sent: u32,
     /// Packets delivered (or dropped) so far.
     pub done: u32,
+    /// Packets dropped by a switch: a video frame that lost one is damaged.
+    pub dropped: u32,
     /// The video stream of a frame, else [`NO_STREAM`], and the frame's number in it.
     pub stream: u32,
     pub frame: u32,

@@ -13,6 +13,7 @@
 //! Counters are totals over the whole run (the conservation audit needs
 //! them); everything else restarts at the end of warm-up.
 
+use super::lifetime::DropReason;
 use super::packet::{Packet, TrafficClass};
 use crate::kernel::stats::BatchMeans;
 use crate::kernel::Time;
@@ -28,6 +29,10 @@ pub struct Counters {
     pub packets_delivered: [u64; 3],
     /// Packets discarded because their SL has no VL.
     pub packets_discarded: u64,
+    /// Packets a switch dropped past a lifetime limit, per class and reason.
+    pub packets_dropped: [[u64; 2]; 3],
+    /// Video frames delivered with a packet dropped on the way.
+    pub frames_damaged: u64,
     pub frames_delivered: u64,
     pub frames_missed: u64,
     /// Video frames refused at their source's full buffer.
@@ -138,15 +143,27 @@ impl IbMetrics {
         }
     }
 
+    pub fn dropped(&mut self, p: &Packet, reason: DropReason) {
+        self.counters.packets_dropped[p.class as usize][reason as usize] += 1;
+    }
+
+    /// Packets dropped, over every class and reason.
+    pub fn packets_dropped(&self) -> u64 {
+        self.counters.packets_dropped.iter().flatten().sum()
+    }
+
     #[inline]
     pub fn discarded(&mut self) {
         self.counters.packets_discarded += 1;
     }
 
     /// A video frame's last packet arrived `delay` after its release; `late`
-    /// is how far past its deadline, if it missed.
-    pub fn frame(&mut self, delay: Time, late: Option<Time>) {
+    /// is how far past its deadline, if it missed; `damaged` if a packet of
+    /// it was dropped (it is judged by its deadline all the same, as the
+    /// seed's DMP counts delivered frames).
+    pub fn frame(&mut self, delay: Time, late: Option<Time>, damaged: bool) {
         self.counters.frames_delivered += 1;
+        self.counters.frames_damaged += damaged as u64;
         self.set.record(self.frame_delay, delay);
         let missed = late.is_some() as u8 as f64;
         self.missing.add(missed);

@@ -23,6 +23,7 @@ pub mod credit_return;
 pub mod fabric;
 pub mod fifo;
 pub mod hca;
+pub mod lifetime;
 pub mod link;
 pub mod message;
 pub mod metrics;

@@ -8,6 +8,7 @@
 use serde_json::json;
 
 use super::fabric::IbFabric;
+use super::lifetime::DropReason;
 use super::packet::TrafficClass;
 use super::switch::InputVl;
 use crate::error::{Error, Result};
@@ -155,10 +156,12 @@ impl IbFabric {
         let c = &self.sh.metrics.counters;
         let injected: u64 = c.packets_injected.iter().sum();
         let delivered: u64 = c.packets_delivered.iter().sum();
-        let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64;
+        let dropped = self.sh.metrics.packets_dropped();
+        let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64 - dropped as i64;
         if self.sh.packets.live() as i64 != in_flight {
             return Err(Error::model(format!(
-                "packet conservation violated: {} packets alive, but {injected} injected - {delivered} delivered - {} discarded = {in_flight}",
+                "packet conservation violated: {} packets alive, but {injected} injected - {delivered} delivered - \
+                 {} discarded - {dropped} dropped = {in_flight}",
                 self.sh.packets.live(),
                 c.packets_discarded
             )));
@@ -179,6 +182,10 @@ impl IbFabric {
             out.push((format!("{name}_messages_refused"), c.messages_refused[k] as i64));
             out.push((format!("{name}_packets_injected"), c.packets_injected[k] as i64));
             out.push((format!("{name}_packets_delivered"), c.packets_delivered[k] as i64));
+            for reason in DropReason::ALL {
+                let n = c.packets_dropped[k][reason as usize];
+                out.push((format!("{name}_packets_dropped_{}", reason.name()), n as i64));
+            }
         }
         out.extend([
             ("messages_in_progress".into(), (generated - refused) as i64 - self.completed_messages() as i64),
@@ -187,6 +194,7 @@ impl IbFabric {
             ("frames_delivered".into(), c.frames_delivered as i64),
             ("frames_missed".into(), c.frames_missed as i64),
             ("frames_refused".into(), c.frames_refused as i64),
+            ("frames_damaged".into(), c.frames_damaged as i64),
             ("crossbar_transfers".into(), self.packet_hops() as i64),
         ]);
         Ok(out)

@@ -4,6 +4,7 @@
 //! handled has freed at a receiver, which the assembly hands to their
 //! sender once the event is done (a component cannot reach another's state).
 
+use super::lifetime::DropReason;
 use super::message::Message;
 use super::metrics::IbMetrics;
 use super::packet::Packet;
@@ -26,6 +27,19 @@ impl Shared {
     pub fn free(&mut self, c: FreedCredit) {
         debug_assert!(self.freed.is_none(), "an event frees one packet's credits");
         self.freed = Some(c);
+    }
+
+    /// Drops a packet a switch held past its lifetime limit: counted by
+    /// class and reason; its message (a video frame) is damaged.
+    pub fn drop_packet(&mut self, packet: u32, reason: DropReason) {
+        let p = self.packets[packet];
+        self.metrics.dropped(&p, reason);
+        self.packets.remove(packet);
+        let m = &mut self.messages[p.message];
+        m.dropped += 1;
+        if m.packet_done() {
+            self.messages.remove(p.message);
+        }
     }
 
     /// Discards a packet (its SL has no VL here) and counts it.

@@ -24,6 +24,7 @@
 //!    packet's tail has left.
 
 use super::fifo::PacketFifo;
+use super::lifetime::{DropReason, Lifetime, PortExpiry};
 use super::output_port::{lane, OutputPort};
 use super::packet::{Packet, TrafficClass};
 use super::shared::Shared;
@@ -40,6 +41,8 @@ pub enum SwitchEvent {
     TransferDone { port: u16 },
     /// Output `port` has sent a packet's last byte.
     Sent { port: u16 },
+    /// A head packet of output `port` may have outlived its lifetime limit.
+    Expire { port: u16 },
 }
 
 /// What a switch schedules: its own events and deliveries over its cables.
@@ -69,6 +72,8 @@ pub struct SwitchSpec<'a> {
     pub peers: Vec<Option<Wire>>,
     /// Stages 2 and 3: forwarding-table lookup and crossbar arbitration.
     pub input_stages: Time,
+    /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
+    pub lifetime: Option<Lifetime>,
     /// Output port per DLID for data and for control traffic.
     pub data_table: Vec<u16>,
     pub control_table: Vec<u16>,
@@ -174,6 +179,9 @@ pub struct IbSwitch {
     block: u32,
     /// Stages 2-3 after a packet's LRH is in.
     input_stages: Time,
+    lifetime: Option<Lifetime>,
+    /// Per output port, when its VLs' heads expire (empty without limits).
+    expiry: Vec<PortExpiry>,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -243,6 +251,8 @@ impl IbSwitch {
             output_capacity: capacity,
             block: spec.credit_block,
             input_stages: spec.input_stages,
+            lifetime: spec.lifetime,
+            expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
             transfers: 0,
         }
     }
@@ -274,6 +284,7 @@ impl IbSwitch {
         match ev {
             SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
             SwitchEvent::Sent { port } => self.on_sent(cx, sh, port as usize),
+            SwitchEvent::Expire { port } => self.on_expire(cx, sh, port as usize),
         }
     }
 
@@ -470,13 +481,17 @@ impl IbSwitch {
         o.blocked = false;
         o.free[lane(vl)] -= blocks;
         let q = &mut o.queues[lane(vl)];
-        if q.is_empty() {
+        let alone = q.is_empty();
+        if alone {
             o.port.head_blocks[lane(vl)] = blocks;
         }
         q.push_back(&mut ctx.packets, id);
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         self.transfers += 1;
+        if alone {
+            self.head_changed(cx, ctx, out, vl, Some(id));
+        }
         // At link rate the transfer cannot end before the tail has arrived.
         let wire = ctx.timing.wire(bytes);
         let tail = p.t_arrived - ctx.timing.header + wire;
@@ -535,7 +550,8 @@ impl IbSwitch {
         let id = q.pop_front(&ctx.packets).expect("the arbiter chose a VL with a packet");
         let bytes = ctx.packets[id].bytes as u32;
         let blocks = o.port.sent(vl, bytes);
-        if let Some(next) = q.front() {
+        let next = q.front();
+        if let Some(next) = next {
             o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
         } else {
             o.queued_vls &= !(1 << vl);
@@ -550,6 +566,68 @@ impl IbSwitch {
             cx.push(cx.now() + t, self.index, SwitchEvent::Sent { port: out as u16 });
         }
         wire.send(cx, id, t);
+        self.head_changed(cx, ctx, out, vl, next);
+    }
+
+    /// The head of output VL (`out`, `vl`) is now `head` (None: the VL is
+    /// empty): its head-of-queue clock restarts, and the port's timer is
+    /// brought forward if the new head expires first. Nothing without limits.
+    #[inline]
+    fn head_changed(&mut self, cx: &mut impl SwitchContext, ctx: &Shared, out: usize, vl: u8, head: Option<u32>) {
+        let Some(l) = self.lifetime else {
+            return;
+        };
+        let now = cx.now();
+        let e = &mut self.expiry[out];
+        let at = head.and_then(|id| l.expiry(&ctx.packets[id], now)).unwrap_or((Time::MAX, DropReason::HeadOfQueue));
+        e.at[lane(vl)] = at;
+        if at.0 < e.armed {
+            e.armed = at.0;
+            cx.push(at.0, self.index, SwitchEvent::Expire { port: out as u16 });
+        }
+    }
+
+    /// The timer of output `out`: every head that has outlived its limit is
+    /// dropped (a new head may have outlived its switch lifetime already),
+    /// and the timer is set for the next. A timer that is no longer the
+    /// port's earliest does nothing.
+    fn on_expire(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
+        let now = cx.now();
+        if self.expiry[out].armed != now {
+            return;
+        }
+        // No timer while dropping: the next is set once, for the earliest head left.
+        self.expiry[out].armed = 0;
+        while let Some(vl) = (0..16u8).find(|&v| self.expiry[out].at[lane(v)].0 <= now) {
+            self.drop_head(cx, ctx, out, vl);
+        }
+        let next = self.expiry[out].earliest();
+        self.expiry[out].armed = next;
+        if next < Time::MAX {
+            cx.push(next, self.index, SwitchEvent::Expire { port: out as u16 });
+        }
+        self.try_output(cx, ctx, out);
+        self.try_link(cx, ctx, out, None);
+    }
+
+    /// Drops the head of output VL (`out`, `vl`): its output VL space is
+    /// free again, and the next packet is the head.
+    fn drop_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8) {
+        let reason = self.expiry[out].at[lane(vl)].1;
+        let o = &mut self.outputs[out];
+        let q = &mut o.queues[lane(vl)];
+        let id = q.pop_front(&ctx.packets).expect("an expiring VL has a head");
+        o.free[lane(vl)] += o.port.head_blocks[lane(vl)];
+        o.queued -= 1;
+        o.blocked = false;
+        let next = q.front();
+        if let Some(next) = next {
+            o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
+        } else {
+            o.queued_vls &= !(1 << vl);
+        }
+        ctx.drop_packet(id, reason);
+        self.head_changed(cx, ctx, out, vl, next);
     }
 
     /// Output `out` has sent a packet's last byte: its output VL space is free.
@@ -630,6 +708,7 @@ impl IbSwitch {
     pub fn memory_bytes(&self) -> u64 {
         (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
+            + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }
 
     /// Whether every output VL buffer is empty and every credit is back or
