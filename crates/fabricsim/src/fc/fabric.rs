@@ -6,130 +6,103 @@
 //! for one another, so a reader can follow one frame from `NPort::try_send`
 //! through `FcSwitch` to `NPort::on_frame_delivered`.
 
-use super::connection::Connection;
-use super::frame::{Frame, Message};
+use super::connection::{ConnectionEvent, Connections};
+use super::frame::FrameId;
 use super::metrics::{FcMetrics, FcMetricsSpec};
-use super::node::{new_message, NPort, NPortSpec};
-use super::switch::FcSwitch;
+use super::node::{NPort, NPortSpec, NodeEvent};
+use super::shared::Shared;
+use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::find_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
-use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
+use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
 use crate::sim::driver::{accepted_below_offered, Metrics};
-use crate::sim::{ComponentKind, Context, Link, MetricSet, Model, ModelInfo, PortEvents, PortRef, Status, Summary};
+use crate::sim::{
+    Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
+};
 use crate::traffic::{Destinations, MessageSource, SourcePlace};
 
-/// Everything that happens in a Fibre Channel fabric. Frames travel by
-/// arena index, keeping an event at 12 bytes.
+/// Every event of the fabric, flat so that it stays 12 bytes: each
+/// component's own events and what its links deliver, with the index of the
+/// component they are for. Frames travel by arena index.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A Poisson message arrival at `node`.
-    MessageArrival { node: u32 },
-    /// `node`'s transmitter has sent a frame's last byte.
-    TransmitDone { node: u32 },
+    /// An event of terminal node `node`.
+    Node { node: u32, ev: NodeEvent },
+    /// `node` has completely received `frame`.
+    FrameDelivered { node: u32, frame: FrameId },
+    /// A buffer-to-buffer credit (R_RDY) reaches `node`.
+    CreditToNode { node: u32 },
     /// The first byte of `frame` reaches input `port` of `switch`.
-    FrameStart { switch: u32, port: u16, frame: u32 },
+    FrameStart { switch: u32, port: u16, frame: FrameId },
     /// The header of `frame` is complete at input `port` of `switch`.
-    HeaderArrived { switch: u32, port: u16, frame: u32 },
+    HeaderArrived { switch: u32, port: u16, frame: FrameId },
     /// The router of `switch` has read a header.
     RouteDone { switch: u32 },
     /// The last byte of the frame crossing to output `port` has left `switch`.
     TransferDone { switch: u32, port: u16 },
-    /// `node` has completely received `frame`.
-    FrameDelivered { node: u32, frame: u32 },
-    /// A buffer-to-buffer credit (R_RDY) reaches `node`.
-    CreditToNode { node: u32 },
     /// A buffer-to-buffer credit reaches output `port` of `switch`.
     CreditToSwitch { switch: u32, port: u16 },
-    /// Class 1: the F_BSY answering a connect request reaches its source.
-    ConnectRefused { connection: u32 },
-    /// Class 1: a refused node's back-off has ended.
-    RetryConnect { node: u32 },
-    /// Class 1: release a finished connection's reserved path.
-    Teardown { connection: u32 },
-    /// The first byte of `frame` reaches loop bridge `bridge` (switched loops).
-    FrameAtBridge { bridge: u32, frame: u32 },
-    /// A buffer-to-buffer credit reaches loop bridge `bridge` (switched loops).
-    CreditToBridge { bridge: u32 },
+    /// An event of class 1 connection `connection`.
+    Connection { connection: u32, ev: ConnectionEvent },
 }
 
-/// What a component may touch while handling an event.
-pub struct Ctx<'a> {
-    pub now: Time,
-    pub queue: &'a mut EventQueue<Event>,
-    pub frames: &'a mut Arena<Frame>,
-    pub messages: &'a mut Arena<Message>,
-    pub connections: &'a mut Arena<Connection>,
-    pub timing: &'a FcTiming,
-    pub metrics: &'a mut FcMetrics,
-}
-
-/// Frames and credits reaching the far end of a link become this fabric's events.
-impl PortEvents for Ctx<'_> {
+impl Carries<NodeEvent> for Event {
     #[inline(always)]
-    fn frame_head(&mut self, to: PortRef, frame: u32, at: Time) {
-        match to.kind {
-            ComponentKind::Switch => self.queue.push(at, Event::FrameStart { switch: to.index, port: to.port, frame }),
-            ComponentKind::LoopBridge => self.queue.push(at, Event::FrameAtBridge { bridge: to.index, frame }),
-            other => {
-                unreachable!("an FC fabric buffers frames in flight only at switches and bridges, not at a {other:?}")
+    fn wrap(node: u32, ev: NodeEvent) -> Self {
+        Event::Node { node, ev }
+    }
+}
+
+impl Carries<SwitchEvent> for Event {
+    #[inline(always)]
+    fn wrap(switch: u32, ev: SwitchEvent) -> Self {
+        match ev {
+            SwitchEvent::HeaderArrived { port, frame } => Event::HeaderArrived { switch, port, frame },
+            SwitchEvent::RouteDone => Event::RouteDone { switch },
+            SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
+        }
+    }
+}
+
+impl Carries<ConnectionEvent> for Event {
+    #[inline(always)]
+    fn wrap(connection: u32, ev: ConnectionEvent) -> Self {
+        Event::Connection { connection, ev }
+    }
+}
+
+/// A fabric's links lead to switches and terminal nodes only.
+impl Carries<Delivery> for Event {
+    #[inline(always)]
+    fn wrap(index: u32, ev: Delivery) -> Self {
+        match ev {
+            Delivery::Head { port, frame, kind } => {
+                debug_assert_eq!(kind, ComponentKind::Switch, "only switches buffer frames in flight here");
+                Event::FrameStart { switch: index, port, frame }
             }
-        }
-    }
-
-    #[inline]
-    fn frame_received(&mut self, to: PortRef, frame: u32, at: Time) {
-        match to.kind {
-            ComponentKind::Node => self.queue.push(at, Event::FrameDelivered { node: to.index, frame }),
-            other => unreachable!("an FC fabric delivers whole frames only to terminal nodes, not to a {other:?}"),
-        }
-    }
-
-    #[inline]
-    fn credit(&mut self, to: PortRef, at: Time) {
-        match to.kind {
-            ComponentKind::Node => self.queue.push(at, Event::CreditToNode { node: to.index }),
-            ComponentKind::Switch => self.queue.push(at, Event::CreditToSwitch { switch: to.index, port: to.port }),
-            ComponentKind::LoopBridge => self.queue.push(at, Event::CreditToBridge { bridge: to.index }),
-            other => unreachable!("no {other:?} in an FC fabric"),
+            Delivery::Whole { frame, kind, .. } => {
+                debug_assert_eq!(kind, ComponentKind::Node, "only nodes take frames whole here");
+                Event::FrameDelivered { node: index, frame }
+            }
+            Delivery::Credit { kind: ComponentKind::Switch, port } => Event::CreditToSwitch { switch: index, port },
+            Delivery::Credit { .. } => Event::CreditToNode { node: index },
         }
     }
 }
 
 /// The assembly's context: the driver's clock and event set.
-type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
+type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
 
 pub struct FcFabric {
-    frames: Arena<Frame>,
-    messages: Arena<Message>,
-    connections: Arena<Connection>,
-    /// Class 1 back-off draws and their mean, in picoseconds.
-    backoff_rng: RandomStream,
-    backoff_mean_ps: f64,
-    timing: FcTiming,
-    pub metrics: FcMetrics,
+    sh: Shared,
     switches: Vec<FcSwitch>,
     nodes: Vec<NPort>,
-    sources: Vec<MessageSource>,
     node_switch: Vec<u32>,
     scenario: Scenario,
-}
-
-macro_rules! ctx {
-    ($s:ident, $cx:ident) => {
-        Ctx {
-            now: $cx.now(),
-            queue: $cx.queue_mut(),
-            frames: &mut $s.frames,
-            messages: &mut $s.messages,
-            connections: &mut $s.connections,
-            timing: &$s.timing,
-            metrics: &mut $s.metrics,
-        }
-    };
 }
 
 impl FcFabric {
@@ -160,34 +133,29 @@ impl FcFabric {
                     PortUse::Free => None,
                 })
                 .collect();
-            switches.push(FcSwitch::new(
-                s as u32,
-                &peers,
-                buffers,
-                buffers,
-                &tables.ports[s],
-                fc.switch.arbitration,
-                scenario.run.seed,
-            ));
+            switches.push(FcSwitch::new(FcSwitchSpec {
+                id: s as u32,
+                peers: &peers,
+                buffers_per_port: buffers,
+                peer_buffers: buffers,
+                forwarding: &tables.ports[s],
+                arbitration: fc.switch.arbitration,
+                seed: scenario.run.seed,
+            }));
         }
         let n = attachments.len() as u32;
         let p = &fc.protocol;
         let spec = NPortSpec { class: p.class, bb_credit: buffers, e2e_credit: p.end_to_end_credit, nodes: n };
+        let destinations = destinations(&fc.workload, &topo)?;
         let nodes = attachments
             .iter()
+            .zip(destinations)
             .enumerate()
-            .map(|(i, &(sw, port))| {
-                NPort::new(i as u32, Link::new(PortRef::switch(sw, port), timing.propagation), spec)
-            })
-            .collect();
-        let destinations = destinations(&fc.workload, &topo)?;
-        let sources = destinations
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| {
+            .map(|(i, (&(sw, port), d))| {
                 let place =
                     SourcePlace { seed: scenario.run.seed, node: i as u32, nodes: n, frame_time: timing.data_time };
-                MessageSource::new(&fc.workload, place, d)
+                let source = MessageSource::new(&fc.workload, place, d);
+                NPort::new(i as u32, Link::new(PortRef::switch(sw, port), timing.propagation), spec, source)
             })
             .collect();
         let ports: Vec<usize> = switches.iter().map(|s| s.ports()).collect();
@@ -202,16 +170,15 @@ impl FcFabric {
             },
         );
         Ok(FcFabric {
-            frames: Arena::with_capacity(4096),
-            messages: Arena::with_capacity(4096),
-            connections: Arena::with_capacity(256),
-            backoff_rng: RandomStream::new(scenario.run.seed, "class1.backoff", 0),
-            backoff_mean_ps: p.class1_retry_us * time::MICROSECOND as f64,
-            timing,
-            metrics,
+            sh: Shared {
+                frames: Arena::with_capacity(4096),
+                messages: Arena::with_capacity(4096),
+                connections: Connections::new(scenario.run.seed, p.class1_retry_us * time::MICROSECOND as f64),
+                timing,
+                metrics,
+            },
             switches,
             nodes,
-            sources,
             node_switch: topo.endpoint_switch(),
             scenario: scenario.clone(),
         })
@@ -221,97 +188,38 @@ impl FcFabric {
         self.scenario.fc_fabric().expect("built from a Fibre Channel fabric scenario")
     }
 
-    pub fn switch(&self, i: usize) -> &FcSwitch {
-        &self.switches[i]
-    }
-
-    /// Frames currently allocated (generated and not yet delivered).
-    pub fn frames_alive(&self) -> usize {
-        self.frames.live()
-    }
-
-    /// Schedules the first message of every active source.
-    fn start(&mut self, cx: &mut Cx) {
-        for i in 0..self.sources.len() {
-            if !self.sources[i].is_active() {
-                continue;
-            }
-            if self.sources[i].is_saturated() {
-                let mut ctx = ctx!(self, cx);
-                let m = new_message(&mut ctx, &mut self.sources[i], i as u32);
-                self.nodes[i].enqueue_message(&mut ctx, &mut self.sources[i], m);
-            } else {
-                let t = self.sources[i].next_interarrival();
-                cx.schedule(t, Event::MessageArrival { node: i as u32 });
-            }
-        }
-    }
-
+    /// Hands each component its events, and a connection's release to the
+    /// switches on its path.
     #[inline]
     fn handle(&mut self, cx: &mut Cx, ev: Event) {
-        let mut ctx = ctx!(self, cx);
+        let sh = &mut self.sh;
         match ev {
-            Event::MessageArrival { node } => {
-                let n = node as usize;
-                let source = &mut self.sources[n];
-                if source.is_stopped() {
-                    return;
-                }
-                let next = ctx.now + source.next_interarrival();
-                ctx.queue.push(next, Event::MessageArrival { node });
-                let m = new_message(&mut ctx, source, node);
-                self.nodes[n].enqueue_message(&mut ctx, source, m);
-            }
-            Event::TransmitDone { node } => {
-                let n = node as usize;
-                self.nodes[n].on_transmit_done(&mut ctx, &mut self.sources[n]);
-            }
+            Event::Node { node, ev } => self.nodes[node as usize].handle(cx, sh, ev),
+            Event::FrameDelivered { node, frame } => self.nodes[node as usize].on_frame_delivered(cx, sh, frame),
+            Event::CreditToNode { node } => self.nodes[node as usize].on_credit(cx, sh),
             Event::FrameStart { switch, port, frame } => {
-                self.switches[switch as usize].on_frame_start(&mut ctx, port as usize, frame);
+                self.switches[switch as usize].on_frame_start(cx, sh, port as usize, frame)
             }
             Event::HeaderArrived { switch, port, frame } => {
-                self.switches[switch as usize].on_header_arrived(&mut ctx, port as usize, frame);
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::HeaderArrived { port, frame })
             }
-            Event::RouteDone { switch } => self.switches[switch as usize].on_route_done(&mut ctx),
+            Event::RouteDone { switch } => self.switches[switch as usize].handle(cx, sh, SwitchEvent::RouteDone),
             Event::TransferDone { switch, port } => {
-                self.switches[switch as usize].on_transfer_done(&mut ctx, port as usize);
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::TransferDone { port })
             }
-            Event::FrameDelivered { node, frame } => {
-                let n = node as usize;
-                self.nodes[n].on_frame_delivered(&mut ctx, &mut self.sources[n], frame);
-            }
-            Event::CreditToNode { node } => {
-                let n = node as usize;
-                self.nodes[n].on_credit(&mut ctx, &mut self.sources[n]);
-            }
-            Event::CreditToSwitch { switch, port } => {
-                self.switches[switch as usize].on_credit(&mut ctx, port as usize);
-            }
-            Event::ConnectRefused { connection } => {
-                let c = ctx.connections[connection];
-                for &(sw, i, o) in c.reserved() {
-                    self.switches[sw as usize].release(connection, i as usize, o as usize);
+            Event::CreditToSwitch { switch, port } => self.switches[switch as usize].on_credit(cx, sh, port as usize),
+            Event::Connection { connection, ev } => {
+                let switches = &mut self.switches;
+                let release =
+                    |sw: u32, i: u16, o: u16| switches[sw as usize].release(connection, i as usize, o as usize);
+                match ev {
+                    ConnectionEvent::Refused => {
+                        let src = sh.connections.refused(connection, release);
+                        let retry_at = sh.connections.retry_time(cx.now());
+                        self.nodes[src as usize].on_connect_refused(cx, sh, retry_at);
+                    }
+                    ConnectionEvent::Teardown => sh.connections.tear_down(connection, release),
                 }
-                ctx.connections[connection].hops = 0;
-                let backoff = (self.backoff_rng.uniform() * 2.0 * self.backoff_mean_ps).round() as Time;
-                let retry_at = ctx.now + backoff;
-                self.nodes[c.src as usize].on_connect_refused(&mut ctx, retry_at);
-            }
-            Event::RetryConnect { node } => {
-                let n = node as usize;
-                self.nodes[n].on_retry(&mut ctx, &mut self.sources[n]);
-            }
-            Event::Teardown { connection } => {
-                let c = ctx.connections[connection];
-                for &(sw, i, o) in c.reserved() {
-                    self.switches[sw as usize].release(connection, i as usize, o as usize);
-                }
-                // No frame waits for held ports (connect requests are refused
-                // at once), so releasing them starts nothing.
-                ctx.connections.remove(connection);
-            }
-            e @ (Event::FrameAtBridge { .. } | Event::CreditToBridge { .. }) => {
-                unreachable!("an FC fabric has no loop bridges: {e:?}")
             }
         }
     }
@@ -321,7 +229,7 @@ impl FcFabric {
     fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
         let mut g: petgraph::graphmap::DiGraphMap<(u32, u16), ()> = petgraph::graphmap::DiGraphMap::new();
         for sw in &self.switches {
-            for (a, b) in sw.blocked_trunk_waits(&self.frames) {
+            for (a, b) in sw.blocked_trunk_waits() {
                 g.add_edge(a, b, ());
             }
         }
@@ -348,22 +256,22 @@ impl FcFabric {
             "time_us": time::to_us(now),
             "cycle": trunks,
             "frames_stuck_in_cycle": stuck,
-            "frames_in_fabric": self.frames.live(),
+            "frames_in_fabric": self.sh.frames.live(),
         }))
     }
 
     /// Per terminal node: its switch, accepted throughput and message latency
     /// as a source, and Jain's fairness index over the sending nodes.
     fn per_node_table(&self, now: Time) -> serde_json::Value {
-        let span = (now - self.metrics.measure_start()).max(1) as f64;
-        let frame_ps = self.timing.data_time as f64;
+        let span = (now - self.sh.metrics.measure_start()).max(1) as f64;
+        let frame_ps = self.sh.timing.data_time as f64;
         let rows: Vec<serde_json::Value> = self
-            .sources
+            .nodes
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.is_active())
+            .filter(|(_, n)| n.source().is_active())
             .map(|(i, _)| {
-                let (frames, latency, completed) = self.metrics.source(i);
+                let (frames, latency, completed) = self.sh.metrics.source(i);
                 serde_json::json!({
                     "node": i,
                     "switch": self.node_switch[i] + 1,
@@ -381,11 +289,11 @@ impl FcFabric {
     /// node gets the same, 1/n when one node gets everything.
     fn jain_index(&self) -> f64 {
         let xs: Vec<f64> = self
-            .sources
+            .nodes
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.is_active())
-            .map(|(i, _)| self.metrics.source(i).0 as f64)
+            .filter(|(_, n)| n.source().is_active())
+            .map(|(i, _)| self.sh.metrics.source(i).0 as f64)
             .collect();
         let sum: f64 = xs.iter().sum();
         let sq: f64 = xs.iter().map(|x| x * x).sum();
@@ -397,10 +305,10 @@ impl FcFabric {
     }
 
     fn metric_summaries(&self, now: Time) -> Vec<(String, MetricSummary)> {
-        let m = &self.metrics;
-        let sources = self.sources.iter().filter(|s| s.is_active()).count().max(1) as f64;
+        let m = &self.sh.metrics;
+        let sources = self.nodes.iter().filter(|n| n.source().is_active()).count().max(1) as f64;
         let mut out =
-            vec![("throughput_pct".to_string(), m.throughput_summary(now, self.timing.rate.ps_per_byte(), sources))];
+            vec![("throughput_pct".to_string(), m.throughput_summary(now, self.sh.timing.rate.ps_per_byte(), sources))];
         // Saturated sources offer whatever the fabric takes: no offered load to show.
         if self.spec().workload.arrivals == Arrivals::Poisson {
             out.push(("offered_load_pct".to_string(), MetricSummary::value(self.spec().workload.offered_load * 100.0)));
@@ -425,14 +333,14 @@ impl FcFabric {
     /// Totals and the conservation audit: every generated frame is either
     /// delivered or still in the fabric, and the frame arena agrees.
     fn counters(&self) -> Result<Vec<(String, i64)>> {
-        let c = &self.metrics.counters;
+        let c = &self.sh.metrics.counters;
         let data_in_flight =
             c.data_frames_injected as i64 - c.data_frames_delivered as i64 - c.data_frames_refused as i64;
         let ack_in_flight = c.ack_frames_generated as i64 - c.ack_frames_delivered as i64;
-        if self.frames.live() as i64 != data_in_flight + ack_in_flight {
+        if self.sh.frames.live() as i64 != data_in_flight + ack_in_flight {
             return Err(Error::model(format!(
                 "frame conservation violated: {} frames alive, but {} data + {} ACK frames unaccounted for",
-                self.frames.live(),
+                self.sh.frames.live(),
                 data_in_flight,
                 ack_in_flight
             )));
@@ -450,16 +358,16 @@ impl FcFabric {
             ("ack_frames_generated".into(), c.ack_frames_generated as i64),
             ("ack_frames_delivered".into(), c.ack_frames_delivered as i64),
             ("ack_frames_in_flight".into(), ack_in_flight),
-            ("frames_in_flight".into(), self.frames.live() as i64),
+            ("frames_in_flight".into(), self.sh.frames.live() as i64),
             ("switch_traversals".into(), c.switch_traversals as i64),
-            ("max_buffers_used".into(), self.metrics.max_buffers_used as i64),
+            ("max_buffers_used".into(), self.sh.metrics.max_buffers_used as i64),
             ("min_end_to_end_credit".into(), min_credit as i64),
         ])
     }
 
     fn result_flags(&self, metrics: &Metrics) -> Vec<String> {
         let mut flags = Vec::new();
-        if self.metrics.counters.data_frames_injected == 0 {
+        if self.sh.metrics.counters.data_frames_injected == 0 {
             flags.push("no_traffic".to_string());
         }
         // Poisson sources should see their offered load accepted.
@@ -472,20 +380,28 @@ impl FcFabric {
 
 impl Model for FcFabric {
     type Event = Event;
-    type Queue = EventQueue<Event>;
+    type Queue = CalendarQueue<Event>;
 
     /// No data frame delivered for 1000 frame times while frames are in
     /// flight means something is stuck: look for a cycle of full trunk buffers.
     fn info(&self) -> ModelInfo {
-        ModelInfo { unit: "data frames", quiet_window: Some(1000 * self.timing.data_time), deadlock_check_period: None }
+        ModelInfo {
+            unit: "data frames",
+            quiet_window: Some(1000 * self.sh.timing.data_time),
+            deadlock_check_period: None,
+        }
     }
 
-    fn event_set(&self) -> EventQueue<Event> {
-        EventQueue::with_capacity(4096)
+    fn event_set(&self) -> CalendarQueue<Event> {
+        // Buckets of about 1/128 of a data frame's time: most events are a
+        // header, a routing or a frame time ahead (any width gives the same run).
+        CalendarQueue::new(4096, CalendarQueue::<Event>::shift_for(self.sh.timing.data_time / 128))
     }
 
     fn start(&mut self, cx: &mut Cx) -> Time {
-        FcFabric::start(self, cx);
+        for node in &mut self.nodes {
+            node.start(cx, &mut self.sh);
+        }
         0
     }
 
@@ -496,26 +412,23 @@ impl Model for FcFabric {
 
     fn status(&self) -> Status {
         Status {
-            observations: self.metrics.counters.data_frames_delivered,
-            in_flight: self.frames.live() as u64,
-            memory_bytes: self.frames.memory_bytes()
-                + self.messages.memory_bytes()
-                + self.connections.memory_bytes()
-                + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>(),
+            observations: self.sh.metrics.counters.data_frames_delivered,
+            in_flight: self.sh.frames.live() as u64,
+            memory_bytes: self.sh.memory_bytes() + self.nodes.iter().map(NPort::memory_bytes).sum::<u64>(),
         }
     }
 
     fn frames_moved(&self) -> u64 {
-        let c = &self.metrics.counters;
+        let c = &self.sh.metrics.counters;
         c.data_frames_delivered + c.ack_frames_delivered
     }
 
     fn metrics(&self) -> &MetricSet {
-        &self.metrics.set
+        &self.sh.metrics.set
     }
 
     fn reset_statistics(&mut self, now: Time) {
-        self.metrics.reset(now);
+        self.sh.metrics.reset(now);
     }
 
     fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
@@ -523,14 +436,14 @@ impl Model for FcFabric {
     }
 
     fn summaries(&mut self, stop: Time) -> Summary {
-        self.metrics.finish(stop);
+        self.sh.metrics.finish(stop);
         let metrics = self.metric_summaries(stop);
         let flags = self.result_flags(&metrics);
         Summary { metrics, sections: vec![("per_node".to_string(), self.per_node_table(stop))], flags }
     }
 
     fn stop_sources(&mut self) {
-        self.sources.iter_mut().for_each(MessageSource::stop);
+        self.nodes.iter_mut().for_each(NPort::stop_source);
     }
 
     fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
@@ -538,7 +451,7 @@ impl Model for FcFabric {
     }
 
     fn backlog(&self) -> u64 {
-        let c = &self.metrics.counters;
+        let c = &self.sh.metrics.counters;
         c.messages_generated - c.messages_completed
     }
 
@@ -557,12 +470,12 @@ impl Model for FcFabric {
             .switches
             .iter()
             .enumerate()
-            .map(|(i, s)| (i, s.headers_routed as f64 * self.timing.route_time as f64 / span))
+            .map(|(i, s)| (i, s.headers_routed as f64 * self.sh.timing.route_time as f64 / span))
             .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
-        let injected = self.metrics.counters.data_frames_injected as f64;
-        let node_links = injected * self.timing.data_time as f64
+        let injected = self.sh.metrics.counters.data_frames_injected as f64;
+        let node_links = injected * self.sh.timing.data_time as f64
             / span
-            / self.sources.iter().filter(|s| s.is_active()).count().max(1) as f64;
+            / self.nodes.iter().filter(|n| n.source().is_active()).count().max(1) as f64;
         let saturated = if router_busy >= node_links {
             format!("the router of switch {} ({:.1}% busy reading headers)", router + 1, router_busy * 100.0)
         } else {

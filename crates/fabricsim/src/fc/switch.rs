@@ -1,4 +1,4 @@
-//! The 16-port Fibre Channel switch of the HP study (seed 000, section 2).
+//! The 16-port Fibre Channel switch of the HP study (hp-fc-1995, section 2).
 //!
 //! Each input port has a pool of receive buffers. A router polls the input
 //! ports cyclically and, for the first unrouted frame whose header has
@@ -11,17 +11,52 @@
 //! while the tail is still arriving. A receive buffer is freed when the
 //! frame's tail leaves it, and the freed buffer is returned to the sender of
 //! that input port as a buffer-to-buffer credit (R_RDY).
+//!
+//! The scheduler keeps, as bit sets, the outputs that are free, those with
+//! credit and those whose queue's head comes from an input not busy in the
+//! crossbar (per input, the outputs whose head it holds), and the inputs
+//! with unrouted headers: a pass tries only the outputs in all three sets,
+//! in the rotating order a pass over every output would take, and the
+//! router finds its next port the same way. A transfer or a refusal never
+//! makes another output startable, so the set taken at the start of a pass
+//! holds every output the full pass could start.
 
 use std::collections::VecDeque;
 
-use super::connection::{ConnectionId, MAX_HOPS, NO_CONNECTION};
-use super::fabric::{Ctx, Event};
-use super::frame::FrameId;
+use super::connection::{ConnectionEvent, ConnectionId, NO_CONNECTION};
+use super::frame::{Frame, FrameId};
+use super::port_set::{PortSet, MAX_PORTS};
+use super::shared::Shared;
 use crate::kernel::{RandomStream, Time};
 use crate::scenario::fc::Arbitration;
-use crate::sim::{ComponentKind, Link, PortRef};
+use crate::sim::{ComponentKind, Delivery, Link, PortRef, Schedule};
+
+/// The switch's own events, carried with its index. Frames and credits
+/// reach it over its links ([`Delivery`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwitchEvent {
+    /// The header of `frame` is complete at input `port`.
+    HeaderArrived { port: u16, frame: u32 },
+    /// The router has read a header.
+    RouteDone,
+    /// The last byte of the frame crossing to output `port` has left.
+    TransferDone { port: u16 },
+}
+
+/// What a switch schedules: its own events, frames and credits over its
+/// links, and the refusal of a class 1 connect request.
+pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<ConnectionEvent> {}
+impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<ConnectionEvent>> SwitchContext for C {}
 
 const NO_FRAME: FrameId = FrameId::MAX;
+
+/// A frame in an output's queue of the scheduler table, with the input
+/// whose buffer holds it (so a pass need not read the frame).
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    frame: FrameId,
+    input: u16,
+}
 
 struct InputPort {
     /// Back to whoever feeds this input: where its buffer credits go.
@@ -29,8 +64,6 @@ struct InputPort {
     buffers_used: u32,
     /// Frames whose header has arrived but that the router has not read yet.
     unrouted: VecDeque<FrameId>,
-    /// The crossbar is moving a frame out of this port's buffers.
-    in_crossbar: bool,
     /// Class 1 connection holding this port's receive side, if any.
     held_by: ConnectionId,
 }
@@ -42,7 +75,7 @@ struct OutputPort {
     /// The far end is another switch (a trunk), for link utilization.
     trunk: bool,
     /// This output's queue of the scheduler table.
-    queue: VecDeque<FrameId>,
+    queue: VecDeque<Queued>,
     /// Frame crossing the crossbar to this output, or NO_FRAME.
     sending: FrameId,
     /// Input port that frame is leaving (the frame's own `in_port` moves on
@@ -59,6 +92,17 @@ pub struct FcSwitch {
     buffers_per_port: u32,
     inputs: Vec<InputPort>,
     outputs: Vec<OutputPort>,
+    /// Outputs not sending, and outputs with credit.
+    idle: PortSet,
+    credited: PortSet,
+    /// Outputs whose queue's head comes from an input not in the crossbar.
+    head_ready: PortSet,
+    /// Per input, the outputs whose queue's head it holds.
+    heads_from: Vec<PortSet>,
+    /// Inputs moving a frame through the crossbar.
+    in_crossbar: PortSet,
+    /// Inputs with headers the router has not read.
+    unrouted: PortSet,
     router_busy: bool,
     /// Next port the router polls.
     router_next: usize,
@@ -79,20 +123,25 @@ pub struct FcSwitch {
     pub headers_routed: u64,
 }
 
+/// How a switch is built: its ports' far ends, buffers and forwarding.
+pub struct FcSwitchSpec<'a> {
+    pub id: u32,
+    /// The link on each port (None: unused).
+    pub peers: &'a [Option<Link>],
+    pub buffers_per_port: u32,
+    /// The buffer pool of a buffering peer's input port.
+    pub peer_buffers: u32,
+    /// `forwarding[n]`: the output ports towards terminal node `n`.
+    pub forwarding: &'a [Vec<u16>],
+    pub arbitration: Arbitration,
+    /// Feeds the random trunk choice.
+    pub seed: u64,
+}
+
 impl FcSwitch {
-    /// A switch whose port `i` is wired by the link `peers[i]` (None: unused);
-    /// `forwarding[n]` lists the output ports towards terminal node `n`;
-    /// `peer_buffers` is the buffer pool of a buffering peer's input port;
-    /// `seed` feeds the random trunk choice.
-    pub fn new(
-        id: u32,
-        peers: &[Option<Link>],
-        buffers_per_port: u32,
-        peer_buffers: u32,
-        forwarding: &[Vec<u16>],
-        arbitration: Arbitration,
-        seed: u64,
-    ) -> Self {
+    pub fn new(spec: FcSwitchSpec) -> Self {
+        let FcSwitchSpec { id, peers, buffers_per_port, peer_buffers, forwarding, arbitration, seed } = spec;
+        assert!(peers.len() <= MAX_PORTS, "a switch has at most {MAX_PORTS} ports");
         let queue_capacity = peers.len() * buffers_per_port as usize;
         let inputs = peers
             .iter()
@@ -100,11 +149,10 @@ impl FcSwitch {
                 peer,
                 buffers_used: 0,
                 unrouted: VecDeque::with_capacity(buffers_per_port as usize),
-                in_crossbar: false,
                 held_by: NO_CONNECTION,
             })
             .collect();
-        let outputs = peers
+        let outputs: Vec<OutputPort> = peers
             .iter()
             .map(|&peer| OutputPort {
                 peer,
@@ -121,11 +169,24 @@ impl FcSwitch {
                 held_by: NO_CONNECTION,
             })
             .collect();
+        let (mut idle, mut credited) = (PortSet::default(), PortSet::default());
+        for (o, out) in outputs.iter().enumerate() {
+            idle.insert(o);
+            if out.credit > 0 {
+                credited.insert(o);
+            }
+        }
         FcSwitch {
             id,
             buffers_per_port,
             inputs,
             outputs,
+            idle,
+            credited,
+            head_ready: PortSet::default(),
+            heads_from: vec![PortSet::default(); peers.len()],
+            in_crossbar: PortSet::default(),
+            unrouted: PortSet::default(),
             router_busy: false,
             router_next: 0,
             routing: (0, NO_FRAME),
@@ -158,18 +219,15 @@ impl FcSwitch {
     /// Edges of the wait-for graph between full trunk input ports: input `i`
     /// here waits for the input at the far end of output `o` when a frame
     /// that came in on `i` is queued for `o` and `o` has no buffer credit.
-    pub fn blocked_trunk_waits(
-        &self,
-        frames: &crate::kernel::Arena<super::frame::Frame>,
-    ) -> Vec<((u32, u16), (u32, u16))> {
+    pub fn blocked_trunk_waits(&self) -> Vec<((u32, u16), (u32, u16))> {
         let mut edges = Vec::new();
         for out in &self.outputs {
             let Some(to) = out.peer.map(|l| l.to).filter(|to| to.kind == ComponentKind::Switch) else { continue };
             if out.credit > 0 {
                 continue;
             }
-            for &f in &out.queue {
-                let i = frames[f].in_port as usize;
+            for q in &out.queue {
+                let i = q.input as usize;
                 let input = &self.inputs[i];
                 if input.peer.is_some_and(|l| l.to.kind == ComponentKind::Switch)
                     && input.buffers_used == self.buffers_per_port
@@ -179,21 +237,6 @@ impl FcSwitch {
             }
         }
         edges
-    }
-
-    /// A connect request cannot have its path: drop it (F_BSY) and free its
-    /// buffer; the source hears of it after the busy frame's trip back.
-    fn refuse_connect(&mut self, ctx: &mut Ctx, o: usize, frame: FrameId, conn: ConnectionId) {
-        self.outputs[o].queue.pop_front();
-        self.free_buffer(ctx, ctx.frames[frame].in_port as usize);
-        ctx.frames.remove(frame);
-        ctx.metrics.counters.data_frames_refused += 1;
-        // The F_BSY frame goes back hop by hop, taking in a header and being
-        // routed at each switch, without queueing.
-        let hops = ctx.connections[conn].hops as u64 + 1;
-        let back =
-            hops * (ctx.timing.header_time + ctx.timing.route_time + ctx.timing.propagation) + ctx.timing.ack_time;
-        ctx.queue.push(ctx.now + back, Event::ConnectRefused { connection: conn });
     }
 
     /// Releases the ports a connection reserved here (teardown or refusal).
@@ -233,13 +276,19 @@ impl FcSwitch {
         self.inputs[port].buffers_used
     }
 
-    /// Frames queued in the scheduler table for output `port`.
-    pub fn queued(&self, port: usize) -> usize {
-        self.outputs[port].queue.len()
+    /// Handles one of the switch's own events.
+    #[inline]
+    pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
+        match ev {
+            SwitchEvent::HeaderArrived { port, frame } => self.on_header_arrived(cx, sh, port as usize, frame),
+            SwitchEvent::RouteDone => self.on_route_done(cx, sh),
+            SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
+        }
     }
 
     /// The first byte of `frame` reaches input `port`: it takes a buffer.
-    pub fn on_frame_start(&mut self, ctx: &mut Ctx, port: usize, frame: FrameId) {
+    pub fn on_frame_start(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize, frame: FrameId) {
+        let now = cx.now();
         let input = &mut self.inputs[port];
         input.buffers_used += 1;
         assert!(
@@ -250,110 +299,120 @@ impl FcSwitch {
             self.buffers_per_port
         );
         let used = input.buffers_used;
-        ctx.metrics.buffers_changed(ctx.now, self.id, port, used, 1);
-        let f = &mut ctx.frames[frame];
+        sh.metrics.buffers_changed(now, self.id, port, used, 1);
+        let f = sh.frames.get_mut(frame);
         f.in_port = port as u16;
-        f.t_tail_in = ctx.now + ctx.timing.frame_time(f.bytes);
-        ctx.queue
-            .push(ctx.now + ctx.timing.header_time, Event::HeaderArrived { switch: self.id, port: port as u16, frame });
+        f.t_tail_in = now + sh.timing.frame_time(f.bytes);
+        cx.push(now + sh.timing.header_time, self.id, SwitchEvent::HeaderArrived { port: port as u16, frame });
     }
 
     /// The header of `frame` is complete at input `port`: it may be routed.
-    pub fn on_header_arrived(&mut self, ctx: &mut Ctx, port: usize, frame: FrameId) {
+    fn on_header_arrived(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize, frame: FrameId) {
         self.inputs[port].unrouted.push_back(frame);
+        self.unrouted.insert(port);
         if !self.router_busy {
-            self.start_routing(ctx);
+            self.start_routing(cx, sh);
         }
     }
 
     /// The router has read a header: enqueue the frame for its output.
-    pub fn on_route_done(&mut self, ctx: &mut Ctx) {
+    fn on_route_done(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared) {
         let (port, frame) = self.routing;
         self.router_busy = false;
         self.headers_routed += 1;
         self.router_next = (port + 1) % self.inputs.len();
-        let out = self.output_for(ctx.frames[frame].dst);
-        ctx.frames[frame].t_queued = ctx.now;
-        self.outputs[out].queue.push_back(frame);
-        self.start_routing(ctx);
-        self.schedule(ctx);
+        let f = sh.frames.get_mut(frame);
+        let out = self.output_for(f.dst);
+        f.t_queued = cx.now();
+        let queue = &mut self.outputs[out].queue;
+        queue.push_back(Queued { frame, input: port as u16 });
+        if queue.len() == 1 {
+            self.new_head(out);
+        }
+        self.start_routing(cx, sh);
+        self.schedule(cx, sh);
     }
 
     /// The tail of the frame crossing to output `port` has left the switch.
-    pub fn on_transfer_done(&mut self, ctx: &mut Ctx, port: usize) {
+    fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize) {
         let out = &mut self.outputs[port];
         let frame = out.sending;
         out.sending = NO_FRAME;
+        self.idle.insert(port);
         let out_peer = out.peer;
         let in_port = out.sending_from as usize;
-        self.inputs[in_port].in_crossbar = false;
-        self.free_buffer(ctx, in_port);
+        self.in_crossbar.remove(in_port);
+        self.head_ready.union_with(&self.heads_from[in_port]);
+        self.free_buffer(cx, sh, in_port);
         // A terminal receiver has the frame once its tail is in; a buffering
         // one was told of its head when the transfer started.
         match out_peer {
-            Some(link) if !link.credited() => link.send_tail(ctx, frame, ctx.now),
+            Some(link) if !link.credited() => link.send_tail(cx, frame),
             _ => {}
         }
-        self.schedule(ctx);
+        self.schedule(cx, sh);
     }
 
     /// Frees a receive buffer of input `port` and returns it to whoever feeds
     /// that input as a buffer-to-buffer credit (R_RDY).
-    fn free_buffer(&mut self, ctx: &mut Ctx, port: usize) {
+    fn free_buffer(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize) {
         let input = &mut self.inputs[port];
         input.buffers_used -= 1;
-        ctx.metrics.buffers_changed(ctx.now, self.id, port, input.buffers_used, -1);
+        sh.metrics.buffers_changed(cx.now(), self.id, port, input.buffers_used, -1);
         let link = input.peer.expect("a frame arrived on an unconnected port");
-        link.return_credit(ctx, ctx.now);
+        link.return_credit(cx);
     }
 
     /// A trunk peer freed one of its buffers: output `port` may send again.
-    pub fn on_credit(&mut self, ctx: &mut Ctx, port: usize) {
+    pub fn on_credit(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize) {
         self.outputs[port].credit += 1;
-        self.schedule(ctx);
+        self.credited.insert(port);
+        self.schedule(cx, sh);
     }
 
     /// Cyclic polling: read the first unrouted header at or after `router_next`.
-    fn start_routing(&mut self, ctx: &mut Ctx) {
-        let n = self.inputs.len();
-        for k in 0..n {
-            let port = (self.router_next + k) % n;
-            if let Some(frame) = self.inputs[port].unrouted.pop_front() {
-                self.router_busy = true;
-                self.routing = (port, frame);
-                ctx.queue.push(ctx.now + ctx.timing.route_time, Event::RouteDone { switch: self.id });
-                return;
-            }
+    fn start_routing(&mut self, cx: &mut impl SwitchContext, sh: &Shared) {
+        let Some(port) = self.unrouted.first_from(self.router_next, self.inputs.len()) else { return };
+        let input = &mut self.inputs[port];
+        let frame = input.unrouted.pop_front().expect("a port with unrouted headers");
+        if input.unrouted.is_empty() {
+            self.unrouted.remove(port);
         }
+        self.router_busy = true;
+        self.routing = (port, frame);
+        cx.push(cx.now() + sh.timing.route_time, self.id, SwitchEvent::RouteDone);
     }
 
     /// Starts every crossbar transfer the three constraints allow. Where
     /// heads of several outputs wait for the same input, the arbitration
     /// decides: outputs in a rotating order (so none is favoured), or the
     /// head queued first.
-    fn schedule(&mut self, ctx: &mut Ctx) {
+    fn schedule(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared) {
         let n = self.outputs.len();
         let start = self.scheduler_next;
-        self.scheduler_next = (start + 1) % n;
+        self.scheduler_next = if start + 1 == n { 0 } else { start + 1 };
+        let ready = PortSet::and3(&self.idle, &self.credited, &self.head_ready);
+        if ready.is_empty() {
+            return;
+        }
         match self.arbitration {
             Arbitration::Rotating => {
-                for k in 0..n {
-                    self.try_start(ctx, (start + k) % n);
+                for o in ready.iter_from(start, n) {
+                    self.try_start(cx, sh, o);
                 }
             }
             Arbitration::Oldest => {
                 let mut candidates = std::mem::take(&mut self.candidates);
                 candidates.clear();
-                for k in 0..n {
-                    let o = (start + k) % n;
-                    if let Some(frame) = self.startable_head(ctx, o) {
-                        candidates.push((ctx.frames[frame].t_queued, o as u16));
+                for o in ready.iter_from(start, n) {
+                    if let Some(frame) = self.startable_head(o) {
+                        candidates.push((sh.frames.get(frame).t_queued, o as u16));
                     }
                 }
                 // Stable: equal ages keep the rotating order.
                 candidates.sort_by_key(|&(t, _)| t);
                 for &(_, o) in &candidates {
-                    self.try_start(ctx, o as usize);
+                    self.try_start(cx, sh, o as usize);
                 }
                 self.candidates = candidates;
             }
@@ -363,63 +422,115 @@ impl FcSwitch {
     /// The head of output `o`'s queue if the output is free, has credit, and
     /// the head's input is not busy in the crossbar.
     #[inline]
-    fn startable_head(&self, ctx: &Ctx, o: usize) -> Option<FrameId> {
-        let out = &self.outputs[o];
-        if out.sending != NO_FRAME || out.credit == 0 {
-            return None;
-        }
-        let &frame = out.queue.front()?;
+    fn startable_head(&self, o: usize) -> Option<FrameId> {
         // Head-of-line blocked while its input is busy elsewhere.
-        (!self.inputs[ctx.frames[frame].in_port as usize].in_crossbar).then_some(frame)
+        let ready = self.idle.contains(o) && self.credited.contains(o) && self.head_ready.contains(o);
+        ready.then(|| self.outputs[o].queue.front().expect("a ready output has a head").frame)
     }
 
     /// Starts the transfer at the head of output `o`, if it can start now.
-    fn try_start(&mut self, ctx: &mut Ctx, o: usize) {
-        let Some(frame) = self.startable_head(ctx, o) else { return };
-        let f = ctx.frames[frame];
-        let i = f.in_port as usize;
-        if f.connect && !self.reserve(ctx, i, o, frame, ctx.messages[f.message].connection) {
-            return;
+    fn try_start(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, o: usize) {
+        let Some(frame) = self.startable_head(o) else { return };
+        let f: &Frame = sh.frames.get(frame);
+        let (i, bytes, t_tail_in) = (f.in_port as usize, f.bytes, f.t_tail_in);
+        if f.connect {
+            let conn = sh.messages.get(f.message).connection;
+            if !self.reserve(cx, sh, i, o, frame, conn) {
+                return;
+            }
         }
+        let now = cx.now();
+        self.in_crossbar.insert(i);
+        self.head_ready.subtract(&self.heads_from[i]);
+        self.idle.remove(o);
+        self.pop_head(o);
         let out = &mut self.outputs[o];
-        self.inputs[i].in_crossbar = true;
-        out.queue.pop_front();
         out.sending = frame;
-        out.sending_from = f.in_port;
+        out.sending_from = i as u16;
         // Equal port rates make the tail arrive before it must leave; the
         // max keeps cut-through honest should rates ever differ.
-        let end = (ctx.now + ctx.timing.frame_time(f.bytes)).max(f.t_tail_in);
-        ctx.queue.push(end, Event::TransferDone { switch: self.id, port: o as u16 });
-        ctx.metrics.output_busy(end - ctx.now, out.trunk);
+        let end = (now + sh.timing.frame_time(bytes)).max(t_tail_in);
+        cx.push(end, self.id, SwitchEvent::TransferDone { port: o as u16 });
+        sh.metrics.output_busy(end - now, out.trunk);
         if out.credited {
             out.credit -= 1;
-            if let Some(link) = out.peer {
-                link.send_head(ctx, frame, ctx.now);
+            if out.credit == 0 {
+                self.credited.remove(o);
             }
+            if let Some(link) = out.peer {
+                link.send_head(cx, frame);
+            }
+        }
+    }
+
+    /// Takes the head off output `o`'s queue; returns the input it came from.
+    #[inline]
+    fn pop_head(&mut self, o: usize) -> usize {
+        let head = self.outputs[o].queue.pop_front().expect("a queued head");
+        self.heads_from[head.input as usize].remove(o);
+        self.head_ready.remove(o);
+        if !self.outputs[o].queue.is_empty() {
+            self.new_head(o);
+        }
+        head.input as usize
+    }
+
+    /// Output `o`'s queue has a new head: note its input, and whether that
+    /// input is free.
+    #[inline]
+    fn new_head(&mut self, o: usize) {
+        let i = self.outputs[o].queue.front().expect("a queued head").input as usize;
+        self.heads_from[i].insert(o);
+        if !self.in_crossbar.contains(i) {
+            self.head_ready.insert(o);
         }
     }
 
     /// A class 1 connect request at the head of output `o`'s queue: reserve
     /// ports `i` and `o` in both directions (data i -> o, ACKs o -> i) for
     /// its connection, or refuse it when another connection holds either.
-    fn reserve(&mut self, ctx: &mut Ctx, i: usize, o: usize, frame: FrameId, conn: ConnectionId) -> bool {
+    fn reserve(
+        &mut self,
+        cx: &mut impl SwitchContext,
+        sh: &mut Shared,
+        i: usize,
+        o: usize,
+        frame: FrameId,
+        conn: ConnectionId,
+    ) -> bool {
         let free = |held: ConnectionId| held == NO_CONNECTION || held == conn;
         let path_free = free(self.outputs[o].held_by)
             && free(self.inputs[o].held_by)
             && free(self.inputs[i].held_by)
             && free(self.outputs[i].held_by)
-            && (ctx.connections[conn].hops as usize) < MAX_HOPS;
+            && !sh.connections.full(conn);
         if !path_free {
-            self.refuse_connect(ctx, o, frame, conn);
+            self.refuse_connect(cx, sh, o, frame, conn);
             return false;
         }
         self.inputs[i].held_by = conn;
         self.inputs[o].held_by = conn;
         self.outputs[o].held_by = conn;
         self.outputs[i].held_by = conn;
-        let c = &mut ctx.connections[conn];
-        c.path[c.hops as usize] = (self.id, i as u16, o as u16);
-        c.hops += 1;
+        sh.connections.reserve_hop(conn, self.id, i as u16, o as u16);
         true
+    }
+
+    /// A connect request cannot have its path: drop it (F_BSY) and free its
+    /// buffer; the source hears of it after the busy frame's trip back.
+    fn refuse_connect(
+        &mut self,
+        cx: &mut impl SwitchContext,
+        sh: &mut Shared,
+        o: usize,
+        frame: FrameId,
+        conn: ConnectionId,
+    ) {
+        let input = self.pop_head(o);
+        self.free_buffer(cx, sh, input);
+        sh.frames.remove(frame);
+        sh.metrics.counters.data_frames_refused += 1;
+        let back = sh.connections.busy_trip(conn, &sh.timing);
+        cx.push(cx.now() + back, conn, ConnectionEvent::Refused);
     }
 }

@@ -2,8 +2,8 @@
 //! their own endpoints to its ports (TCP hosts, loop bridges) instead of the
 //! fabric's N_Ports.
 //!
-//! The switch's events (`fc::fabric::Event`) stay in their own queue; the
-//! host model keeps its own. [`step`] runs whichever is due first, the
+//! The switch's events ([`SideEvent`]) stay in their own queue; the host
+//! model keeps its own. [`step`] runs whichever is due first, the
 //! switch's on a tie, so one run is one deterministic sequence of events.
 //! What reaches an endpoint (a frame, a credit, a refused connect request)
 //! comes back to the model as an [`Arrival`] for [`OnSwitch::on_switch`];
@@ -11,15 +11,40 @@
 
 use std::collections::VecDeque;
 
-use super::connection::Connection;
-use super::fabric::{Ctx, Event};
-use super::frame::{Frame, Message};
+use super::connection::{ConnectionEvent, Connections};
 use super::metrics::{FcMetrics, FcMetricsSpec};
-use super::switch::FcSwitch;
+use super::shared::Shared;
+use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use crate::kernel::{Arena, EventQueue, Time};
 use crate::scenario::fc::Arbitration;
-use crate::sim::{Clock, Link, Model};
+use crate::sim::{Carries, Clock, ComponentKind, Context, Delivery, Link, Model};
+
+/// The switch's events and what its links and connections deliver.
+#[derive(Clone, Copy, Debug)]
+pub enum SideEvent {
+    Switch(SwitchEvent),
+    Delivery(u32, Delivery),
+    Connection(u32, ConnectionEvent),
+}
+
+impl Carries<SwitchEvent> for SideEvent {
+    fn wrap(_: u32, ev: SwitchEvent) -> Self {
+        SideEvent::Switch(ev)
+    }
+}
+
+impl Carries<Delivery> for SideEvent {
+    fn wrap(index: u32, ev: Delivery) -> Self {
+        SideEvent::Delivery(index, ev)
+    }
+}
+
+impl Carries<ConnectionEvent> for SideEvent {
+    fn wrap(index: u32, ev: ConnectionEvent) -> Self {
+        SideEvent::Connection(index, ev)
+    }
+}
 
 /// What the switch hands to the endpoints at its ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,27 +86,23 @@ pub struct SwitchSideSpec<'a> {
 }
 
 pub struct SwitchSide {
-    pub queue: EventQueue<Event>,
-    pub frames: Arena<Frame>,
-    pub messages: Arena<Message>,
-    pub connections: Arena<Connection>,
-    pub timing: FcTiming,
-    pub metrics: FcMetrics,
+    pub queue: EventQueue<SideEvent>,
+    pub sh: Shared,
     pub switch: FcSwitch,
 }
 
 impl SwitchSide {
     pub fn new(timing: FcTiming, spec: SwitchSideSpec) -> Self {
         let ports = spec.peers.len();
-        let switch = FcSwitch::new(
-            0,
-            spec.peers,
-            spec.buffers_per_port,
-            spec.peer_buffers,
-            spec.forwarding,
-            spec.arbitration,
-            spec.seed,
-        );
+        let switch = FcSwitch::new(FcSwitchSpec {
+            id: 0,
+            peers: spec.peers,
+            buffers_per_port: spec.buffers_per_port,
+            peer_buffers: spec.peer_buffers,
+            forwarding: spec.forwarding,
+            arbitration: spec.arbitration,
+            seed: spec.seed,
+        });
         let metrics = FcMetrics::new(
             &[ports],
             FcMetricsSpec {
@@ -94,34 +115,21 @@ impl SwitchSide {
         );
         SwitchSide {
             queue: EventQueue::with_capacity(1024),
-            frames: Arena::with_capacity(1024),
-            messages: Arena::with_capacity(16),
-            connections: Arena::with_capacity(16),
-            timing,
-            metrics,
+            sh: Shared {
+                frames: Arena::with_capacity(1024),
+                messages: Arena::with_capacity(16),
+                connections: Connections::new(spec.seed, 0.0),
+                timing,
+                metrics,
+            },
             switch,
         }
     }
 
-    /// The context the switch's handlers and a sender's link touch, at `now`.
+    /// A context on the switch's event set at `now`, for a sender's link.
     #[inline]
-    pub fn ctx(&mut self, now: Time) -> Ctx<'_> {
-        self.parts(now).0
-    }
-
-    /// The context and, apart from it, the switch.
-    #[inline]
-    fn parts(&mut self, now: Time) -> (Ctx<'_>, &mut FcSwitch) {
-        let ctx = Ctx {
-            now,
-            queue: &mut self.queue,
-            frames: &mut self.frames,
-            messages: &mut self.messages,
-            connections: &mut self.connections,
-            timing: &self.timing,
-            metrics: &mut self.metrics,
-        };
-        (ctx, &mut self.switch)
+    pub fn cx(&mut self, now: Time) -> Context<'_, SideEvent, EventQueue<SideEvent>> {
+        Context::new(now, &mut self.queue)
     }
 
     /// Whether the switch's next event comes before the model's own, which
@@ -137,23 +145,29 @@ impl SwitchSide {
 
     /// Runs switch event `ev` at `now`; what it hands an endpoint comes back.
     #[inline]
-    pub fn handle(&mut self, now: Time, ev: Event) -> Option<Arrival> {
-        let (mut ctx, sw) = self.parts(now);
+    pub fn handle(&mut self, now: Time, ev: SideEvent) -> Option<Arrival> {
+        let mut cx = Context::new(now, &mut self.queue);
+        let (sw, sh) = (&mut self.switch, &mut self.sh);
         match ev {
-            Event::FrameDelivered { node, frame } => return Some(Arrival::Frame { node, frame }),
-            Event::FrameAtBridge { bridge, frame } => return Some(Arrival::FrameHead { bridge, frame }),
-            Event::CreditToNode { node } => return Some(Arrival::Credit { node }),
-            Event::CreditToBridge { bridge } => return Some(Arrival::BridgeCredit { bridge }),
-            Event::ConnectRefused { connection } => return Some(Arrival::Refused { connection }),
-            Event::FrameStart { port, frame, .. } => sw.on_frame_start(&mut ctx, port as usize, frame),
-            Event::HeaderArrived { port, frame, .. } => sw.on_header_arrived(&mut ctx, port as usize, frame),
-            Event::RouteDone { .. } => sw.on_route_done(&mut ctx),
-            Event::TransferDone { port, .. } => sw.on_transfer_done(&mut ctx, port as usize),
-            Event::CreditToSwitch { port, .. } => sw.on_credit(&mut ctx, port as usize),
-            e @ (Event::MessageArrival { .. }
-            | Event::TransmitDone { .. }
-            | Event::RetryConnect { .. }
-            | Event::Teardown { .. }) => unreachable!("a lone switch schedules no {e:?}"),
+            SideEvent::Switch(ev) => sw.handle(&mut cx, sh, ev),
+            SideEvent::Delivery(_, Delivery::Head { kind: ComponentKind::Switch, port, frame }) => {
+                sw.on_frame_start(&mut cx, sh, port as usize, frame)
+            }
+            SideEvent::Delivery(_, Delivery::Credit { kind: ComponentKind::Switch, port }) => {
+                sw.on_credit(&mut cx, sh, port as usize)
+            }
+            SideEvent::Delivery(bridge, Delivery::Head { frame, .. }) => {
+                return Some(Arrival::FrameHead { bridge, frame })
+            }
+            SideEvent::Delivery(node, Delivery::Whole { frame, .. }) => return Some(Arrival::Frame { node, frame }),
+            SideEvent::Delivery(i, Delivery::Credit { kind: ComponentKind::LoopBridge, .. }) => {
+                return Some(Arrival::BridgeCredit { bridge: i })
+            }
+            SideEvent::Delivery(node, Delivery::Credit { .. }) => return Some(Arrival::Credit { node }),
+            SideEvent::Connection(connection, ConnectionEvent::Refused) => {
+                return Some(Arrival::Refused { connection })
+            }
+            SideEvent::Connection(_, ConnectionEvent::Teardown) => unreachable!("a lone switch schedules no teardown"),
         }
         None
     }
@@ -174,7 +188,7 @@ impl SwitchSide {
     }
 
     pub fn memory_bytes(&self) -> u64 {
-        self.frames.memory_bytes() + self.queue.memory_bytes()
+        self.sh.frames.memory_bytes() + self.queue.memory_bytes()
     }
 }
 
@@ -209,8 +223,8 @@ impl Sender {
         let frame = self.queue.pop_front()?;
         self.bb_credit -= 1;
         self.transmitting = true;
-        let done = now + fc.timing.frame_time(fc.frames[frame].bytes);
-        self.link.send_head(&mut fc.ctx(now), frame, now);
+        let done = now + fc.sh.timing.frame_time(fc.sh.frames.get(frame).bytes);
+        self.link.send_head(&mut fc.cx(now), frame);
         Some((frame, done))
     }
 }
@@ -248,6 +262,7 @@ pub fn step<M: OnSwitch>(model: &mut M, limit: Time) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fc::frame::Frame;
     use crate::scenario::FcFabricSpec;
     use crate::sim::PortRef;
 
@@ -267,8 +282,9 @@ mod tests {
         };
         let mut fc = SwitchSide::new(timing.clone(), spec);
         let mut s = Sender::new(Link::new(PortRef::switch(0, 0), 0), 2);
-        let frames: Vec<u32> =
-            (0..3).map(|_| fc.frames.insert(Frame { dst: 1, bytes: timing.data_bytes, ..Frame::default() })).collect();
+        let frames: Vec<u32> = (0..3)
+            .map(|_| fc.sh.frames.insert(Frame { dst: 1, bytes: timing.data_bytes, ..Frame::default() }))
+            .collect();
         s.queue.extend(&frames);
         assert_eq!(s.start_next(&mut fc, 0), Some((frames[0], timing.data_time)));
         assert_eq!(s.start_next(&mut fc, 0), None, "the fibre is busy");

@@ -34,7 +34,6 @@ use super::arbitrated_loop::initialization::InitPort;
 use super::arbitrated_loop::port::{Job, PortConfig};
 use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyPath, Won};
 use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
-use super::connection::Connection;
 use super::frame::{Frame, FrameKind, Message};
 use super::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
 use super::timing::FcTiming;
@@ -294,7 +293,7 @@ impl SwitchedLoopModel {
             throughput: set.series("throughput", batch_ps, true),
         };
         let fc = switch_side(&spec, &ring_timing, switch_fibre, scenario);
-        let circuit_latency = fc.timing.header_time + 2 * switch_fibre;
+        let circuit_latency = fc.sh.timing.header_time + 2 * switch_fibre;
         Ok(SwitchedLoopModel {
             clock: Clock::with_capacity(4096),
             set,
@@ -645,9 +644,9 @@ impl SwitchedLoopModel {
                     let b = &mut self.bridges[l as usize];
                     b.free_in += frames;
                     let link = b.sender.link;
-                    let mut ctx = self.fc.ctx(now);
+                    let mut cx = self.fc.cx(now);
                     for _ in 0..frames {
-                        link.return_credit(&mut ctx, now);
+                        link.return_credit(&mut cx);
                     }
                     // Requests waiting for this bridge's buffers, from the next loop on.
                     let loops = self.bridges.len() as u32;
@@ -681,7 +680,7 @@ impl SwitchedLoopModel {
     /// A frame for the switch from bridge `src` to bridge `dst`: a phase's
     /// (`carried` its segment) or a connect request (`carried` its message).
     fn frame(&mut self, src: u32, dst: u32, bytes: u32, carried: u32, connect: bool) -> u32 {
-        self.fc.frames.insert(Frame {
+        self.fc.sh.frames.insert(Frame {
             kind: FrameKind::Data,
             src,
             dst,
@@ -726,7 +725,7 @@ impl SwitchedLoopModel {
             for k in 0..c.frames {
                 let t = self.rings[0].timing();
                 let payload = if phase == Phase::Data { t.payload_of(c.bytes, k) } else { phase.control_bytes() };
-                let frame = self.frame(l, c.dst, payload + self.fc.timing.header_bytes, seg, false);
+                let frame = self.frame(l, c.dst, payload + self.fc.sh.timing.header_bytes, seg, false);
                 self.bridges[l as usize].sender.queue.push_back(frame);
             }
             self.pump(l);
@@ -738,18 +737,15 @@ impl SwitchedLoopModel {
     fn pump(&mut self, l: u32) {
         let b = &mut self.bridges[l as usize];
         let Some((frame, done)) = b.sender.start_next(&mut self.fc, self.clock.now) else { return };
-        b.sending_stored = !self.fc.frames[frame].connect;
+        b.sending_stored = !self.fc.sh.frames.get(frame).connect;
         self.counters.switch_frames += 1;
         self.clock.queue.push(done, Event::Bridge(l, BridgeEvent::TransmitDone));
     }
 
     /// Frees the ports circuit `conn` holds at the switch.
     fn release(&mut self, conn: u32) {
-        let c = self.fc.connections[conn];
-        for &(_, i, o) in c.reserved() {
-            self.fc.switch.release(conn, i as usize, o as usize);
-        }
-        self.fc.connections.remove(conn);
+        let switch = &mut self.fc.switch;
+        self.fc.sh.connections.tear_down(conn, |_, i, o| switch.release(conn, i as usize, o as usize));
     }
 
     fn on_bridge(&mut self, l: u32, ev: BridgeEvent) {
@@ -759,13 +755,8 @@ impl SwitchedLoopModel {
                 // A class 1 connect request for the remote bridge's port.
                 let c = self.bridges[l as usize].outbound.expect("an intercepted open");
                 self.exchanges[c.xid].switch_requests += 1;
-                let conn = self.fc.connections.insert(Connection {
-                    src: l,
-                    dst: c.dst,
-                    t_request: now,
-                    ..Connection::default()
-                });
-                let message = self.fc.messages.insert(Message {
+                let conn = self.fc.sh.connections.open(l, c.dst, now);
+                let message = self.fc.sh.messages.insert(Message {
                     src: l,
                     dst: c.dst,
                     frames: 1,
@@ -773,7 +764,7 @@ impl SwitchedLoopModel {
                     connection: conn,
                     ..Message::default()
                 });
-                let bytes = self.fc.timing.header_bytes;
+                let bytes = self.fc.sh.timing.header_bytes;
                 let frame = self.frame(l, c.dst, bytes, message, true);
                 let b = &mut self.bridges[l as usize];
                 b.connection = Some(conn);
@@ -783,12 +774,12 @@ impl SwitchedLoopModel {
             }
             BridgeEvent::Connect { frame } => {
                 // The connection holds both ports: open this loop for the initiator's phase.
-                let f = self.fc.frames[frame];
-                self.fc.frames.remove(frame);
-                self.fc.messages.remove(f.message);
+                let f = *self.fc.sh.frames.get(frame);
+                self.fc.sh.frames.remove(frame);
+                self.fc.sh.messages.remove(f.message);
                 self.bridges[f.src as usize].connect_message = None;
                 let link = self.bridges[l as usize].sender.link;
-                link.return_credit(&mut self.fc.ctx(now), now);
+                link.return_credit(&mut self.fc.cx(now));
                 let from = f.src;
                 let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
                 self.bridges[l as usize].inbound = Some(from);
@@ -823,13 +814,13 @@ impl SwitchedLoopModel {
         let now = self.clock.now;
         match arrival {
             Arrival::FrameHead { bridge, frame } => {
-                let f = self.fc.frames[frame];
-                let tail = now + self.fc.timing.frame_time(f.bytes);
+                let f = *self.fc.sh.frames.get(frame);
+                let tail = now + self.fc.sh.timing.frame_time(f.bytes);
                 if f.connect {
                     self.clock.queue.push(tail, Event::Bridge(bridge, BridgeEvent::Connect { frame }));
                     return;
                 }
-                self.fc.frames.remove(frame);
+                self.fc.sh.frames.remove(frame);
                 let c = &mut self.segments[f.message];
                 c.received += 1;
                 if c.received == c.frames {
@@ -842,13 +833,13 @@ impl SwitchedLoopModel {
             }
             Arrival::Refused { connection } => {
                 // F_BSY: the bridge's CLS reaches the opener, which answers with its own.
-                let l = self.fc.connections[connection].src;
+                let l = self.fc.sh.connections.get(connection).src;
                 self.release(connection);
                 let b = &mut self.bridges[l as usize];
                 b.connection = None;
                 let message = b.connect_message.take().expect("a refused request has its message");
                 let c = b.outbound.take().expect("a refused open");
-                self.fc.messages.remove(message);
+                self.fc.sh.messages.remove(message);
                 self.counters.refused_circuits += 1;
                 self.exchanges[c.xid].retries += 1;
                 let t = self.rings[l as usize].timing();
@@ -952,12 +943,12 @@ impl SwitchedLoopModel {
         }
         if self.clock.queue.is_empty()
             && self.fc.queue.is_empty()
-            && (self.fc.frames.live() > 0 || self.fc.connections.live() > 0 || self.segments.live() > 0)
+            && (self.fc.sh.frames.live() > 0 || self.fc.sh.connections.live() > 0 || self.segments.live() > 0)
         {
             return Err(Error::model(format!(
                 "an idle switch holds {} frames, {} connections and {} segments",
-                self.fc.frames.live(),
-                self.fc.connections.live(),
+                self.fc.sh.frames.live(),
+                self.fc.sh.connections.live(),
                 self.segments.live()
             )));
         }
@@ -983,8 +974,8 @@ impl SwitchedLoopModel {
             ("refused_segments".into(), c.refused_segments as i64),
             ("refused_bridge_opens".into(), c.refused_bridge_opens as i64),
             ("segments_in_switch".into(), self.segments.live() as i64),
-            ("frames_in_switch".into(), self.fc.frames.live() as i64),
-            ("connections_held".into(), self.fc.connections.live() as i64),
+            ("frames_in_switch".into(), self.fc.sh.frames.live() as i64),
+            ("connections_held".into(), self.fc.sh.connections.live() as i64),
             ("switch_headers_routed".into(), self.fc.switch.headers_routed as i64),
         ])
     }

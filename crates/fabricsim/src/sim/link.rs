@@ -1,12 +1,14 @@
 //! Links between component ports. A port faces another component through a
 //! [`PortRef`] (which component, which of its ports); a [`Link`] is one
 //! direction of a fibre and adds its propagation delay; frames and credits
-//! reach the far end through [`PortEvents`], which each assembled model
-//! implements by turning them into its own events. So a switch port neither
-//! knows nor cares whether a terminal node, another switch, a loop bridge or
-//! an HCA is at the other end: it asks the kind only whether the far end
-//! takes frames as they stream in (and so grants buffer credit) or whole.
+//! reach the far end as a [`Delivery`] scheduled for the far component,
+//! which each assembly turns into that component's event. So a switch port
+//! neither knows nor cares whether a terminal node, another switch, a loop
+//! bridge or a host is at the other end: it asks the kind only whether the
+//! far end takes frames as they stream in (and so grants buffer credit) or
+//! whole.
 
+use super::component::Schedule;
 use crate::kernel::Time;
 
 /// The kinds of component a port can face.
@@ -64,15 +66,16 @@ pub struct Link {
     pub propagation: Time,
 }
 
-/// How frames and credits reach the far end of a link, as the assembled
-/// model's events.
-pub trait PortEvents {
-    /// The first byte of `frame` reaches `to` at `at` (receivers that buffer in flight).
-    fn frame_head(&mut self, to: PortRef, frame: u32, at: Time);
-    /// `frame` has been wholly received at `to` at `at` (terminal receivers).
-    fn frame_received(&mut self, to: PortRef, frame: u32, at: Time);
-    /// A buffer-to-buffer credit (R_RDY, or IB flow-control credits) reaches `to` at `at`.
-    fn credit(&mut self, to: PortRef, at: Time);
+/// What a link delivers to the port at its far end; carried with the far
+/// component's index, and the assembly turns it into that component's event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// The first byte of `frame` reaches a receiver that buffers frames in flight.
+    Head { kind: ComponentKind, port: u16, frame: u32 },
+    /// `frame` has been wholly received by a terminal receiver.
+    Whole { kind: ComponentKind, port: u16, frame: u32 },
+    /// A buffer-to-buffer credit (R_RDY) reaches the sender at the far end.
+    Credit { kind: ComponentKind, port: u16 },
 }
 
 impl Link {
@@ -85,43 +88,42 @@ impl Link {
         self.to.kind.buffers_in_flight()
     }
 
-    /// A frame's first byte goes on the fibre at `now`: a buffering receiver
+    /// A frame's first byte goes on the fibre now: a buffering receiver
     /// learns of it one propagation delay later.
     #[inline(always)]
-    pub fn send_head(&self, events: &mut impl PortEvents, frame: u32, now: Time) {
-        events.frame_head(self.to, frame, now + self.propagation);
+    pub fn send_head(&self, cx: &mut impl Schedule<Delivery>, frame: u32) {
+        let Link { to, propagation } = *self;
+        cx.push(cx.now() + propagation, to.index, Delivery::Head { kind: to.kind, port: to.port, frame });
     }
 
-    /// A frame's last byte goes on the fibre at `now`: a terminal receiver
-    /// has it whole one propagation delay later.
+    /// A frame's last byte goes on the fibre now: a terminal receiver has
+    /// it whole one propagation delay later.
     #[inline]
-    pub fn send_tail(&self, events: &mut impl PortEvents, frame: u32, now: Time) {
-        events.frame_received(self.to, frame, now + self.propagation);
+    pub fn send_tail(&self, cx: &mut impl Schedule<Delivery>, frame: u32) {
+        let Link { to, propagation } = *self;
+        cx.push(cx.now() + propagation, to.index, Delivery::Whole { kind: to.kind, port: to.port, frame });
     }
 
-    /// A freed receive buffer is announced at `now` to the sender at the far end.
+    /// A freed receive buffer is announced now to the sender at the far end.
     #[inline]
-    pub fn return_credit(&self, events: &mut impl PortEvents, now: Time) {
-        events.credit(self.to, now + self.propagation);
+    pub fn return_credit(&self, cx: &mut impl Schedule<Delivery>) {
+        let Link { to, propagation } = *self;
+        cx.push(cx.now() + propagation, to.index, Delivery::Credit { kind: to.kind, port: to.port });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::EventQueue;
+    use crate::sim::{Carries, Context};
 
-    #[derive(Default)]
-    struct Log(Vec<(&'static str, PortRef, Time)>);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct At(u32, Delivery);
 
-    impl PortEvents for Log {
-        fn frame_head(&mut self, to: PortRef, _: u32, at: Time) {
-            self.0.push(("head", to, at));
-        }
-        fn frame_received(&mut self, to: PortRef, _: u32, at: Time) {
-            self.0.push(("whole", to, at));
-        }
-        fn credit(&mut self, to: PortRef, at: Time) {
-            self.0.push(("credit", to, at));
+    impl Carries<Delivery> for At {
+        fn wrap(index: u32, ev: Delivery) -> Self {
+            At(index, ev)
         }
     }
 
@@ -130,16 +132,19 @@ mod tests {
         let trunk = Link::new(PortRef::switch(2, 5), 1_000);
         let drop = Link::new(PortRef::node(7), 250);
         assert!(trunk.credited() && !drop.credited());
-        let mut log = Log::default();
-        trunk.send_head(&mut log, 0, 10);
-        drop.send_tail(&mut log, 0, 10);
-        trunk.return_credit(&mut log, 20);
+        let mut q = EventQueue::with_capacity(4);
+        let mut cx = Context::new(10, &mut q);
+        trunk.send_head(&mut cx, 0);
+        drop.send_tail(&mut cx, 0);
+        let mut cx = Context::new(20, &mut q);
+        trunk.return_credit(&mut cx);
+        let got: Vec<_> = std::iter::from_fn(|| q.pop_until(Time::MAX)).collect();
         assert_eq!(
-            log.0,
+            got,
             vec![
-                ("head", PortRef::switch(2, 5), 1_010),
-                ("whole", PortRef::node(7), 260),
-                ("credit", PortRef::switch(2, 5), 1_020)
+                (260, At(7, Delivery::Whole { kind: ComponentKind::Node, port: 0, frame: 0 })),
+                (1_010, At(2, Delivery::Head { kind: ComponentKind::Switch, port: 5, frame: 0 })),
+                (1_020, At(2, Delivery::Credit { kind: ComponentKind::Switch, port: 5 })),
             ]
         );
     }

@@ -19,7 +19,7 @@ pub use driver::{
     run_model, run_model_observed, MeasurementPlan, Model, ModelInfo, Progress, RunObserver, Status, Summary,
     Unobserved,
 };
-pub use link::{ComponentKind, Link, PortEvents, PortRef};
+pub use link::{ComponentKind, Delivery, Link, PortRef};
 pub use metric_set::MetricSet;
 pub use names::ComponentPath;
 pub use simulation::Simulation;

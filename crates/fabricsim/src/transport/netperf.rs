@@ -364,7 +364,7 @@ impl NetperfModel {
 
     fn emit(&mut self, h: usize, seg: Segment) {
         let payload = seg.len + self.packet_overhead;
-        let frames = payload.div_ceil(self.fc.timing.data_bytes - self.fc.timing.header_bytes);
+        let frames = payload.div_ceil(self.fc.sh.timing.data_bytes - self.fc.sh.timing.header_bytes);
         let packet = self.packets.insert(Packet { seg, frames_left: frames, payload });
         self.push_job(h, Job::Output { packet });
     }
@@ -415,7 +415,7 @@ impl NetperfModel {
 
     fn bus_start(&mut self, h: usize) {
         let Some(&(frame, _)) = self.hosts[h].bus_queue.front() else { return };
-        let payload = self.fc.frames[frame].bytes - self.fc.timing.header_bytes;
+        let payload = self.fc.sh.frames.get(frame).bytes - self.fc.sh.timing.header_bytes;
         self.hosts[h].bus_busy = true;
         self.clock
             .queue
@@ -429,8 +429,8 @@ impl NetperfModel {
             self.hosts[h].sender.queue.push_back(frame);
             self.try_transmit(h);
         } else {
-            let packet = self.fc.frames[frame].message;
-            self.fc.frames.remove(frame);
+            let packet = self.fc.sh.frames.get(frame).message;
+            self.fc.sh.frames.remove(frame);
             let p = &mut self.packets[packet];
             p.frames_left -= 1;
             if p.frames_left == 0 {
@@ -442,16 +442,16 @@ impl NetperfModel {
 
     /// Splits a packet into its FC sequence of frames, each to cross the bus.
     fn queue_frames(&mut self, h: usize, packet: u32) {
-        let max_payload = self.fc.timing.data_bytes - self.fc.timing.header_bytes;
+        let max_payload = self.fc.sh.timing.data_bytes - self.fc.sh.timing.header_bytes;
         let mut left = self.packets[packet].payload;
         while left > 0 {
             let chunk = left.min(max_payload);
             left -= chunk;
-            let frame = self.fc.frames.insert(Frame {
+            let frame = self.fc.sh.frames.insert(Frame {
                 kind: FrameKind::Data,
                 src: h as u32,
                 dst: (1 - h) as u32,
-                bytes: chunk + self.fc.timing.header_bytes,
+                bytes: chunk + self.fc.sh.timing.header_bytes,
                 message: packet,
                 t_inject: self.clock.now,
                 ..Frame::default()
@@ -462,12 +462,12 @@ impl NetperfModel {
 
     fn try_transmit(&mut self, h: usize) {
         let Some((_, done)) = self.hosts[h].sender.start_next(&mut self.fc, self.clock.now) else { return };
-        self.fc.metrics.counters.data_frames_injected += 1;
+        self.fc.sh.metrics.counters.data_frames_injected += 1;
         self.clock.queue.push(done, Event::TransmitDone { host: h as u8 });
     }
 
     fn on_frame_delivered(&mut self, h: usize, frame: u32) {
-        self.fc.metrics.counters.data_frames_delivered += 1;
+        self.fc.sh.metrics.counters.data_frames_delivered += 1;
         self.frames_delivered += 1;
         self.bus_push(h, frame, false);
     }
@@ -926,14 +926,14 @@ impl NetperfModel {
                 )));
             }
         }
-        if idle && (self.fc.frames.live() > 0 || self.packets.live() > 0) {
+        if idle && (self.fc.sh.frames.live() > 0 || self.packets.live() > 0) {
             return Err(Error::model(format!(
                 "{} frames and {} packets left in an idle fabric",
-                self.fc.frames.live(),
+                self.fc.sh.frames.live(),
                 self.packets.live()
             )));
         }
-        let c = &self.fc.metrics.counters;
+        let c = &self.fc.sh.metrics.counters;
         Ok(vec![
             ("bytes_sent".into(), self.hosts[LOCAL].app.bytes_written as i64),
             ("bytes_received".into(), self.hosts[REMOTE].app.bytes_read as i64),
@@ -945,7 +945,7 @@ impl NetperfModel {
             ("persist_probes".into(), self.persist_probes as i64),
             ("data_frames_injected".into(), c.data_frames_injected as i64),
             ("data_frames_delivered".into(), c.data_frames_delivered as i64),
-            ("frames_in_flight".into(), self.fc.frames.live() as i64),
+            ("frames_in_flight".into(), self.fc.sh.frames.live() as i64),
         ])
     }
 }
