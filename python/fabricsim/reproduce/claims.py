@@ -202,7 +202,7 @@ def _row(path: Path, i: int, table: Mapping[str, Any]) -> Claim:
     elif published is None:
         raise _fail(path, where, "published", None, "the published value or range of an evaluated value claim")
     if kind == "simulated throughput" and row["unit"] != "%" and role in EVALUATED and "bandwidth" not in row:
-        raise _fail(path, where, "bandwidth", None, "the bandwidth (in the claim's unit) that +-2 points refer to")
+        raise _fail(path, where, "bandwidth", None, "the bandwidth (in the claim's unit) that ±2 points refer to")
     if "plot" in row:
         plot = _typed(path, where + " plot", row["plot"], _PLOT_KEYS)
         if "series" not in plot:
@@ -333,7 +333,7 @@ def _trend(claim: Claim, m: Series | Value) -> Check:
         ours = float(m.value)
         return _check(claim, published=r, ours=ours, ours_ci=m.ci, tolerance=max(r - lo, hi - r),
                       within=bool(lo <= ours <= hi), note=(m.note + "; " if m.note else "")
-                      + f"both ends within +-{rel:.0%}: {_fmt(lo)} to {_fmt(hi)}")
+                      + f"both ends within ±{rel:.0%}: {_fmt(lo)} to {_fmt(hi)}")
     if not isinstance(m, Series):
         raise FabricsimError(f"claim {claim.id}: a {claim.shape} trend is evaluated from a Series")
     ys = [float(y) for y in m.ys]
