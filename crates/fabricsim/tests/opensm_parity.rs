@@ -35,6 +35,11 @@ exit ${status:-0}
 
 /// OpenSM's `opensm-lfts.dump` for the fabric in `net`, run with `args`.
 fn opensm_lfts(net: &str, args: &[&str]) -> String {
+    opensm_dumps(net, args, &[]).remove(0)
+}
+
+/// OpenSM's `opensm-lfts.dump` and the other dump files named in `more`.
+fn opensm_dumps(net: &str, args: &[&str], more: &[&str]) -> Vec<String> {
     let net: PathBuf = find_upwards(net).unwrap_or_else(|_| panic!("{net} not found"));
     let dir = std::env::temp_dir().join(format!(
         "fabricsim-opensm-{}-{}",
@@ -49,11 +54,12 @@ fn opensm_lfts(net: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("unshare runs (the tests need root, ibsim-utils and opensm: see .ci/run)");
-    let dump = std::fs::read_to_string(dir.join("opensm-lfts.dump"));
     let log = std::fs::read_to_string(dir.join("osm.out")).unwrap_or_default();
+    let dumps: Vec<std::io::Result<String>> =
+        ["opensm-lfts.dump"].iter().chain(more).map(|f| std::fs::read_to_string(dir.join(f))).collect();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "opensm failed: {}{}\n{log}", String::from_utf8_lossy(&out.stderr), out.status);
-    dump.unwrap_or_else(|e| panic!("no LFT dump ({e}): {log}"))
+    dumps.into_iter().map(|d| d.unwrap_or_else(|e| panic!("a dump is missing ({e}): {log}"))).collect()
 }
 
 fn parity(topo: &Topology, ours: &LinearTables, dump: &str, what: &str) -> Parity {
@@ -116,4 +122,131 @@ fn a_generated_fat_tree_exports_as_opensm_sees_it() {
     std::fs::remove_file(&path).unwrap();
     let ours = linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
     assert_eq!(lft_dump::export(&topo, &ours), dump);
+}
+
+/// updn from the roots OpenSM picks for itself: the same hop counts and
+/// ports wherever OpenSM keeps to the up/down rule; its tables break the rule
+/// on the 1356-HCA cluster, ours never do.
+#[test]
+fn updn_from_opensms_roots_follows_the_rule_opensm_bends() {
+    use fabricsim::fabric::identity::Identity;
+    use fabricsim::fabric::routing::updn::{down_up_turns, Ranks};
+    for file in [CLUSTER_144, FAT_TREE, CLUSTER_1356] {
+        let topo = load(file, "file").unwrap();
+        let mut dumps = opensm_dumps(file, &["-R", "updn"], &["opensm-updn-roots.dump"]);
+        let (roots_text, dump) = (dumps.pop().unwrap(), dumps.pop().unwrap());
+        let id = Identity::of(&topo);
+        let roots: Vec<u32> = roots_text
+            .lines()
+            .map(|l| u64::from_str_radix(l.trim().trim_start_matches("0x"), 16).unwrap())
+            .map(|g| id.switches.iter().position(|s| s.node.guid == g).unwrap() as u32)
+            .collect();
+        let params = RoutingParams { roots: Some(roots.clone()), ..RoutingParams::default() };
+        let ours = linear_tables("updn", &topo, &params).unwrap();
+        let p = parity(&topo, &ours, &dump, &format!("updn ({} roots) {file}", roots.len()));
+        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo).unwrap();
+        let ranks = Ranks::new(&topo, &fabricsim::fabric::routing::switch_links(&topo), &roots);
+        let (our_turns, their_turns) = (down_up_turns(&topo, &ours, &ranks), down_up_turns(&topo, &theirs, &ranks));
+        println!("  down-then-up turns: ours {our_turns}, OpenSM {their_turns}");
+        assert_eq!(our_turns, 0, "{file}");
+        assert_eq!(p.ours.unrouted_pairs, 0, "{file}");
+        let verdict = fabricsim::fabric::deadlock::analyze(&topo, &ours.to_forwarding_tables()).unwrap();
+        assert!(verdict.acyclic, "{file}");
+        if their_turns == 0 {
+            assert_eq!((p.same_port, p.same_hops), (p.entries, p.entries), "{file}");
+        }
+    }
+}
+
+/// Irregular networks (the study's kind, 30 switches) rooted at switch 0, and
+/// random ones rooted at switches 0-3: ours keep to the rule and route every
+/// pair; OpenSM's agree entry for entry except where it breaks the rule, takes
+/// a link between roots as up both ways, or misses a legal route.
+#[test]
+fn updn_on_irregular_networks_and_where_opensm_differs() {
+    use fabricsim::fabric::import::export_net;
+    use fabricsim::fabric::routing::updn::{down_up_turns, Ranks};
+    use fabricsim::fabric::shapes::{build_shape, ShapeParams};
+    let dir = std::env::temp_dir().join(format!("fabricsim-irregular-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let roots_file = dir.join("roots");
+    let (mut broken, mut networks) = (0, 0);
+    for (kind, seed, roots) in
+        (1..=12u64).map(|s| ("irregular", s, vec![0u32])).chain((1..=12).map(|s| ("random", s, vec![0, 1, 2, 3])))
+    {
+        std::fs::write(&roots_file, roots.iter().map(|r| format!("0x{:x}\n", 0x200000 + r)).collect::<String>())
+            .unwrap();
+        let shape = ShapeParams { switches: Some(30), seed, ..ShapeParams::default() };
+        let topo = build_shape(kind, &shape).unwrap();
+        let net = dir.join(format!("irregular-{seed}.net"));
+        std::fs::write(&net, export_net(&topo)).unwrap();
+        let dump = opensm_lfts(net.to_str().unwrap(), &["-R", "updn", "-a", roots_file.to_str().unwrap()]);
+        let params = RoutingParams { roots: Some(roots.clone()), ..RoutingParams::default() };
+        let ours = linear_tables("updn", &topo, &params).unwrap();
+        let p = parity(&topo, &ours, &dump, &format!("updn {kind} seed {seed} roots {roots:?}"));
+        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo).unwrap();
+        let ranks = Ranks::new(&topo, &fabricsim::fabric::routing::switch_links(&topo), &roots);
+        let (our_turns, their_turns) = (down_up_turns(&topo, &ours, &ranks), down_up_turns(&topo, &theirs, &ranks));
+        println!("  down-then-up turns: ours {our_turns}, OpenSM {their_turns}");
+        assert_eq!(our_turns, 0);
+        assert!(fabricsim::fabric::deadlock::analyze(&topo, &ours.to_forwarding_tables()).unwrap().acyclic);
+        networks += 1;
+        // OpenSM takes a link between two roots as up both ways (its
+        // `updn_get_dir`); the rule makes one direction down.
+        let roots_joined = topo.links.iter().any(|l| roots.contains(&l.a) && roots.contains(&l.b));
+        // Its search from each destination keeps one direction per switch,
+        // so it can also miss legal routes altogether.
+        let misses = p.theirs.unrouted_pairs > 0;
+        if their_turns > 0 || p.same_hops < p.entries {
+            broken += 1;
+            println!(
+                "  OpenSM: {their_turns} turns, {} unrouted pairs, roots joined: {roots_joined}",
+                p.theirs.unrouted_pairs
+            );
+            assert!(their_turns > 0 || roots_joined || misses, "{kind} seed {seed}: OpenSM differs for another reason");
+        }
+        if !roots_joined && their_turns == 0 && !misses {
+            assert_eq!((p.same_port, p.same_hops), (p.entries, p.entries), "{kind} seed {seed}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    println!("OpenSM's updn differs from the rule on {broken} of {networks} networks");
+}
+
+/// ftree on fat trees (the shared file, and a generated k-ary n-tree and
+/// Clos tree exported for ibsim): OpenSM's fat-tree engine orders ports its
+/// own way, so only hop counts must agree (both minimal); the balance of
+/// both is printed beside each other.
+#[test]
+fn ftree_has_opensms_hop_counts_on_fat_trees() {
+    use fabricsim::fabric::import::export_net;
+    use fabricsim::fabric::shapes::{build_shape, ShapeParams};
+    let dir = std::env::temp_dir().join(format!("fabricsim-ftree-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cases = vec![(FAT_TREE.to_string(), FAT_TREE.to_string(), load(FAT_TREE, "file").unwrap())];
+    for (name, shape, p) in [
+        ("4-ary 3-tree", "fat_tree", ShapeParams { arity: Some(4), levels: Some(3), ..Default::default() }),
+        (
+            "3-level Clos of 8-port switches, 2:1",
+            "clos",
+            ShapeParams { radix: Some(8), levels: Some(3), oversubscription: Some(2.0), ..Default::default() },
+        ),
+    ] {
+        let topo = build_shape(shape, &p).unwrap();
+        let net = dir.join(format!("{shape}.net"));
+        std::fs::write(&net, export_net(&topo)).unwrap();
+        cases.push((name.to_string(), net.display().to_string(), parse_file(&net)));
+    }
+    for (name, file, topo) in cases {
+        let dump = opensm_lfts(&file, &["-R", "ftree"]);
+        let ours = linear_tables("ftree", &topo, &RoutingParams::default()).unwrap();
+        let p = parity(&topo, &ours, &dump, &format!("ftree {name}"));
+        assert_eq!(p.same_hops, p.entries, "{name}");
+        assert_eq!((p.ours.unrouted_pairs, p.theirs.unrouted_pairs), (0, 0));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn parse_file(path: &std::path::Path) -> Topology {
+    fabricsim::fabric::import::parse(&std::fs::read_to_string(path).unwrap(), "net").unwrap()
 }

@@ -74,6 +74,7 @@ impl ForwardingTables {
             },
             root: None,
             ties: Ties::Lowest,
+            roots: None,
         };
         let mut tables = routing_tables(routing_name(routing.paths), topo, &params)?;
         tables.apply_overrides(topo, routing)?;

@@ -31,6 +31,7 @@ pub struct Parity {
     /// (switch, adapter port) entries compared.
     pub entries: u64,
     pub same_port: u64,
+    /// Entries whose routes take as many hops, or neither arrives.
     pub same_hops: u64,
     pub ours: Balance,
     pub theirs: Balance,
@@ -152,7 +153,9 @@ pub fn compare(topo: &Topology, ours: &LinearTables, theirs: &LinearTables) -> P
         for s in 0..n {
             entries += 1;
             same_port += (ours.port(s, la) == theirs.port(s, lb)) as u64;
-            same_hops += (a[s].is_some() && a[s] == b[s]) as u64;
+            // Two entries with no route at all (a root to a root under
+            // Up*/Down*) agree too.
+            same_hops += (a[s] == b[s]) as u64;
         }
     }
     Parity { entries, same_port, same_hops, ours: balance(topo, &map, ours), theirs: balance(topo, &map, theirs) }

@@ -47,6 +47,16 @@ fn cabling(spec: &IbSpec) -> Result<Topology> {
             &ShapeParams { radix: Some(t.ports.unwrap_or(PAPER_SWITCH_PORTS)), levels: None, ..params },
         )?,
         IbTopologyKind::FatTree => build_shape("fat_tree", &ShapeParams { nodes: None, ..params })?,
+        IbTopologyKind::Clos => build_shape(
+            "clos",
+            &ShapeParams {
+                nodes: None,
+                levels: t.levels,
+                hcas_per_leaf: t.hcas_per_leaf,
+                oversubscription: t.oversubscription,
+                ..params
+            },
+        )?,
         IbTopologyKind::Custom => custom(spec)?,
         IbTopologyKind::Import => {
             let file = t.file.as_deref().expect("validated: an imported topology names its file");
@@ -139,23 +149,15 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
     if let Some(r) = spec.routing.root.filter(|&r| r > n) {
         return Err(Error::invalid("ib.routing.root", r, format!("a switch of the fabric, 1 to {n}")));
     }
-    let ties = match spec.routing.spf_ties() {
-        SpfTies::Balanced => Ties::Balanced,
-        SpfTies::Lowest => Ties::Lowest,
-    };
-    let params = RoutingParams {
-        section: "ib.routing".into(),
-        selector: "algorithm".into(),
-        lanes: LaneChoice::Deterministic,
-        // The scenario counts switches from 1, the routing code from 0.
-        root: spec.routing.root.map(|r| r - 1),
-        ties,
-    };
+    if let Some(r) = spec.routing.roots.iter().flatten().find(|&&r| r > n) {
+        return Err(Error::invalid("ib.routing.roots", r, format!("switches of the fabric, 1 to {n}")));
+    }
+    let params = routing_params(spec);
     let data = match spec.routing.algorithm {
         IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
         other => routing_tables(other.name(), topo, &params)?,
     };
-    let control = routing_tables("spf", topo, &RoutingParams { root: None, ..params })?;
+    let control = routing_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params })?;
     Ok((data, control))
 }
 
@@ -168,7 +170,22 @@ fn keyed(e: Error, key: &str) -> Error {
     }
 }
 
-/// The routing registry's name of an algorithm ("" for imported tables).
+/// The routing parameters of the scenario (switches counted from 0).
+fn routing_params(spec: &IbSpec) -> RoutingParams {
+    RoutingParams {
+        section: "ib.routing".into(),
+        selector: "algorithm".into(),
+        lanes: LaneChoice::Deterministic,
+        // The scenario counts switches from 1, the routing code from 0.
+        root: spec.routing.root.map(|r| r - 1),
+        ties: match spec.routing.spf_ties() {
+            SpfTies::Balanced => Ties::Balanced,
+            SpfTies::Lowest => Ties::Lowest,
+        },
+        roots: spec.routing.roots.as_ref().map(|r| r.iter().map(|&r| r - 1).collect()),
+    }
+}
+
 /// The tables of `ib.routing.lft_file`.
 fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
     let file = spec.routing.lft_file.as_deref().expect("validated: imported routing names its dump");
@@ -197,7 +214,7 @@ fn linear(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables>
             let (data, _) = tables(spec, topo)?;
             match spec.routing.algorithm.name() {
                 // Engines that route switch LIDs too: their own tables.
-                name @ "min_hop" => crate::fabric::routing::linear_tables(name, topo, &RoutingParams::default()),
+                name @ ("min_hop" | "updn") => crate::fabric::routing::linear_tables(name, topo, &routing_params(spec)),
                 _ => Ok(crate::fabric::LinearTables::from_forwarding_tables(
                     &data,
                     crate::fabric::lids::Lids::assign(topo)?,
@@ -266,6 +283,18 @@ mod tests {
         let e = topology(&s).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("ib.link"));
         assert!(e.to_string().contains("which has 4xFDR10, 4xQDR"), "{e}");
+    }
+
+    #[test]
+    fn clos_fabrics_take_adapters_per_leaf_and_oversubscription() {
+        let s = spec("[ib.topology]\nkind = \"clos\"\nports = 8\nhcas_per_leaf = 6\noversubscription = 3\n");
+        let topo = topology(&s).unwrap();
+        assert_eq!((topo.endpoint_count(), topo.switch_count()), (48, 10));
+        let e =
+            Scenario::from_toml_str("[ib.topology]\nkind = \"fat_tree\"\nhcas_per_leaf = 6\n", "t.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("ib.topology.hcas_per_leaf"));
+        let s = spec("[ib.topology]\nkind = \"clos\"\nports = 8\nhcas_per_leaf = 6\noversubscription = 4\n");
+        assert_eq!(topology(&s).unwrap_err().key.as_deref(), Some("ib.topology.hcas_per_leaf"));
     }
 
     #[test]

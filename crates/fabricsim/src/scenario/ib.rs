@@ -25,6 +25,10 @@ pub enum IbTopologyKind {
     Random,
     /// A k-ary n-tree (`arity` k, `levels` n): k^n HCAs, switches of 2k ports.
     FatTree,
+    /// A fat tree of `ports`-port switches (default 36) in 2 or 3 `levels`
+    /// (default 2), `hcas_per_leaf` HCAs per leaf (default ports / 2) and
+    /// `hcas_per_leaf / oversubscription` uplinks (default 1: non-blocking).
+    Clos,
     /// Any graph: `hcas` per switch and `cables` between switches.
     Custom,
     /// A real subnet as cabled: an `ibnetdiscover` dump or ibsim `net` file
@@ -62,6 +66,12 @@ pub struct IbTopologySpec {
     /// Fat tree: levels of switches, n (default 3: 64 HCAs at k = 4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub levels: Option<u32>,
+    /// Clos: HCAs on each leaf switch (default ports / 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hcas_per_leaf: Option<u32>,
+    /// Clos: HCAs per leaf uplink, e.g. 2 for 2:1 (default 1, non-blocking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
     /// Import: the `ibnetdiscover` dump or ibsim `net` file (relative paths
     /// are looked up from the working directory and the directories above it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,6 +90,8 @@ impl Default for IbTopologySpec {
             cables: None,
             arity: None,
             levels: None,
+            hcas_per_leaf: None,
+            oversubscription: None,
             file: None,
         }
     }
@@ -92,6 +104,9 @@ pub enum IbRouting {
     Spf,
     /// Up*/Down*: BFS spanning tree from `root`; never an up link after a down link.
     Updown,
+    /// Up*/Down* from `roots` as OpenSM's updn engine sets it up and
+    /// balances ports, following the published rule where OpenSM breaks it.
+    Updn,
     /// Minimum hops, each destination on the least-hop port carrying the
     /// fewest destinations so far (OpenSM's min-hop engine). Deadlock-free on
     /// fat trees, whose minimal paths go up, then down, but there it climbs
@@ -114,6 +129,7 @@ impl IbRouting {
         match self {
             IbRouting::Spf => "spf",
             IbRouting::Updown => "updown",
+            IbRouting::Updn => "updn",
             IbRouting::MinHop => "min_hop",
             IbRouting::Ftree => "ftree",
             IbRouting::UpdownTree => "updown_tree",
@@ -149,6 +165,9 @@ pub struct IbRoutingSpec {
     /// best; `fabricsim reproduce` does the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<u32>,
+    /// updn: the root switches, from 1 (e.g. the spine of a fat tree).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<u32>>,
     /// Imported: the LFT dump to route by (relative paths are looked up from
     /// the working directory and the directories above it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,7 +182,7 @@ pub struct IbRoutingSpec {
 
 impl Default for IbRoutingSpec {
     fn default() -> Self {
-        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, lft_file: None, ties: None }
+        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, roots: None, lft_file: None, ties: None }
     }
 }
 
@@ -388,8 +407,12 @@ pub const SWITCHES: Range = Range::int("ib.topology.switches", 2, 4096);
 pub const LINKS: Range = Range::int("ib.topology.links", 1, 1 << 20);
 pub const HCAS: Range = Range::int_list("ib.topology.hcas", 0, 254).note("within ib.topology.ports");
 pub const ARITY: Range = Range::int("ib.topology.arity", 2, 64);
-pub const LEVELS: Range = Range::int("ib.topology.levels", 1, 8).note("k^n at most 65536 HCAs");
+pub const LEVELS: Range = Range::int("ib.topology.levels", 1, 8).note("fat tree: k^n at most 65536 HCAs; clos: 2 or 3");
+pub const HCAS_PER_LEAF: Range = Range::int("ib.topology.hcas_per_leaf", 1, 254).note("within ib.topology.ports");
+pub const OVERSUBSCRIPTION: Range =
+    Range::num("ib.topology.oversubscription", 1.0, 1024.0).note("HCAs per leaf uplink; 1 = non-blocking");
 pub const ROOT: Range = Range::int("ib.routing.root", 1, 1 << 20).note("a switch of the fabric");
+pub const ROOTS: Range = Range::int_list("ib.routing.roots", 1, 1 << 20).note("switches of the fabric");
 pub const INJECTION: Range = Range::num("ib.workload.injection_rate", 0.0, 2.0).note("fraction of the link rate");
 pub const SHARE: Range = Range::num("ib.workload.real_time_share", 0.0, 1.0);
 pub const BE_BYTES: Range = Range::int("ib.workload.best_effort_bytes", 1, 1 << 24).unit("bytes");
@@ -424,7 +447,10 @@ pub const RANGES: &[Range] = &[
     HCAS,
     ARITY,
     LEVELS,
+    HCAS_PER_LEAF,
+    OVERSUBSCRIPTION,
     ROOT,
+    ROOTS,
     INJECTION,
     SHARE,
     BE_BYTES,
@@ -552,6 +578,21 @@ impl IbSpec {
             "\"imported\"",
             "\"imported\" only with ib.topology.kind = \"import\" (the dump names switches and ports by GUID)",
         )?;
+        if let Some(roots) = &self.routing.roots {
+            ROOTS.check_list(roots)?;
+            require(
+                self.routing.algorithm == IbRouting::Updn,
+                "ib.routing.roots",
+                format!("{roots:?}"),
+                "only with ib.routing.algorithm = \"updn\"",
+            )?;
+        }
+        require(
+            self.routing.algorithm != IbRouting::Updn || self.routing.roots.as_ref().is_some_and(|r| !r.is_empty()),
+            "ib.routing.roots",
+            "missing",
+            "the root switches of ib.routing.algorithm = \"updn\", from 1 (e.g. the spine of a fat tree)",
+        )?;
         if let Some(r) = self.routing.root {
             ROOT.check_int(r)?;
             if !self.routing.algorithm.has_root() {
@@ -613,6 +654,12 @@ impl IbTopologySpec {
         if let Some(n) = self.levels {
             LEVELS.check_int(n)?;
         }
+        if let Some(h) = self.hcas_per_leaf {
+            HCAS_PER_LEAF.check_int(h)?;
+        }
+        if let Some(o) = self.oversubscription {
+            OVERSUBSCRIPTION.check(o)?;
+        }
         let given = |present: bool, key: &str, kinds: &str| {
             require(!present, &format!("ib.topology.{key}"), "given", &format!("only with ib.topology.kind = {kinds}"))
         };
@@ -621,7 +668,7 @@ impl IbTopologySpec {
         given(self.switches.is_some() && !generated, "switches", "\"irregular\" or \"random\"")?;
         given(self.links.is_some() && !generated, "links", "\"irregular\" or \"random\"")?;
         given(self.cables.is_some() && k != IbTopologyKind::Custom, "cables", "\"custom\"")?;
-        let drawn = matches!(k, IbTopologyKind::FatTree | IbTopologyKind::Import);
+        let drawn = matches!(k, IbTopologyKind::FatTree | IbTopologyKind::Clos | IbTopologyKind::Import);
         given(self.hcas.is_some() && drawn, "hcas", "\"irregular\", \"random\" or \"custom\"")?;
         given(self.ports.is_some() && k == IbTopologyKind::Import, "ports", "a kind other than \"import\"")?;
         given(self.file.is_some() && k != IbTopologyKind::Import, "file", "\"import\"")?;
@@ -632,7 +679,10 @@ impl IbTopologySpec {
             "the ibnetdiscover dump or ibsim net file of an imported topology",
         )?;
         given(self.arity.is_some() && k != IbTopologyKind::FatTree, "arity", "\"fat_tree\"")?;
-        given(self.levels.is_some() && k != IbTopologyKind::FatTree, "levels", "\"fat_tree\"")?;
+        let tree = matches!(k, IbTopologyKind::FatTree | IbTopologyKind::Clos);
+        given(self.levels.is_some() && !tree, "levels", "\"fat_tree\" or \"clos\"")?;
+        given(self.hcas_per_leaf.is_some() && k != IbTopologyKind::Clos, "hcas_per_leaf", "\"clos\"")?;
+        given(self.oversubscription.is_some() && k != IbTopologyKind::Clos, "oversubscription", "\"clos\"")?;
         if k == IbTopologyKind::Custom {
             let hcas = self.hcas.as_ref().ok_or_else(|| {
                 Error::invalid("ib.topology.hcas", "missing", "the HCAs on each switch of a custom topology")

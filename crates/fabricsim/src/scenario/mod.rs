@@ -173,7 +173,8 @@ pub struct FcFabricSpec {
 pub enum ModelSpec {
     FcFabric(FcFabricSpec),
     ArbitratedLoop(ArbitratedLoopSpec),
-    InfiniBand(IbSpec),
+    // Boxed: the largest section by far.
+    InfiniBand(Box<IbSpec>),
     SwitchedLoop(SwitchedLoopModelSpec),
     TcpNetperf(TcpNetperfSpec),
 }
@@ -321,7 +322,7 @@ impl Scenario {
                 let mut spec = file.ib.unwrap_or_default();
                 spec.fill_defaults();
                 spec.validate()?;
-                ModelSpec::InfiniBand(spec)
+                ModelSpec::InfiniBand(Box::new(spec))
             }
             ModelKind::SwitchedLoop => {
                 let spec = SwitchedLoopModelSpec {
@@ -373,7 +374,7 @@ impl Scenario {
                 file.disks = Some(l.disks.clone());
                 file.initiator = Some(l.initiator.clone());
             }
-            ModelSpec::InfiniBand(ib) => file.ib = Some(ib.clone()),
+            ModelSpec::InfiniBand(ib) => file.ib = Some(ib.as_ref().clone()),
             ModelSpec::SwitchedLoop(s) => {
                 file.switched_loop = Some(s.switched.clone());
                 file.switch = Some(s.switch.clone());
@@ -449,7 +450,7 @@ impl Scenario {
     /// The InfiniBand sections, or an error naming the model this scenario runs.
     pub fn infiniband(&self) -> Result<&IbSpec> {
         match &self.model {
-            ModelSpec::InfiniBand(spec) => Ok(spec),
+            ModelSpec::InfiniBand(spec) => Ok(spec.as_ref()),
             _ => Err(Error::scenario(format!(
                 "this scenario runs the {:?} model, not the InfiniBand fabric",
                 self.model_kind()

@@ -17,7 +17,7 @@
 //! Work is linear in switches x LIDs x candidate ports; memory is the
 //! tables themselves (a byte per switch and LID) and a count per switch port.
 
-use crate::fabric::forwarding::{LinearTables, NO_ROUTE};
+use crate::fabric::forwarding::LinearTables;
 use crate::fabric::identity::{opensm_guid_order, Identity};
 use crate::fabric::lids::Lids;
 use crate::fabric::topology::{PortUse, Topology};
@@ -30,7 +30,7 @@ pub struct Candidates {
 }
 
 impl Candidates {
-    fn new(switches: usize) -> Candidates {
+    pub fn new(switches: usize) -> Candidates {
         Candidates { start: vec![0; switches + 1], ports: Vec::new() }
     }
 
@@ -80,9 +80,37 @@ pub fn destination_switch_order(topo: &Topology, id: &Identity) -> Vec<u32> {
     order
 }
 
-/// Linear forwarding tables at `lids`, each switch choosing among the
-/// candidate ports `fill(d, candidates)` gives towards each destination switch `d`.
-pub fn balanced_tables(topo: &Topology, lids: Lids, mut fill: impl FnMut(u32, &mut Candidates)) -> LinearTables {
+/// Which ports each switch may route a destination through: a routing
+/// engine's part in `balanced_tables`.
+pub trait PortRule {
+    /// Prepares the routes towards destination switch `d`.
+    fn towards(&mut self, d: u32);
+    /// Starts one destination (an adapter port or the switch itself) of that switch.
+    fn start(&mut self) {}
+    /// The order in which switches choose, for rules where one switch's
+    /// choice narrows another's (every switch, once).
+    fn order(&self) -> &[u32];
+    /// The ports switch `s` may choose from (IBA numbers, increasing).
+    fn candidates(&self, s: u32) -> &[u8];
+    /// Switch `s` routes the destination out of port `p`.
+    fn chose(&mut self, _s: u32, _p: u8) {}
+}
+
+/// A rule whose candidates do not depend on other switches' choices.
+pub struct FixedCandidates {
+    pub cand: Candidates,
+    order: Vec<u32>,
+}
+
+impl FixedCandidates {
+    pub fn new(switches: usize) -> FixedCandidates {
+        FixedCandidates { cand: Candidates::new(switches), order: (0..switches as u32).collect() }
+    }
+}
+
+/// Linear forwarding tables at `lids`, each switch choosing among the ports
+/// `rule` allows towards each destination.
+pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) -> LinearTables {
     let n = topo.switch_count();
     let id = Identity::of(topo);
     let mut tables = LinearTables::empty(n, lids);
@@ -94,7 +122,6 @@ pub fn balanced_tables(topo: &Topology, lids: Lids, mut fill: impl FnMut(u32, &m
         total += r as usize + 1;
     }
     let mut paths = vec![0u32; total];
-    let mut cand = Candidates::new(n);
     // Each switch's endpoints in port order.
     let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (e, ep) in topo.endpoints.iter().enumerate() {
@@ -107,30 +134,55 @@ pub fn balanced_tables(topo: &Topology, lids: Lids, mut fill: impl FnMut(u32, &m
         // The first port of least count: min_by_key keeps the first of equals.
         ports.iter().copied().min_by_key(|&p| paths[first_port[s] + p as usize])
     };
+    let mut order = Vec::with_capacity(n);
     for d in destination_switch_order(topo, &id) {
-        fill(d, &mut cand);
+        rule.towards(d);
+        order.clear();
+        order.extend_from_slice(rule.order());
         for &e in &on_switch[d as usize] {
+            rule.start();
             let lid = tables.lids.endpoint[e as usize];
-            for s in 0..n {
+            for &s in &order {
+                let s = s as usize;
                 let port = if s == d as usize {
                     Some(topo.endpoints[e as usize].port as u8 + 1)
                 } else {
-                    pick(&paths, s, cand.of(s))
+                    pick(&paths, s, rule.candidates(s as u32))
                 };
                 if let Some(p) = port {
                     paths[first_port[s] + p as usize] += 1;
                     tables.set(s, lid, p);
+                    rule.chose(s as u32, p);
                 }
             }
         }
     }
     for d in 0..n as u32 {
-        fill(d, &mut cand);
+        rule.towards(d);
+        rule.start();
+        order.clear();
+        order.extend_from_slice(rule.order());
         let lid = tables.lids.switch[d as usize];
-        for s in 0..n {
-            let port = if s == d as usize { 0 } else { pick(&paths, s, cand.of(s)).unwrap_or(NO_ROUTE) };
-            tables.set(s, lid, port);
+        for &s in &order {
+            let s = s as usize;
+            let port = if s == d as usize { Some(0) } else { pick(&paths, s, rule.candidates(s as u32)) };
+            if let Some(p) = port {
+                tables.set(s, lid, p);
+                rule.chose(s as u32, p);
+            }
         }
     }
     tables
+}
+
+impl PortRule for FixedCandidates {
+    fn towards(&mut self, _d: u32) {}
+
+    fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    fn candidates(&self, s: u32) -> &[u8] {
+        self.cand.of(s as usize)
+    }
 }

@@ -17,7 +17,7 @@
 //! uniform load). That is why OpenSM has a fat-tree engine, and why this
 //! crate has [`super::ftree`].
 
-use super::balanced::{balanced_tables, switch_links, Candidates};
+use super::balanced::{balanced_tables, switch_links, Candidates, FixedCandidates, PortRule};
 use super::{Algorithm, ForwardingTables, LinearTables, RoutingParams};
 use crate::error::Result;
 use crate::fabric::lids::Lids;
@@ -37,12 +37,34 @@ fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
 }
 
 fn lfts(topo: &Topology, _params: &RoutingParams) -> Result<LinearTables> {
-    let links = switch_links(topo);
-    let mut hops = HopsTo::new(topo.switch_count());
-    Ok(balanced_tables(topo, Lids::assign(topo)?, |d, cand| {
-        hops.search(&links, d);
-        least_hop_ports(&links, &hops.dist, cand);
-    }))
+    let mut rule = LeastHops {
+        links: switch_links(topo),
+        hops: HopsTo::new(topo.switch_count()),
+        fixed: FixedCandidates::new(topo.switch_count()),
+    };
+    Ok(balanced_tables(topo, Lids::assign(topo)?, &mut rule))
+}
+
+/// Every least-hop port a candidate.
+struct LeastHops {
+    links: Vec<Vec<(u8, u32)>>,
+    hops: HopsTo,
+    fixed: FixedCandidates,
+}
+
+impl PortRule for LeastHops {
+    fn towards(&mut self, d: u32) {
+        self.hops.search(&self.links, d);
+        least_hop_ports(&self.links, &self.hops.dist, &mut self.fixed.cand);
+    }
+
+    fn order(&self) -> &[u32] {
+        self.fixed.order()
+    }
+
+    fn candidates(&self, s: u32) -> &[u8] {
+        self.fixed.candidates(s)
+    }
 }
 
 /// Hop counts from every switch to one destination switch (breadth-first).

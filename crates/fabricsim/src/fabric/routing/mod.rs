@@ -13,12 +13,14 @@
 //!   destinations per port) and its fat-tree engine (D-Mod-K).
 
 mod balanced;
+pub use balanced::switch_links;
 mod ftree;
 pub(crate) mod min_hop;
 mod ring;
 pub mod shortest;
 mod smart;
 pub mod spf;
+pub mod updn;
 pub mod updown;
 mod updown_tree;
 
@@ -75,6 +77,8 @@ pub struct RoutingParams {
     pub root: Option<u32>,
     /// SPF: which of equally short next switches to take.
     pub ties: Ties,
+    /// updn: the root switches (0-based).
+    pub roots: Option<Vec<u32>>,
 }
 
 impl Default for RoutingParams {
@@ -85,6 +89,7 @@ impl Default for RoutingParams {
             lanes: LaneChoice::Deterministic,
             root: None,
             ties: Ties::Lowest,
+            roots: None,
         }
     }
 }
@@ -123,6 +128,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
     spf::ALGORITHM,
     updown::ALGORITHM,
     updown_tree::ALGORITHM,
+    updn::ALGORITHM,
     min_hop::ALGORITHM,
     ftree::ALGORITHM,
 ];
@@ -147,6 +153,13 @@ fn routing_tables_checked(alg: &Algorithm, params: &RoutingParams) -> Result<()>
     if params.root.is_some() && !alg.params.contains(&"root") {
         return Err(Error::invalid(
             &params.key("root"),
+            "given",
+            format!("not used with {} = \"{}\"", params.selector_key(), alg.name),
+        ));
+    }
+    if params.roots.is_some() && !alg.params.contains(&"roots") {
+        return Err(Error::invalid(
+            &params.key("roots"),
             "given",
             format!("not used with {} = \"{}\"", params.selector_key(), alg.name),
         ));
@@ -178,7 +191,7 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
         assert_eq!(
             e.allowed.as_deref(),
-            Some("one of: shortest, smart, clockwise, central, spf, updown, updown_tree, min_hop, ftree")
+            Some("one of: shortest, smart, clockwise, central, spf, updown, updown_tree, updn, min_hop, ftree")
         );
         let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
         let e = routing_tables("spf", &topo, &params).unwrap_err();
@@ -191,7 +204,8 @@ mod tests {
         let topo = build_shape("irregular", &ShapeParams { seed: 11, ..ShapeParams::default() }).unwrap();
         let map = topo.port_map();
         for alg in ALGORITHMS.iter().filter(|a| !matches!(a.name, "clockwise" | "central" | "smart")) {
-            let t = routing_tables(alg.name, &topo, &RoutingParams::default()).unwrap();
+            let params = RoutingParams { roots: (alg.name == "updn").then(|| vec![0]), ..RoutingParams::default() };
+            let t = routing_tables(alg.name, &topo, &params).unwrap();
             for s in 0..topo.switch_count() as u32 {
                 for e in 0..topo.endpoint_count() {
                     assert!(t.path(&topo, &map, s, e).is_some(), "{}: switch {s} to endpoint {e}", alg.name);

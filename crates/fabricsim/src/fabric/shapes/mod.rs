@@ -1,8 +1,10 @@
 //! Built-in topology shapes, one per file, picked by name from one table
 //! (as BookSim picks routing functions from `gRoutingFunctionMap`): the
 //! single switch and seed 000's star, house, envelope and complete fabrics,
-//! any custom fabric, seed 003's irregular networks, random networks and k-ary n-trees.
+//! any custom fabric, seed 003's irregular networks, random networks, k-ary n-trees
+//! and fat trees of fixed-radix switches with oversubscribed leaves (`clos`).
 
+mod clos;
 mod complete;
 mod custom;
 mod envelope;
@@ -44,6 +46,10 @@ pub struct ShapeParams {
     pub arity: Option<u32>,
     /// Fat tree levels n.
     pub levels: Option<u32>,
+    /// Clos: adapters on each leaf switch.
+    pub hcas_per_leaf: Option<u32>,
+    /// Clos: adapters per leaf uplink (1 = non-blocking).
+    pub oversubscription: Option<f64>,
     /// Master seed of randomly generated shapes.
     pub seed: u64,
 }
@@ -62,6 +68,8 @@ impl Default for ShapeParams {
             links: None,
             arity: None,
             levels: None,
+            hcas_per_leaf: None,
+            oversubscription: None,
             seed: 0,
         }
     }
@@ -88,7 +96,7 @@ impl ShapeParams {
     }
 
     /// Which optional parameters are given, in the order errors report them.
-    fn given(&self) -> [(&'static str, bool); 7] {
+    fn given(&self) -> [(&'static str, bool); 9] {
         [
             ("multiplicity", self.multiplicity.is_some()),
             ("switches", self.switches.is_some()),
@@ -97,6 +105,8 @@ impl ShapeParams {
             ("links", self.links.is_some()),
             ("arity", self.arity.is_some()),
             ("levels", self.levels.is_some()),
+            ("hcas_per_leaf", self.hcas_per_leaf.is_some()),
+            ("oversubscription", self.oversubscription.is_some()),
         ]
     }
 }
@@ -121,6 +131,7 @@ pub static SHAPES: &[Shape] = &[
     irregular::SHAPE,
     random::SHAPE,
     fat_tree::SHAPE,
+    clos::SHAPE,
 ];
 
 /// The shape called `name`; `key` is the scenario key that chose it.
@@ -185,7 +196,7 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("topology.kind"));
         assert_eq!(
             e.allowed.as_deref(),
-            Some("one of: switch, star, house, envelope, complete, custom, irregular, random, fat_tree")
+            Some("one of: switch, star, house, envelope, complete, custom, irregular, random, fat_tree, clos")
         );
     }
 
