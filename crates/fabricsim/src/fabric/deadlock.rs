@@ -98,6 +98,23 @@ pub fn channel_name(map: &[Vec<PortUse>], c: Channel, lanes: u8) -> String {
     }
 }
 
+/// The verdict on every VL of `vls`, for packets that keep one VL from
+/// source to destination (an SL mapped to the same VL at every hop): tables
+/// keyed by destination send every VL's packets along the same routes, so
+/// each VL's channels form a copy of the one-VL graph, and one analysis
+/// decides them all (a cycle is named on each VL it closes on).
+pub fn analyze_per_lane(topo: &Topology, tables: &ForwardingTables, vls: &[u8]) -> Result<Vec<(u8, DependencyReport)>> {
+    let one = analyze(topo, tables)?;
+    Ok(vls
+        .iter()
+        .map(|&vl| {
+            let mut r = one.clone();
+            r.cycle = r.cycle.iter().map(|c| format!("{c} on VL {vl}")).collect();
+            (vl, r)
+        })
+        .collect())
+}
+
 /// Builds the channel dependency graph of `tables` over `topo` with one VL
 /// and looks for a cycle.
 pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyReport> {

@@ -241,7 +241,19 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "uniform_saturation": uniform_saturation(&topo, &data),
         "switches": switches,
         "channel_dependencies": deps,
+        "channel_dependencies_per_vl": per_vl(spec, &topo, &data)?,
     }))
+}
+
+/// The deadlock verdict on each data VL the workload uses (imported tables
+/// included): `[{"vl": v, "acyclic": ..., "cycle": [...]}]`.
+fn per_vl(spec: &IbSpec, topo: &Topology, data: &ForwardingTables) -> Result<serde_json::Value> {
+    let vls: Vec<u8> = spec.data_vls_in_use().into_iter().map(|v| v as u8).collect();
+    let reports = crate::fabric::deadlock::analyze_per_lane(topo, data, &vls)?;
+    Ok(reports
+        .into_iter()
+        .map(|(vl, r)| serde_json::json!({"vl": vl, "acyclic": r.acyclic, "cycle": r.cycle}))
+        .collect())
 }
 
 /// The routing's uniform-traffic saturation bound (`fabric::saturation`),
@@ -283,6 +295,50 @@ mod tests {
         let e = topology(&s).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("ib.link"));
         assert!(e.to_string().contains("which has 4xFDR10, 4xQDR"), "{e}");
+    }
+
+    #[test]
+    fn the_deadlock_check_runs_per_vl_on_imported_tables() {
+        // SPF on the first of seed 003's irregular networks where it closes a
+        // cycle; written out as a dump and read back, the imported tables show
+        // it on every VL in use.
+        let dir = std::env::temp_dir().join(format!("fabricsim-vl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (topo, spf) = (1..100)
+            .map(|seed| {
+                let s = spec(&format!("[ib.topology]\nseed = {seed}\n"));
+                let topo = topology(&s).unwrap();
+                let (spf, _) = tables(&s, &topo).unwrap();
+                (topo, spf)
+            })
+            .find(|(topo, spf)| !crate::fabric::deadlock::analyze(topo, spf).unwrap().acyclic)
+            .expect("SPF closes a cycle on some irregular network");
+        let net = dir.join("net");
+        std::fs::write(&net, import::export_net(&topo)).unwrap();
+        let dump = dir.join("lfts");
+        let lids = crate::fabric::lids::Lids::assign(&topo).unwrap();
+        std::fs::write(
+            &dump,
+            lft_dump::export(&topo, &crate::fabric::LinearTables::from_forwarding_tables(&spf, lids)),
+        )
+        .unwrap();
+        let imported = spec(&format!(
+            "[ib]\ndata_vls = 4\n[ib.workload]\nreal_time_sls = [1]\nbest_effort_sls = [2, 6]\n[ib.topology]\nkind = \"import\"\n\
+             file = \"{}\"\n[ib.routing]\nalgorithm = \"imported\"\nlft_file = \"{}\"\n",
+            net.display(),
+            dump.display()
+        ));
+        let r = routing_report(&imported).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let direct = crate::fabric::deadlock::analyze(&topo, &spf).unwrap();
+        let per_vl = r["channel_dependencies_per_vl"].as_array().unwrap();
+        // SLs 1, 2 and 6 on VLs 1, 2 and 2 (6 mod 4).
+        assert_eq!(per_vl.iter().map(|v| v["vl"].as_u64().unwrap()).collect::<Vec<_>>(), vec![1, 2]);
+        for v in per_vl {
+            assert_eq!(v["acyclic"].as_bool(), Some(direct.acyclic));
+        }
+        assert!(!direct.acyclic);
+        assert!(per_vl[1]["cycle"][0].as_str().unwrap().ends_with("on VL 2"));
     }
 
     #[test]

@@ -469,6 +469,22 @@ impl IbSpec {
         }
     }
 
+    /// The data VLs the workload's packets travel on, in increasing order.
+    pub fn data_vls_in_use(&self) -> Vec<u32> {
+        let w = &self.workload;
+        let mut sls: Vec<u32> = Vec::new();
+        if w.real_time_share > 0.0 {
+            sls.extend(&w.real_time_sls);
+        }
+        if w.real_time_share < 1.0 {
+            sls.extend(&w.best_effort_sls);
+        }
+        let mut vls: Vec<u32> = sls.into_iter().map(|sl| self.vl_of(sl)).filter(|&v| v < self.data_vls).collect();
+        vls.sort_unstable();
+        vls.dedup();
+        vls
+    }
+
     /// Fills the arbitration tables the user left out from the VLs the
     /// workload's SLs map to, so that a change of `data_vls` or `sl_to_vl`
     /// never meets a default table written for 15 data VLs.
