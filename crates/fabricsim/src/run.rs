@@ -63,7 +63,11 @@ pub fn check(scenario: &Scenario) -> Result<()> {
 pub fn routing(scenario: &Scenario) -> Result<serde_json::Value> {
     match &scenario.model {
         ModelSpec::FcFabric(_) => crate::fabric::report::routing_report(scenario),
-        ModelSpec::InfiniBand(spec) => crate::ib::wiring::routing_report(spec),
+        ModelSpec::InfiniBand(spec) => {
+            let topo = crate::ib::wiring::topology(spec)?;
+            crate::ib::footprint::Footprint::routing(&topo).check(&topo, scenario.run.memory_budget_mb)?;
+            crate::ib::wiring::routing_report(spec)
+        }
         ModelSpec::TcpNetperf(_) => Err(crate::Error::scenario(
             "a netperf scenario has one switch and two hosts; `fabricsim routing` needs a switched fabric".to_string(),
         )),

@@ -96,3 +96,31 @@ fn an_observer_stops_a_run_and_the_report_says_so() {
     // Stopped after two looks about 100 ms apart, not at the end of the work.
     assert!(r.run.wall_time_s < 5.0, "{}", r.run.wall_time_s);
 }
+
+/// The largest fabrics the keys allow are refused before anything of their
+/// size is built, with the estimate: a 65,536-HCA fat tree (it once grew to
+/// 11.5 GB under `scenario check`) and a 4,096-switch random network (it
+/// once built for minutes). Both under the default 1 GiB budget; a budget
+/// above the estimate lets a fabric through.
+#[test]
+fn fabrics_the_budget_cannot_hold_are_refused_before_they_are_built() {
+    for (toml, name) in [
+        ("[ib.topology]\nkind = \"fat_tree\"\narity = 16\nlevels = 4\n", "16384 switches and 65536 HCAs"),
+        ("[ib.topology]\nkind = \"random\"\nswitches = 4096\n", "4096 switches and 4096 HCAs"),
+    ] {
+        let start = std::time::Instant::now();
+        let s = scenario(toml);
+        let e = fabricsim::run::check(&s).unwrap_err();
+        let r = fabricsim::run::routing(&s).unwrap_err();
+        assert!(start.elapsed().as_secs_f64() < 10.0, "{name}: {:?}", start.elapsed());
+        assert_eq!(e.key.as_deref(), Some("run.memory_budget_mb"), "{e}");
+        assert_eq!(e.value.as_deref(), Some("1024"), "{e}");
+        assert!(e.message.contains(name) && e.message.contains("needs an estimated"), "{e}");
+        assert!(e.allowed.as_deref().unwrap().contains("forwarding tables"), "{e}");
+        assert_eq!(r.key, e.key, "{r}");
+    }
+    let medium = "[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 3\n";
+    let e = fabricsim::run::check(&scenario(&format!("[run]\nmemory_budget_mb = 16\n{medium}"))).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("run.memory_budget_mb"), "{e}");
+    fabricsim::run::check(&scenario(&format!("[run]\nmemory_budget_mb = 64\n{medium}"))).expect("fits 64 MiB");
+}

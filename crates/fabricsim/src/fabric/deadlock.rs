@@ -147,6 +147,24 @@ pub fn analyze_with_lanes(
 /// endpoints rather than quadratic for the usual one-VL or per-destination
 /// lanes. Edges are added in channel order, so the graph (and the cycle
 /// reported) does not depend on the order of the walk.
+/// Bytes of the channel dependency graph of `topo` with `lanes` VLs, at
+/// most: every link port's channels, and from each the channels of every
+/// other link port of its switch on any lane (index maps that grow by
+/// doubling: twice the entries).
+pub fn dependency_graph_bytes(topo: &Topology, lanes: u8) -> u64 {
+    use std::mem::size_of;
+    let lanes = lanes as u64;
+    let (mut channels, mut edges) = (0u64, 0u64);
+    for links in topo.link_ports_per_switch() {
+        let links = links as u64;
+        channels += links * lanes;
+        edges += links * lanes * links.saturating_sub(1) * lanes;
+    }
+    let node = size_of::<(Channel, Vec<(Channel, u8)>)>() as u64 + 16;
+    let edge = 2 * size_of::<(Channel, u8)>() as u64 + size_of::<(Channel, Channel)>() as u64 + 16;
+    2 * (channels * node + edges * edge)
+}
+
 pub fn dependency_graph(
     topo: &Topology,
     map: &[Vec<PortUse>],

@@ -106,7 +106,19 @@ pub struct ForwardingTables {
     pub ports: Vec<Vec<Vec<u16>>>,
 }
 
+/// The smallest heap block glibc's allocator hands out: what an entry's
+/// one-port list takes.
+const MIN_HEAP_BLOCK: u64 = 32;
+
 impl ForwardingTables {
+    /// Heap bytes of the tables of `switches` switches to `endpoints`
+    /// endpoints with one port per entry (a deterministic routing), before
+    /// they are built.
+    pub fn bytes_for(switches: u64, endpoints: u64) -> u64 {
+        let entry = std::mem::size_of::<Vec<u16>>() as u64 + MIN_HEAP_BLOCK;
+        switches * (std::mem::size_of::<Vec<Vec<u16>>>() as u64 + endpoints * entry)
+    }
+
     /// The switches a packet for endpoint `dest` visits from switch `from`
     /// (both included), taking the first port of every entry; None when an
     /// entry is missing, leads to a free port or another endpoint, or the

@@ -161,6 +161,28 @@ impl Topology {
         self.links.iter().find(|l| (l.a.min(l.b), l.a.max(l.b)) == (x, y)).map(Link::multiplicity).unwrap_or(0)
     }
 
+    /// Every switch's neighbours in increasing order, in one pass over the
+    /// links (`neighbours` for every switch, without a pass per switch).
+    pub fn adjacency(&self) -> Vec<Vec<u32>> {
+        let mut adj = vec![Vec::new(); self.switch_count()];
+        for l in &self.links {
+            adj[l.a as usize].push(l.b);
+            adj[l.b as usize].push(l.a);
+        }
+        adj.iter_mut().for_each(|v| v.sort_unstable());
+        adj
+    }
+
+    /// Every switch's ports on link lanes, in one pass over the links.
+    pub fn link_ports_per_switch(&self) -> Vec<u32> {
+        let mut ports = vec![0; self.switch_count()];
+        for l in &self.links {
+            ports[l.a as usize] += l.multiplicity();
+            ports[l.b as usize] += l.multiplicity();
+        }
+        ports
+    }
+
     /// Switches joined to `s`, in increasing order.
     pub fn neighbours(&self, s: u32) -> Vec<u32> {
         let mut v: Vec<u32> = self
@@ -210,24 +232,20 @@ impl Topology {
 
     /// Hop counts between switches (breadth-first search).
     pub fn distances(&self) -> Vec<Vec<u32>> {
-        let n = self.switch_count();
-        let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| self.neighbours(s)).collect();
-        (0..n)
-            .map(|src| {
-                let mut d = vec![u32::MAX; n];
-                d[src] = 0;
-                let mut queue = std::collections::VecDeque::from([src as u32]);
-                while let Some(u) = queue.pop_front() {
-                    for &v in &adj[u as usize] {
-                        if d[v as usize] == u32::MAX {
-                            d[v as usize] = d[u as usize] + 1;
-                            queue.push_back(v);
-                        }
-                    }
-                }
-                d
-            })
-            .collect()
+        let adj = self.adjacency();
+        (0..self.switch_count() as u32).map(|src| bfs(&adj, src)).collect()
+    }
+
+    /// Hops from switch `src` to every switch (`u32::MAX`: unreachable):
+    /// one row of [`Topology::distances`], without the rest.
+    pub fn distances_from(&self, src: u32) -> Vec<u32> {
+        bfs(&self.adjacency(), src)
+    }
+
+    /// Heap bytes of [`Topology::distances`]: a row of hops per switch.
+    pub fn distances_bytes(&self) -> u64 {
+        let n = self.switch_count() as u64;
+        n * (std::mem::size_of::<Vec<u32>>() as u64 + 4 * n)
     }
 
     /// Port budgets, wiring and connectivity. Errors name `section` keys
@@ -235,8 +253,9 @@ impl Topology {
     pub fn validate(&self, section: &str, radix_key: &str) -> Result<()> {
         self.validate_ends(section)?;
         let per_switch = self.endpoints_per_switch();
+        let link_ports = self.link_ports_per_switch();
         for s in 0..self.switch_count() as u32 {
-            let used = self.link_ports(s) + per_switch[s as usize];
+            let used = link_ports[s as usize] + per_switch[s as usize];
             let radix = self.radix[s as usize];
             if used > radix {
                 return Err(Error::invalid(
@@ -244,7 +263,7 @@ impl Topology {
                     format!(
                         "switch {} with {} trunk ports and {} nodes",
                         s + 1,
-                        self.link_ports(s),
+                        link_ports[s as usize],
                         per_switch[s as usize]
                     ),
                     format!("at most {radix} ports per switch ({radix_key})"),
@@ -259,8 +278,7 @@ impl Topology {
                 "at least 2 terminal nodes in the fabric",
             ));
         }
-        let d = self.distances();
-        if let Some(s) = d[0].iter().position(|&x| x == u32::MAX) {
+        if let Some(s) = self.distances_from(0).iter().position(|&x| x == u32::MAX) {
             return Err(Error::invalid(
                 &format!("{section}.trunks"),
                 format!("switch {} unreachable from switch 1", s + 1),
@@ -327,6 +345,22 @@ impl Topology {
         }
         Ok(())
     }
+}
+
+/// Breadth-first hop counts from `src` over the adjacency lists `adj`.
+fn bfs(adj: &[Vec<u32>], src: u32) -> Vec<u32> {
+    let mut d = vec![u32::MAX; adj.len()];
+    d[src as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([src]);
+    while let Some(u) = queue.pop_front() {
+        for &v in &adj[u as usize] {
+            if d[v as usize] == u32::MAX {
+                d[v as usize] = d[u as usize] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    d
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 use serde_json::json;
 
+use super::footprint::Footprint;
 use super::hca::{Hca, HcaEvent};
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
@@ -137,6 +138,7 @@ impl IbFabric {
         // The workload first: its checks need only the HCA count, and the tables take longer.
         let sources =
             Sources::new(&spec.workload, topo.endpoint_count(), timing.link.bytes_per_second(), scenario.run.seed)?;
+        Footprint::fabric(&topo, &sources).check(&topo, scenario.run.memory_budget_mb)?;
         let (data, control) = wiring::tables(spec, &topo)?;
         let data_vls = spec.data_vls as u8;
         let sl_to_vl = match &spec.sl_to_vl {
@@ -248,8 +250,9 @@ impl IbFabric {
                 }
             }
         }
-        let fixed_bytes =
-            switches.iter().map(IbSwitch::memory_bytes).sum::<u64>() + hcas.iter().map(Hca::memory_bytes).sum::<u64>();
+        let fixed_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>()
+            + hcas.iter().map(Hca::memory_bytes).sum::<u64>()
+            + sources.memory_bytes();
         // Calendar buckets of the largest power of two picoseconds within
         // eight byte times per 256 switch ports, so a bucket holds about as
         // many events whatever the fabric's size (events per unit time grow

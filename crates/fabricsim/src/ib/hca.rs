@@ -123,6 +123,11 @@ pub struct Hca {
 }
 
 impl Hca {
+    /// Bytes of an HCA receiving `streams` video streams, before it is built.
+    pub fn bytes_for(streams: u64) -> u64 {
+        (std::mem::size_of::<Self>() as u64) + streams * std::mem::size_of::<PlayoutDeadlines>() as u64
+    }
+
     /// HCA `index` on `wire`, receiving `streams` video streams.
     pub fn new(
         index: u32,

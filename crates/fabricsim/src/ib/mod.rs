@@ -22,6 +22,7 @@
 pub mod credit_return;
 pub mod fabric;
 pub mod fifo;
+pub mod footprint;
 pub mod hca;
 pub mod lifetime;
 pub mod link;

@@ -260,6 +260,14 @@ impl Sources {
         self.received[hca as usize] as usize
     }
 
+    /// Heap bytes of the sources: every stream, each HCA's release heap and random streams.
+    pub fn memory_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let per_hca = size_of::<BinaryHeap<Reverse<(Time, u32)>>>() + 2 * size_of::<RandomStream>() + 4;
+        (self.video.capacity() * (size_of::<VideoSource>() + size_of::<Reverse<(Time, u32)>>())
+            + self.hcas as usize * per_hca) as u64
+    }
+
     /// Schedules every HCA's first source events.
     pub fn start(&mut self, cx: &mut impl Schedule<SourceEvent>) {
         for h in 0..self.hcas {

@@ -187,6 +187,13 @@ pub struct IbSwitch {
 }
 
 impl IbSwitch {
+    /// Bytes of a switch of `ports` ports with tables to `endpoints`
+    /// endpoints, before it is built (what [`IbSwitch::memory_bytes`] then counts).
+    pub fn bytes_for(ports: u64, endpoints: u64) -> u64 {
+        let port = (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>()) as u64;
+        std::mem::size_of::<IbSwitch>() as u64 + ports * port + 2 * endpoints * 2
+    }
+
     pub fn new(spec: SwitchSpec) -> Self {
         let p = spec.peers.len();
         let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
@@ -706,7 +713,9 @@ impl IbSwitch {
 
     /// Bytes of the switch's state (its VL queues are linked through the packets).
     pub fn memory_bytes(&self) -> u64 {
-        (self.inputs.len() * std::mem::size_of::<InPort>() + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
+        (std::mem::size_of::<IbSwitch>()
+            + self.inputs.len() * std::mem::size_of::<InPort>()
+            + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
             + (self.data_table.len() + self.control_table.len()) as u64 * 2
             + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }

@@ -107,9 +107,9 @@ fn custom(spec: &IbSpec) -> Result<Topology> {
 /// Port budgets (a switch with more links and HCAs than ports), at least
 /// two HCAs, and every HCA reachable from every other.
 fn check(topo: &Topology, ports: Option<u32>) -> Result<()> {
-    let per_switch = topo.endpoints_per_switch();
+    let (per_switch, link_ports) = (topo.endpoints_per_switch(), topo.link_ports_per_switch());
     for s in 0..topo.switch_count() as u32 {
-        let (links, hcas, radix) = (topo.link_ports(s), per_switch[s as usize], topo.radix[s as usize]);
+        let (links, hcas, radix) = (link_ports[s as usize], per_switch[s as usize], topo.radix[s as usize]);
         if links + hcas > radix {
             return Err(Error::invalid(
                 "ib.topology.cables",
@@ -130,9 +130,9 @@ fn check(topo: &Topology, ports: Option<u32>) -> Result<()> {
     if topo.endpoint_count() < 2 {
         return Err(Error::invalid("ib.topology.hcas", topo.endpoint_count(), "at least 2 HCAs in the fabric"));
     }
-    let first = topo.endpoints[0].switch as usize;
-    let d = topo.distances();
-    if let Some(e) = topo.endpoints.iter().position(|e| d[first][e.switch as usize] == u32::MAX) {
+    let first = topo.endpoints[0].switch;
+    let d = topo.distances_from(first);
+    if let Some(e) = topo.endpoints.iter().position(|e| d[e.switch as usize] == u32::MAX) {
         let s = topo.endpoints[e].switch;
         return Err(Error::invalid(
             "ib.topology.cables",

@@ -38,7 +38,9 @@ pub struct RunPlan {
     pub drain: bool,
     /// The run stops with `stop_reason = "overload"` when the model's state
     /// (waiting messages, frames, events) grows past this, in MiB: a backlog
-    /// that grows without bound ends the run, not the machine.
+    /// that grows without bound ends the run, not the machine. An InfiniBand
+    /// fabric whose estimated build (forwarding tables, routing work,
+    /// switches, HCAs, sources) exceeds it is refused before it is built.
     pub memory_budget_mb: f64,
 }
 

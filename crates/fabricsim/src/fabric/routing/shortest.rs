@@ -65,6 +65,16 @@ pub fn shortest_next(adj: &[Vec<u32>], dist: &[Vec<u32>], s: usize, d: usize) ->
     adj[s].iter().copied().filter(|&t| dist[t as usize][d] + 1 == dist[s][d]).collect()
 }
 
+/// Heap bytes of the working state of [`partitioned`] over `switches`
+/// switches (the hop matrix apart: [`Topology::distances_bytes`]): its matrix
+/// of link ports between switch pairs, and next-switch choices of one
+/// switch per pair, as SPF gives (glibc's smallest heap block, 32 bytes, per list).
+pub fn partitioned_bytes(switches: u64) -> u64 {
+    use std::mem::size_of;
+    let pair = size_of::<Vec<u16>>() + size_of::<Option<Vec<u32>>>() + 32;
+    switches * switches * pair as u64
+}
+
 /// Forwarding tables from next-switch choices: a switch's own endpoints by
 /// their ports; another switch's endpoints split into contiguous blocks over
 /// the next switches, each block over that link's lanes in turn (or every
@@ -75,7 +85,7 @@ pub fn partitioned(topo: &Topology, next: &NextSwitches, lanes: LaneChoice) -> F
     let per_switch = topo.endpoints_per_switch();
     let first = topo.first_endpoint();
     let dist = topo.distances();
-    let adj: Vec<Vec<u32>> = (0..n_sw as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     // link_ports[s][t]: ports of switch s on the lanes to switch t, in port order.
     let mut link_ports = vec![vec![Vec::<u16>::new(); n_sw]; n_sw];
     let mut endpoint_port = vec![0u16; topo.endpoints.len()];

@@ -39,7 +39,7 @@ fn smart_next_hops(topo: &Topology, dist: &[Vec<u32>], params: &RoutingParams) -
     let mut next: NextSwitches = vec![vec![None; n]; n];
     // Each open pair's options: every non-empty subset of its candidates.
     let mut choices: Vec<(usize, usize, Vec<Vec<u32>>)> = Vec::new();
-    let adj: Vec<Vec<u32>> = (0..topo.switch_count() as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     for (s, row) in next.iter_mut().enumerate() {
         for (d, entry) in row.iter_mut().enumerate() {
             if s == d {

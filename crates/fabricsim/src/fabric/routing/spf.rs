@@ -35,7 +35,7 @@ fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
 pub fn next_switches(topo: &Topology, ties: Ties) -> NextSwitches {
     let n = topo.switch_count();
     let mut next: NextSwitches = vec![vec![None; n]; n];
-    let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     match ties {
         Ties::Lowest => {
             for (s, row) in next.iter_mut().enumerate() {
@@ -62,7 +62,7 @@ pub fn next_switches(topo: &Topology, ties: Ties) -> NextSwitches {
 /// joins the tree through the first settled neighbour that reaches it at
 /// least cost; neighbours settle in (distance, number) order.
 pub fn first_hops(topo: &Topology, source: u32) -> Vec<Option<u32>> {
-    let adj: Vec<Vec<u32>> = (0..topo.switch_count() as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     first_hops_in(&adj, source)
 }
 

@@ -80,7 +80,7 @@ fn check_root(topo: &Topology, root: u32, params: &RoutingParams) -> Result<()> 
 pub fn updown_tables(topo: &Topology, root: u32, lanes: LaneChoice) -> ForwardingTables {
     let orientation = Orientation::new(topo, root);
     let n = topo.switch_count();
-    let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     let mut next: NextSwitches = vec![vec![None; n]; n];
     for d in 0..n as u32 {
         for (s, hop) in routes_to(&adj, &orientation, d).into_iter().enumerate() {
@@ -151,7 +151,7 @@ fn routes_to(adj: &[Vec<u32>], orientation: &Orientation, d: u32) -> Vec<Option<
 /// against.
 pub fn legal_distances(topo: &Topology, orientation: &Orientation) -> Vec<Vec<u32>> {
     let n = topo.switch_count();
-    let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
+    let adj = topo.adjacency();
     (0..n as u32)
         .map(|s| {
             // States (switch, has gone down).
