@@ -129,13 +129,13 @@ fn balance(topo: &Topology, map: &[Vec<PortUse>], t: &LinearTables) -> Balance {
         .collect();
     let n = link.len().max(1) as f64;
     let sum: f64 = link.iter().map(|&r| r as f64).sum();
-    let squares: f64 = link.iter().map(|&r| (r as f64) * (r as f64)).sum();
+    let loads: Vec<f64> = link.iter().map(|&r| r as f64).collect();
     Balance {
         link_ports: link.len(),
         used_ports: link.iter().filter(|&&r| r > 0).count(),
         max_routes: link.iter().copied().max().unwrap_or(0),
         mean_routes: sum / n,
-        jain: if squares > 0.0 { sum * sum / (n * squares) } else { 1.0 },
+        jain: crate::traffic::patterns::jain_index(&loads),
         unrouted_pairs: unrouted,
     }
 }

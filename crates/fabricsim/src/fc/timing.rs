@@ -24,7 +24,7 @@ pub struct FcTiming {
 
 impl FcTiming {
     pub fn new(s: &FcFabricSpec) -> Self {
-        let rate = LineRate::from_bytes_per_second(s.link.bandwidth_mb_s * 1e6);
+        let rate = LineRate::from_bytes_per_second(s.link.data_mb_s() * 1e6);
         let header = s.protocol.frame_header_bytes;
         Self::at_rate(
             rate,

@@ -52,19 +52,79 @@ impl Default for SwitchSpec {
     }
 }
 
+/// The Fibre Channel speeds by their names (FC-PI-2 to FC-PI-7): line rate
+/// and code give the data rate. 1-8GFC: 8b/10b, ten line bits per byte.
+/// 16GFC: 64b/66b. 32GFC: 64b/66b blocks transcoded to 256b/257b and
+/// protected by RS(528,514) FEC; 64GFC: the same with RS(544,514), on PAM4
+/// (two bits per symbol, 28.9 GBd). Each is twice the one before from 16GFC
+/// up (1700, 3400, 6800 MB/s); 1-8GFC carry 106.25 MB/s per GBd.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+pub enum FcRate {
+    #[serde(rename = "1GFC")]
+    G1,
+    #[serde(rename = "2GFC")]
+    G2,
+    #[serde(rename = "4GFC")]
+    G4,
+    #[serde(rename = "8GFC")]
+    G8,
+    #[serde(rename = "16GFC")]
+    G16,
+    #[serde(rename = "32GFC")]
+    G32,
+    #[serde(rename = "64GFC")]
+    G64,
+}
+
+impl FcRate {
+    /// Line bits per second.
+    pub fn line_bits_per_second(self) -> f64 {
+        match self {
+            FcRate::G1 => 1.0625e9,
+            FcRate::G2 => 2.125e9,
+            FcRate::G4 => 4.25e9,
+            FcRate::G8 => 8.5e9,
+            FcRate::G16 => 14.025e9,
+            FcRate::G32 => 28.05e9,
+            FcRate::G64 => 57.8e9,
+        }
+    }
+
+    /// Data bits per line bit of the code (and forward error correction).
+    pub fn code_efficiency(self) -> f64 {
+        match self {
+            FcRate::G1 | FcRate::G2 | FcRate::G4 | FcRate::G8 => 8.0 / 10.0,
+            FcRate::G16 => 64.0 / 66.0,
+            FcRate::G32 => 256.0 / 257.0 * 514.0 / 528.0,
+            FcRate::G64 => 256.0 / 257.0 * 514.0 / 544.0,
+        }
+    }
+
+    /// Data rate in MB/s (10^6 bytes per second).
+    pub fn data_mb_s(self) -> f64 {
+        self.line_bits_per_second() * self.code_efficiency() / 8.0 / 1e6
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkSpec {
     /// Data rate of every port and fibre, in MB/s (10^6 bytes per second);
-    /// 26.6 is quarter-speed FC (265.625 MBaud with 8b/10b), as in seed 000.
-    pub bandwidth_mb_s: f64,
+    /// default 26.6, quarter-speed FC (265.625 MBaud with 8b/10b), as in
+    /// seed 000. Give this or `rate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth_mb_s: Option<f64>,
+    /// A Fibre Channel speed by name: "1GFC", "2GFC", "4GFC", "8GFC"
+    /// (8b/10b), "16GFC", "32GFC", "64GFC" (64b/66b; 32 and 64GFC with FEC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<FcRate>,
     /// One-way propagation delay of every fibre.
     pub propagation_ns: f64,
 }
 
 impl Default for LinkSpec {
     fn default() -> Self {
-        LinkSpec { bandwidth_mb_s: 26.6, propagation_ns: 0.0 }
+        LinkSpec { bandwidth_mb_s: None, rate: None, propagation_ns: 0.0 }
     }
 }
 
@@ -134,15 +194,33 @@ impl SwitchSpec {
     }
 }
 
+/// Seed 000's quarter-speed links, the default.
+pub const DEFAULT_BANDWIDTH_MB_S: f64 = 26.6;
+
 impl LinkSpec {
     pub fn validate(&self) -> Result<()> {
-        BANDWIDTH_MB_S.check(self.bandwidth_mb_s)?;
+        if let (Some(b), Some(r)) = (self.bandwidth_mb_s, self.rate) {
+            let name = serde_json::to_value(r).expect("rates serialize");
+            return Err(crate::error::Error::invalid(
+                "link.rate",
+                name,
+                format!("link.rate or link.bandwidth_mb_s (= {b}), not both"),
+            ));
+        }
+        if let Some(b) = self.bandwidth_mb_s {
+            BANDWIDTH_MB_S.check(b)?;
+        }
         PROPAGATION_NS.check(self.propagation_ns)
+    }
+
+    /// Data rate in MB/s: the named rate's, the given one or the default.
+    pub fn data_mb_s(&self) -> f64 {
+        self.rate.map(FcRate::data_mb_s).or(self.bandwidth_mb_s).unwrap_or(DEFAULT_BANDWIDTH_MB_S)
     }
 
     /// Picoseconds to serialize one byte.
     pub fn ps_per_byte(&self) -> f64 {
-        1e6 / self.bandwidth_mb_s
+        1e6 / self.data_mb_s()
     }
 }
 
@@ -165,10 +243,33 @@ impl ProtocolSpec {
 /// serialization at the link rate (an ACK is a header alone) lies between
 /// 1 ps and 10^4 s. Called once each section is valid.
 pub fn check_frame_times(link: &LinkSpec, protocol: &ProtocolSpec) -> Result<()> {
-    let bw = link.bandwidth_mb_s;
+    let bw = link.data_mb_s();
     let fix = "change link.bandwidth_mb_s or the frame sizes";
     let data = protocol.data_frame_bytes() as f64 * link.ps_per_byte();
     require_duration(data, "a full data frame takes", "link.bandwidth_mb_s", bw, fix)?;
     let ack = protocol.frame_header_bytes as f64 * link.ps_per_byte();
     require_duration(ack, "a frame header takes", "link.bandwidth_mb_s", bw, fix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_rates_carry_their_standard_data_rates() {
+        let mb: Vec<f64> = [FcRate::G1, FcRate::G2, FcRate::G4, FcRate::G8, FcRate::G16, FcRate::G32, FcRate::G64]
+            .iter()
+            .map(|r| (r.data_mb_s() * 100.0).round() / 100.0)
+            .collect();
+        assert_eq!(mb, vec![106.25, 212.5, 425.0, 850.0, 1700.0, 3400.0, 6800.0]);
+        let link = LinkSpec { rate: Some(FcRate::G16), ..LinkSpec::default() };
+        assert!((link.ps_per_byte() - 1e6 / 1700.0).abs() < 1e-9);
+        let both = LinkSpec { bandwidth_mb_s: Some(100.0), ..link };
+        assert_eq!(both.validate().unwrap_err().key.as_deref(), Some("link.rate"));
+        assert_eq!(LinkSpec::default().data_mb_s(), 26.6);
+        let s = crate::Scenario::from_toml_str("[link]\nrate = \"8GFC\"\n", "t.toml").unwrap();
+        assert_eq!(s.to_json()["link"]["rate"], "8GFC");
+        let e = crate::Scenario::from_toml_str("[link]\nrate = \"10GFC\"\n", "t.toml").unwrap_err();
+        assert!(e.to_string().contains("link.rate"), "{e}");
+    }
 }

@@ -1,5 +1,6 @@
 //! Workload generators.
 
+pub mod patterns;
 pub mod trace_model;
 pub mod video;
 pub mod workload;
