@@ -557,6 +557,41 @@ fn spf_deadlocks_on_the_family_and_selective_dropping_completes_the_run() {
     assert_eq!((unlimited.run.events, unlimited.run.stop_reason), (plain.run.events, plain.run.stop_reason));
 }
 
+/// Multipath routing on the family's first network (with dropping, as
+/// multipath without it can deadlock there): every switch's table has 15 x
+/// 2^(cycles through it) entries and the network 23 - 15 + 1 = 9 cycles;
+/// video frames of a stream and reliable datagrams of a source and
+/// destination arrive in order, as the IBA requires of connections and
+/// reliable datagrams, while unreliable datagrams, adapting at every
+/// switch, overtake one another; some take longer paths than SPF's.
+#[test]
+fn multipath_routes_by_path_bits_and_keeps_the_order_the_iba_requires() {
+    let base = "[run]\nwarmup_observations = 0\nmax_observations = 200000\nmin_observations = 0\nprecision = 0\n\
+                [ib.switch]\nhoq_life = 6\n[ib.topology]\nkind = \"random\"\nseed = 1\n\
+                [ib.workload]\ninjection_rate = 0.3\nreal_time_share = 0.7\n";
+    let counter = |r: &RunReport, name: &str| r.counters.iter().find(|(n, _)| n == name).unwrap().1;
+    let hops = |r: &RunReport| {
+        let delivered: i64 = r.counters.iter().filter(|(n, _)| n.ends_with("packets_delivered")).map(|(_, v)| v).sum();
+        counter(r, "crossbar_transfers") as f64 / delivered as f64
+    };
+    let spf = run(base);
+    for selection in ["lfu", "max_credit"] {
+        let r = run(&format!("{base}[ib.routing]\nalgorithm = \"multipath\"\nselection = \"{selection}\"\n"));
+        assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations, "{selection}: {:?}", r.run);
+        assert_eq!(counter(&r, "frames_out_of_order"), 0);
+        assert_eq!(counter(&r, "reliable_datagrams_out_of_order"), 0);
+        assert!(counter(&r, "unreliable_datagrams_out_of_order") > 0, "{selection}");
+        assert!(hops(&r) > hops(&spf), "{selection}: {} against SPF's {}", hops(&r), hops(&spf));
+        let mp = &r.sections.iter().find(|(n, _)| n == "routing").unwrap().1["multipath"];
+        assert_eq!(mp["cycles"].as_array().unwrap().len(), 9, "{mp}");
+        let k = mp["cycles_per_switch"].as_array().unwrap();
+        let entries = mp["entries_per_switch"].as_array().unwrap();
+        for (k, e) in k.iter().zip(entries) {
+            assert_eq!(e.as_u64().unwrap(), 15 << k.as_u64().unwrap());
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 8. Bad input
 // ---------------------------------------------------------------------------

@@ -10,10 +10,11 @@
 use serde_json::json;
 
 use super::footprint::Footprint;
-use super::hca::{Hca, HcaEvent};
+use super::hca::{Hca, HcaEvent, HcaSpec};
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
+use super::multipath::{PathChoice, Selection, SwitchTable};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use super::report::DeadlockWatch;
 use super::shared::Shared;
@@ -26,8 +27,10 @@ use super::wire::{Delivery, FreedCredit, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::analyze;
+use crate::fabric::routing::multipath::MultipathTables;
 use crate::fabric::{PortUse, Topology};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
+use crate::scenario::ib::{IbRouting, PathSelection};
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{
     Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
@@ -136,10 +139,18 @@ impl IbFabric {
         let timing = IbTiming::new(spec)?;
         let topo = wiring::topology(spec)?;
         // The workload first: its checks need only the HCA count, and the tables take longer.
-        let sources =
+        let mut sources =
             Sources::new(&spec.workload, topo.endpoint_count(), timing.link.bytes_per_second(), scenario.run.seed)?;
         Footprint::fabric(&topo, &sources).check(&topo, scenario.run.memory_budget_mb)?;
         let (data, control) = wiring::tables(spec, &topo)?;
+        let multipath = match spec.routing.algorithm {
+            IbRouting::Multipath => Some(wiring::multipath(spec, &topo)?),
+            _ => None,
+        };
+        let selection = match spec.routing.selection.unwrap_or(PathSelection::Lfu) {
+            PathSelection::Lfu => Selection::LeastFrequentlyUsed,
+            PathSelection::MaxCredit => Selection::MaxCredit,
+        };
         let data_vls = spec.data_vls as u8;
         let sl_to_vl = match &spec.sl_to_vl {
             Some(entries) => SlToVl::from_entries(entries, data_vls)?,
@@ -195,6 +206,7 @@ impl IbFabric {
                 peers,
                 input_stages,
                 lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
+                multipath: multipath.as_ref().map(|mp| (SwitchTable::new(s as u32, mp, &topo, &lft(&data)), selection)),
                 data_table: lft(&data),
                 control_table: lft(&control),
                 sl_to_vl: &sl_to_vl,
@@ -211,26 +223,36 @@ impl IbFabric {
             .enumerate()
             .map(|(i, &(sw, port))| {
                 let to = PortRef::switch(sw, port);
-                Hca::new(
-                    i as u32,
-                    Wire::cut_through(to, prop, timing.header, switches[sw as usize].input_stages()),
-                    &sl_to_vl,
+                Hca::new(HcaSpec {
+                    index: i as u32,
+                    wire: Wire::cut_through(to, prop, timing.header, switches[sw as usize].input_stages()),
+                    sl_to_vl: &sl_to_vl,
                     credits,
-                    arbiter.clone(),
+                    arbiter: arbiter.clone(),
                     buffer_bytes,
-                    sources.streams_to(i as u32),
-                )
+                    streams: sources.streams_to(i as u32),
+                    datagram_sources: if multipath.is_some() { attachments.len() } else { 0 },
+                })
             })
             .collect();
         let largest = timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
         // Look for a deadlock every 1000 full-packet times unless told.
         let deadlock_check = spec.deadlock_check_us.map_or(1000 * largest, time::from_us);
         let metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
+        if let Some(mp) = &multipath {
+            let reliable_share = spec.routing.reliable_share.unwrap_or(DEFAULT_RELIABLE_SHARE);
+            let demands = sources.stream_demands();
+            let bytes_per_s = timing.link.bytes_per_second();
+            let sls = sources.best_effort_sls().to_vec();
+            let seed = scenario.run.seed;
+            sources.route_by(PathChoice::new(mp, &topo, &demands, bytes_per_s, reliable_share, &sls, seed));
+        }
         let deps = analyze(&topo, &data)?;
         let routing = json!({
             "algorithm": spec.routing.algorithm,
             "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
             "spf_ties": spec.routing.spf_ties(),
+            "multipath": multipath.as_ref().map(|mp| multipath_section(mp, &topo, sources.paths())),
             "mean_hops": data.mean_hops(&topo),
             "channel_dependencies": deps,
         });
@@ -361,6 +383,38 @@ impl IbFabric {
     pub fn packets_delivered(&self) -> u64 {
         self.sh.metrics.counters.packets_delivered.iter().sum()
     }
+}
+
+/// The share of best-effort messages sent as reliable datagrams under
+/// multipath routing: the study uses both kinds and gives no split.
+pub const DEFAULT_RELIABLE_SHARE: f64 = 0.5;
+
+/// What the routing section says of multipath tables: the cycles, the
+/// entries per switch (2^cycles through it per destination, and merged
+/// where settings share a port), the entries no path within the slack
+/// agrees with, those replaced for looping, and the streams' set-up.
+fn multipath_section(mp: &MultipathTables, topo: &Topology, paths: Option<&PathChoice>) -> serde_json::Value {
+    let n = mp.next.len();
+    // A switch's table has an entry per HCA (its own included) and setting.
+    let hcas = topo.endpoint_count() as usize;
+    let own = topo.endpoints_per_switch();
+    let entries: Vec<usize> = (0..n).map(|v| hcas << mp.examined[v].count_ones()).collect();
+    let merged: Vec<usize> = (0..n).map(|v| mp.merged_entries(v as u32) + own[v] as usize).collect();
+    json!({
+        "root": mp.cycles.root + 1,
+        "cycles": mp.cycles.cycles.iter().map(|c| c.iter().map(|s| s + 1).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "cycles_per_switch": mp.examined.iter().map(|m| m.count_ones()).collect::<Vec<_>>(),
+        "entries_per_switch": entries,
+        "merged_entries_per_switch": merged,
+        "entries_without_a_path": mp.unmatched,
+        "entries_replaced_for_loops": mp.looping,
+        "stream_set_up": paths.map(|p| json!({
+            "streams": p.set_up.streams,
+            "nacks": p.set_up.nacks,
+            "detoured": p.set_up.detoured,
+            "refused_everywhere": p.set_up.refused_everywhere,
+        })),
+    })
 }
 
 /// A message from `hca`'s sources or a tool enters its send queues; the

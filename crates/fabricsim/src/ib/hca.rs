@@ -16,12 +16,12 @@
 use super::fifo::Fifo;
 use super::message::{Message, NO_STREAM};
 use super::output_port::{lane, OutputPort};
-use super::packet::{Packet, TrafficClass};
+use super::packet::{Packet, TrafficClass, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
 use super::wire::{Delivery, Wire};
-use crate::kernel::Arena;
+use crate::kernel::{Arena, Time};
 use crate::sim::{ComponentKind, PortRef, Schedule};
 use crate::traffic::video::PlayoutDeadlines;
 
@@ -102,6 +102,22 @@ impl SendQueues {
     }
 }
 
+/// What an HCA needs at construction.
+pub struct HcaSpec<'a> {
+    pub index: u32,
+    /// The cable to its switch port.
+    pub wire: Wire,
+    pub sl_to_vl: &'a SlToVl,
+    pub credits: PortCredits,
+    pub arbiter: VlArbiter,
+    /// Its message buffer, in bytes.
+    pub buffer_bytes: u64,
+    /// Video streams it receives.
+    pub streams: usize,
+    /// Sources whose datagrams it checks for order (multipath; else 0).
+    pub datagram_sources: usize,
+}
+
 pub struct Hca {
     index: u32,
     /// The cable to this HCA's switch port.
@@ -118,26 +134,23 @@ pub struct Hca {
     /// Messages refused for want of buffer space, per class.
     pub refused: [u64; 3],
     /// The playout deadlines of the video streams this HCA receives, by
-    /// their slot here (a frame's message carries it).
+    /// their slot here (a frame's message carries it), and each stream's
+    /// last frame number.
     deadlines: Vec<PlayoutDeadlines>,
+    last_frame: Vec<u32>,
+    /// Multipath: per source HCA, when the last reliable and unreliable
+    /// datagram delivered here was created (empty otherwise).
+    last_datagram: Vec<[Time; 2]>,
 }
 
 impl Hca {
     /// Bytes of an HCA receiving `streams` video streams, before it is built.
     pub fn bytes_for(streams: u64) -> u64 {
-        (std::mem::size_of::<Self>() as u64) + streams * std::mem::size_of::<PlayoutDeadlines>() as u64
+        (std::mem::size_of::<Self>() as u64) + streams * (std::mem::size_of::<PlayoutDeadlines>() as u64 + 4)
     }
 
-    /// HCA `index` on `wire`, receiving `streams` video streams.
-    pub fn new(
-        index: u32,
-        wire: Wire,
-        sl_to_vl: &SlToVl,
-        credits: PortCredits,
-        arbiter: VlArbiter,
-        buffer_bytes: u64,
-        streams: usize,
-    ) -> Self {
+    pub fn new(spec: HcaSpec) -> Self {
+        let HcaSpec { index, wire, sl_to_vl, credits, arbiter, buffer_bytes, streams, datagram_sources } = spec;
         let mut vl_sls = [0u16; 16];
         let mut sl_vl = [NO_VL; 16];
         for sl in 0..16u8 {
@@ -164,6 +177,8 @@ impl Hca {
             buffer_bytes,
             refused: [0; 3],
             deadlines: vec![PlayoutDeadlines::new(); streams],
+            last_frame: vec![0; streams],
+            last_datagram: vec![[0; 2]; datagram_sources],
         }
     }
 
@@ -190,7 +205,9 @@ impl Hca {
 
     /// Bytes of the HCA's state (its queues are linked through the messages).
     pub fn memory_bytes(&self) -> u64 {
-        (std::mem::size_of::<Self>() + self.deadlines.len() * std::mem::size_of::<PlayoutDeadlines>()) as u64
+        (std::mem::size_of::<Self>()
+            + self.deadlines.len() * (std::mem::size_of::<PlayoutDeadlines>() + 4)
+            + self.last_datagram.len() * 16) as u64
     }
 
     /// Handles one of the HCA's own events.
@@ -247,7 +264,7 @@ impl Hca {
             sl: msg.sl,
             vl,
             class: msg.class,
-            flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected),
+            flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected) | if msg.multipath { MULTIPATH } else { 0 },
         };
         msg.sent += 1;
         self.port.sent(vl, bytes);
@@ -292,8 +309,22 @@ impl Hca {
         // A frame is judged by its last packet (never dropped), which
         // follows the others on their path.
         if p.is_last() && msg.stream != NO_STREAM {
-            let late = self.deadlines[msg.stream as usize].on_frame_number(msg.frame as u64, msg.t_created, now);
+            let slot = msg.stream as usize;
+            let late = self.deadlines[slot].on_frame_number(msg.frame as u64, msg.t_created, now);
             sh.metrics.frame(now - msg.t_created, late, msg.dropped > 0);
+            let c = &mut sh.metrics.counters;
+            c.frames_out_of_order += (msg.frame < self.last_frame[slot]) as u64;
+            self.last_frame[slot] = self.last_frame[slot].max(msg.frame);
+        } else if p.is_last() && !self.last_datagram.is_empty() && msg.class == TrafficClass::BestEffort {
+            let last = &mut self.last_datagram[msg.src as usize][msg.reliable as usize];
+            let c = &mut sh.metrics.counters;
+            let late = (msg.t_created < *last) as u64;
+            if msg.reliable {
+                c.reliable_out_of_order += late;
+            } else {
+                c.unreliable_out_of_order += late;
+            }
+            *last = (*last).max(msg.t_created);
         }
         if msg.packet_done() {
             sh.messages.remove(p.message);

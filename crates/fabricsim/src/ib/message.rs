@@ -4,6 +4,7 @@
 //! for all of a message's packets (sizes, class, stream) lives here once.
 
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
+use crate::fabric::routing::multipath::Pattern;
 use crate::kernel::Time;
 
 /// `Message::stream` of a message that belongs to no video stream.
@@ -29,6 +30,13 @@ pub struct Message {
     pub sl: ServiceLevel,
     /// An I frame: its packets are never dropped (seed 003 section 3.5).
     pub protected: bool,
+    /// Routed by the multipath tables with `path`'s bits (bits not set yet
+    /// are set by the switches that examine them).
+    pub multipath: bool,
+    /// A reliable datagram (best-effort, delivered in order per source and
+    /// destination); false for an unreliable one (may overtake).
+    pub reliable: bool,
+    pub path: Pattern,
     /// The message behind it in its HCA send queue ([`super::fifo::Fifo`]).
     pub next: u32,
 }

@@ -33,6 +33,12 @@ pub struct Counters {
     pub packets_dropped: [[u64; 2]; 3],
     /// Video frames delivered with a packet dropped on the way.
     pub frames_damaged: u64,
+    /// Deliveries out of the order of sending: video frames of a stream,
+    /// and (multipath) reliable and unreliable datagrams of a source and
+    /// destination. The IBA requires order for the first two.
+    pub frames_out_of_order: u64,
+    pub reliable_out_of_order: u64,
+    pub unreliable_out_of_order: u64,
     pub frames_delivered: u64,
     pub frames_missed: u64,
     /// Video frames refused at their source's full buffer.

@@ -84,6 +84,16 @@ impl OutputPort {
         self.credits.restore(vl, blocks);
     }
 
+    /// Credit blocks the receiver's `vl` has free as this port knows now
+    /// (Max-Credit path selection).
+    pub fn available_blocks(&self, vl: u8) -> u32 {
+        if vl == super::vl::VL15 {
+            u32::MAX
+        } else {
+            self.credits.vl(vl).available_blocks()
+        }
+    }
+
     /// Whether credits for this port must travel as an event (it waits for them).
     #[inline]
     pub fn waiting_for_credit(&self) -> bool {

@@ -196,6 +196,8 @@ pub const LAST: u8 = 1 << 1;
 /// Packet flag: the selective-dropping rule of seed 003, section 3.5, allows
 /// a switch to discard it when its head-of-queue lifetime expires.
 pub const DROPPABLE: u8 = 1 << 2;
+/// Routed by the multipath tables with its message's path bits.
+pub const MULTIPATH: u8 = 1 << 3;
 
 /// Whether seed 003's selective dropping (section 3.5) may discard a packet:
 /// only real-time and best-effort packets, never a packet of a protected

@@ -195,6 +195,9 @@ impl IbFabric {
             ("frames_missed".into(), c.frames_missed as i64),
             ("frames_refused".into(), c.frames_refused as i64),
             ("frames_damaged".into(), c.frames_damaged as i64),
+            ("frames_out_of_order".into(), c.frames_out_of_order as i64),
+            ("reliable_datagrams_out_of_order".into(), c.reliable_out_of_order as i64),
+            ("unreliable_datagrams_out_of_order".into(), c.unreliable_out_of_order as i64),
             ("crossbar_transfers".into(), self.packet_hops() as i64),
         ]);
         Ok(out)

@@ -30,6 +30,7 @@ use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 use super::message::{Message, NO_STREAM};
+use super::multipath::{PathChoice, StreamDemand};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
 use crate::kernel::{time, RandomStream, Time};
@@ -62,6 +63,8 @@ const SCALE_UNIT: u32 = 1 << 14;
 pub struct VideoSource {
     pub hca: u32,
     pub dst: u32,
+    /// Mean wire bytes per second over the trace.
+    pub bytes_per_s: f64,
     /// The stream's slot among those its destination receives (where the
     /// destination keeps its playout deadlines).
     pub slot: u32,
@@ -98,6 +101,8 @@ pub struct Sources {
     pub stream_sl: Vec<ServiceLevel>,
     /// Per HCA: the video streams it receives.
     received: Vec<u32>,
+    /// Multipath routing: the path bits messages carry.
+    paths: Option<PathChoice>,
     hcas: u32,
     stopped: bool,
 }
@@ -199,6 +204,7 @@ impl Sources {
                     video.push(VideoSource {
                         hca: i,
                         dst,
+                        bytes_per_s: rates[k] * factor,
                         slot: 0,
                         stream: VideoStream::new(trace.clone(), profile),
                         phase,
@@ -250,9 +256,29 @@ impl Sources {
             control_phase,
             stream_sl,
             received,
+            paths: None,
             hcas,
             stopped: false,
         })
+    }
+
+    /// The SLs best-effort messages are drawn from.
+    pub fn best_effort_sls(&self) -> &[ServiceLevel] {
+        &self.best_effort_sls
+    }
+
+    /// Every stream's source, destination and mean rate, in stream order.
+    pub fn stream_demands(&self) -> Vec<StreamDemand> {
+        self.video.iter().map(|v| StreamDemand { src: v.hca, dst: v.dst, bytes_per_s: v.bytes_per_s }).collect()
+    }
+
+    /// Messages carry multipath bits from `paths` from now on.
+    pub fn route_by(&mut self, paths: PathChoice) {
+        self.paths = Some(paths);
+    }
+
+    pub fn paths(&self) -> Option<&PathChoice> {
+        self.paths.as_ref()
     }
 
     /// Video streams HCA `hca` receives.
@@ -304,7 +330,7 @@ impl Sources {
                 while let Some(stream) = self.due_stream(hca, now) {
                     let v = &mut self.video[stream as usize];
                     let (number, frame) = v.stream.next_frame();
-                    let msg = Message {
+                    let mut msg = Message {
                         t_created: now,
                         seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
                         src: v.hca,
@@ -316,6 +342,9 @@ impl Sources {
                         protected: frame.kind.is_protected(),
                         ..Message::default()
                     };
+                    if let Some(p) = &self.paths {
+                        p.stream(stream, &mut msg);
+                    }
                     emit(cx, msg);
                 }
                 if let Some(t) = self.next_video(hca) {
@@ -326,7 +355,7 @@ impl Sources {
                 let next = now + self.best_effort_gap(hca);
                 cx.push(next, hca, SourceEvent::BestEffort);
                 let (sl, dst) = self.best_effort_message(hca);
-                let msg = Message {
+                let mut msg = Message {
                     t_created: now,
                     seg: Segmentation::new(self.best_effort_bytes as u64, TrafficClass::BestEffort.mtu()),
                     src: hca,
@@ -336,6 +365,9 @@ impl Sources {
                     sl,
                     ..Message::default()
                 };
+                if let Some(p) = &mut self.paths {
+                    p.best_effort(&mut msg);
+                }
                 emit(cx, msg);
             }
             SourceEvent::Control => {

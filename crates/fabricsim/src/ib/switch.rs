@@ -25,12 +25,14 @@
 
 use super::fifo::PacketFifo;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
+use super::multipath::{Selection, SwitchTable};
 use super::output_port::{lane, OutputPort};
-use super::packet::{Packet, TrafficClass};
+use super::packet::{Packet, TrafficClass, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
 use super::wire::{Delivery, Wire};
+use crate::fabric::routing::multipath::Pattern;
 use crate::kernel::{Arena, Time};
 use crate::sim::{ComponentKind, PortRef, Schedule};
 
@@ -74,6 +76,9 @@ pub struct SwitchSpec<'a> {
     pub input_stages: Time,
     /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
     pub lifetime: Option<Lifetime>,
+    /// Multipath routing: the switch's multipath table and how unreliable
+    /// datagrams choose among its ports.
+    pub multipath: Option<(SwitchTable, Selection)>,
     /// Output port per DLID for data and for control traffic.
     pub data_table: Vec<u16>,
     pub control_table: Vec<u16>,
@@ -146,6 +151,16 @@ struct OutPort {
     queues: [PacketFifo; VLS],
 }
 
+/// A switch's multipath routing: its table, the selection rule of
+/// adaptive packets, and the packets each output has sent (for LFU).
+struct Multipath {
+    table: SwitchTable,
+    selection: Selection,
+    used: Vec<u64>,
+    /// Scratch for the outputs a packet may take (no allocation per packet).
+    choices: Vec<(u16, u64)>,
+}
+
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
 /// (VL15: none, it is not flow controlled).
 #[inline]
@@ -182,6 +197,7 @@ pub struct IbSwitch {
     lifetime: Option<Lifetime>,
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,
+    multipath: Option<Box<Multipath>>,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -260,6 +276,9 @@ impl IbSwitch {
             input_stages: spec.input_stages,
             lifetime: spec.lifetime,
             expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
+            multipath: spec.multipath.map(|(table, selection)| {
+                Box::new(Multipath { table, selection, used: vec![0; p], choices: Vec::with_capacity(p) })
+            }),
             transfers: 0,
         }
     }
@@ -338,12 +357,19 @@ impl IbSwitch {
 
     /// Packet `id` at the head of input VL (`input`, `vl`) requests the
     /// output its forwarding table gives (control packets: the
-    /// shortest-path table); returns that output.
+    /// shortest-path table; multipath packets: the multipath table with
+    /// their path bits); returns that output.
     #[inline]
-    fn set_ready(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32) -> usize {
+    fn set_ready(&mut self, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
-        let table = if vl == VL15 { &self.control_table } else { &self.data_table };
-        let out = table[p.dlid as usize];
+        let out = if vl == VL15 {
+            self.control_table[p.dlid as usize]
+        } else if p.flags & MULTIPATH == 0 {
+            self.data_table[p.dlid as usize]
+        } else {
+            self.route_multipath(ctx, vl, id)
+        };
+        let p = &ctx.packets[id];
         let port = &mut self.inputs[input];
         let v = &mut port.vls[lane(vl)];
         v.head_out = out;
@@ -352,6 +378,37 @@ impl IbSwitch {
         self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
         out as usize
+    }
+
+    /// The multipath table's output for packet `id` on `vl`: its path bits
+    /// select it; bits of this switch not set yet are set here, to the
+    /// setting of the output the selection rule prefers among those the
+    /// table offers (an unreliable datagram adapting as it goes).
+    fn route_multipath(&mut self, ctx: &mut Shared, vl: u8, id: u32) -> u16 {
+        let mp = self.multipath.as_mut().expect("multipath packets only where multipath tables are");
+        let dlid = ctx.packets[id].dlid;
+        let msg = &mut ctx.messages[ctx.packets[id].message];
+        let examined = mp.table.examined();
+        if msg.path.mask & examined == examined {
+            return mp.table.port(dlid, msg.path.value & examined);
+        }
+        mp.table.choices(dlid, msg.path, &mut mp.choices);
+        let (port, bits) = match mp.selection {
+            // The least used output; ties to the lower port.
+            Selection::LeastFrequentlyUsed => {
+                mp.choices.iter().copied().min_by_key(|&(q, _)| (mp.used[q as usize], q)).expect("a choice")
+            }
+            Selection::MaxCredit => {
+                let outputs = &self.outputs;
+                mp.choices
+                    .iter()
+                    .copied()
+                    .max_by_key(|&(q, _)| (outputs[q as usize].port.available_blocks(vl), std::cmp::Reverse(q)))
+                    .expect("a choice")
+            }
+        };
+        msg.path = Pattern { value: msg.path.value | (bits & !msg.path.mask), mask: msg.path.mask | examined };
+        port
     }
 
     /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
@@ -564,6 +621,9 @@ impl IbSwitch {
             o.queued_vls &= !(1 << vl);
         }
         o.queued -= 1;
+        if let Some(mp) = &mut self.multipath {
+            mp.used[out] += 1;
+        }
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
         let wire = o.wire.expect("forwarding tables use cabled ports");

@@ -5,6 +5,8 @@
 //! the shortest path, as seed 003 section 4 specifies.
 
 use crate::error::{Error, Result};
+use crate::fabric::routing::multipath::{multipath_tables, MultipathTables};
+use crate::fabric::routing::spf::next_switches;
 use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams, Ties};
 use crate::fabric::shapes::{build_shape, ShapeParams};
 use crate::fabric::topology::{EndpointKind, Topology};
@@ -153,13 +155,31 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
         return Err(Error::invalid("ib.routing.roots", r, format!("switches of the fabric, 1 to {n}")));
     }
     let params = routing_params(spec);
+    let control = routing_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params.clone() })?;
     let data = match spec.routing.algorithm {
         IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
+        // Multipath packets take the multipath tables; the linear ones are
+        // SPF's, the default the study's flag bit selects.
+        IbRouting::Multipath => control.clone(),
         other => routing_tables(other.name(), topo, &params)?,
     };
-    let control = routing_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params })?;
     Ok((data, control))
 }
+
+/// Multipath routing's tables (`ib.routing.algorithm = "multipath"`), the
+/// cycles found from BFS root `ib.routing.root` (default switch 1).
+pub fn multipath(spec: &IbSpec, topo: &Topology) -> Result<MultipathTables> {
+    let ties = match spec.routing.spf_ties() {
+        SpfTies::Balanced => Ties::Balanced,
+        SpfTies::Lowest => Ties::Lowest,
+    };
+    let spf = next_switches(topo, ties);
+    let root = spec.routing.root.map_or(0, |r| r - 1);
+    multipath_tables(topo, root, spec.routing.slack.unwrap_or(DEFAULT_SLACK), &spf)
+}
+
+/// Paths up to this many hops longer than the shortest fill multipath tables.
+pub const DEFAULT_SLACK: u32 = 2;
 
 /// An error about the contents of a file `key` names, put under that key.
 fn keyed(e: Error, key: &str) -> Error {

@@ -121,6 +121,22 @@ pub enum IbRouting {
     /// The original Up/Down as seed 003 describes it: the BFS spanning tree
     /// from `root` only, cross links unused (its Fig. 5b).
     UpdownTree,
+    /// Seed 003's multipath routing with path bits (sections 3.2-3.4): the
+    /// cycles of a BFS tree from `root`, multipath tables beside the SPF
+    /// ones; real-time streams take the shortest path with room at set-up,
+    /// reliable datagrams a random path, unreliable datagrams adapt at
+    /// every switch by `selection`; control traffic keeps SPF.
+    Multipath,
+}
+
+/// How an unreliable datagram chooses its path at each switch (multipath).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PathSelection {
+    /// Least Frequently Used: the output that has sent the fewest packets.
+    Lfu,
+    /// The output with the most credits for the packet's VL downstream.
+    MaxCredit,
 }
 
 impl IbRouting {
@@ -134,12 +150,13 @@ impl IbRouting {
             IbRouting::Ftree => "ftree",
             IbRouting::UpdownTree => "updown_tree",
             IbRouting::Imported => "imported",
+            IbRouting::Multipath => "multipath",
         }
     }
 
     /// Whether the algorithm builds a spanning tree from a root switch.
     pub fn has_root(self) -> bool {
-        matches!(self, IbRouting::Updown | IbRouting::UpdownTree)
+        matches!(self, IbRouting::Updown | IbRouting::UpdownTree | IbRouting::Multipath)
     }
 }
 
@@ -178,11 +195,33 @@ pub struct IbRoutingSpec {
     /// Fig. 5a table) or `lowest` (the lower-numbered).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ties: Option<SpfTies>,
+    /// Multipath: how unreliable datagrams choose at every switch, `lfu`
+    /// (default) or `max_credit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<PathSelection>,
+    /// Multipath: the share of best-effort messages that are reliable
+    /// datagrams (a random path per source and destination, in order); the
+    /// rest are unreliable datagrams (adaptive). Default 0.5.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reliable_share: Option<f64>,
+    /// Multipath: paths up to this many hops longer than the shortest fill
+    /// the tables (default 2); a setting none agrees with takes SPF's hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slack: Option<u32>,
 }
 
 impl Default for IbRoutingSpec {
     fn default() -> Self {
-        IbRoutingSpec { algorithm: IbRouting::Spf, root: None, roots: None, lft_file: None, ties: None }
+        IbRoutingSpec {
+            algorithm: IbRouting::Spf,
+            root: None,
+            roots: None,
+            lft_file: None,
+            ties: None,
+            selection: None,
+            reliable_share: None,
+            slack: None,
+        }
     }
 }
 
@@ -400,6 +439,8 @@ pub const HOQ_LIFE: Range =
     Range::int("ib.switch.hoq_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
 pub const SWITCH_LIFE: Range =
     Range::int("ib.switch.switch_life", 0, 31).note("4.096 us x 2^value; 20 or more = no limit (IBA)");
+pub const RELIABLE_SHARE: Range = Range::num("ib.routing.reliable_share", 0.0, 1.0);
+pub const SLACK: Range = Range::int("ib.routing.slack", 0, 8).unit("hops");
 pub const DEADLOCK_CHECK: Range = Range::num("ib.deadlock_check_us", 0.001, 1.0e9).unit("us");
 pub const HCA_BUFFER: Range = Range::num("ib.hca.buffer_mb", 0.0, 65536.0).above().unit("MiB");
 pub const PORTS: Range = Range::int("ib.topology.ports", 2, 255).note("IBA switches have up to 254 ports");
@@ -440,6 +481,8 @@ pub const RANGES: &[Range] = &[
     HOQ_LIFE,
     SWITCH_LIFE,
     DEADLOCK_CHECK,
+    RELIABLE_SHARE,
+    SLACK,
     HCA_BUFFER,
     PORTS,
     SWITCHES,
@@ -615,9 +658,28 @@ impl IbSpec {
                 return Err(Error::invalid(
                     "ib.routing.root",
                     r,
-                    "only with ib.routing.algorithm = \"updown\" or \"updown_tree\"",
+                    "only with ib.routing.algorithm = \"updown\", \"updown_tree\" or \"multipath\"",
                 ));
             }
+        }
+        let multipath = self.routing.algorithm == IbRouting::Multipath;
+        for (key, given) in [
+            ("selection", self.routing.selection.is_some()),
+            ("reliable_share", self.routing.reliable_share.is_some()),
+            ("slack", self.routing.slack.is_some()),
+        ] {
+            require(
+                !given || multipath,
+                &format!("ib.routing.{key}"),
+                "given",
+                "only with ib.routing.algorithm = \"multipath\"",
+            )?;
+        }
+        if let Some(r) = self.routing.reliable_share {
+            RELIABLE_SHARE.check(r)?;
+        }
+        if let Some(k) = self.routing.slack {
+            SLACK.check_int(k)?;
         }
         self.workload.validate()?;
         // Every SL the workload uses must reach a data VL, or its packets

@@ -170,6 +170,8 @@ pub struct FcFabricSpec {
 
 /// What a scenario runs, with its sections.
 #[derive(Clone, Debug, PartialEq)]
+// Built once per run: the size of the largest variant costs nothing per event.
+#[allow(clippy::large_enum_variant)]
 pub enum ModelSpec {
     FcFabric(FcFabricSpec),
     ArbitratedLoop(ArbitratedLoopSpec),

@@ -16,6 +16,7 @@ mod balanced;
 pub use balanced::switch_links;
 mod ftree;
 pub(crate) mod min_hop;
+pub mod multipath;
 mod ring;
 pub mod shortest;
 mod smart;
