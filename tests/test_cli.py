@@ -281,7 +281,7 @@ def test_sweep_runs_lost_with_their_worker_can_be_retried(small_toml, tmp_path, 
     res = _in_process_cli(*args)
     assert res.exit_code == 1, res.output
     assert "exited with code 9" in res.stderr
-    assert "error: 1 runs failed; their worker processes died; rerun the same command to retry them" in res.stderr
+    assert "error: 1 runs failed; their workers were lost (a worker process died or a Dask cluster went away); rerun the same command to retry them" in res.stderr
     monkeypatch.undo()
     res = _in_process_cli(*args)
     assert res.exit_code == 0 and "ran 1, skipped 1" in res.stdout

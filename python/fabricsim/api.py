@@ -82,8 +82,11 @@ def sweep(
     progress: bool = True,
     base_seed: int | None = None,
     overrides: Mapping[str, Any] | Iterable[str] | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
 ):
-    """Run the Cartesian product of ``grid`` x ``reps``; see :func:`fabricsim.sweep.run_sweep`."""
+    """Run the Cartesian product of ``grid`` x ``reps``; see :func:`fabricsim.sweep.run_sweep`
+    (``scheduler``: a Dask scheduler's address; ``dask_local``: workers of a local Dask cluster)."""
     from .sweep import run_sweep
 
     return run_sweep(
@@ -95,4 +98,6 @@ def sweep(
         progress=progress,
         base_seed=base_seed,
         overrides=overrides,
+        scheduler=scheduler,
+        dask_local=dask_local,
     )

@@ -195,6 +195,12 @@ def sweep(
     out: Path = typer.Option(..., "--out", "-o", help="Results table: FILE.parquet or FILE.csv. Resumes if it exists."),
     base_seed: Optional[int] = typer.Option(None, "--base-seed", help="Seed of replication 0 (default: the scenario's run.seed)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="Run on the Dask cluster whose scheduler is at ADDRESS (pip install 'fabricsim[dask]')."
+    ),
+    dask_local: Optional[int] = typer.Option(
+        None, "--dask-local", min=1, help="Run on a local Dask cluster of N workers started for the sweep."
+    ),
 ) -> None:
     """Run a grid of scenarios x replications in parallel and write a tidy table."""
     from .scenario import COMMAND_LINE, attribute_to
@@ -203,7 +209,15 @@ def sweep(
     axes = parse_grid(grid)
     try:
         result = run_sweep(
-            _load(scenario, set_), axes, reps=reps, jobs=jobs, out=out, progress=progress, base_seed=base_seed
+            _load(scenario, set_),
+            axes,
+            reps=reps,
+            jobs=jobs,
+            out=out,
+            progress=progress,
+            base_seed=base_seed,
+            scheduler=scheduler,
+            dask_local=dask_local,
         )
     except ScenarioError as exc:  # a grid value the engine refuses is the command line's
         raise attribute_to(exc, axes, COMMAND_LINE) from None

@@ -17,7 +17,9 @@ reads ``<out>`` until the table is written; a second sweep on the same output
 is refused at once. The kernel drops the lock when its holder dies, however it
 dies, so a lock file left by a killed sweep is no obstacle.
 
-Workers. With ``jobs > 1`` runs go to fresh interpreters running
+Workers. Runs go through a ``concurrent.futures`` executor: the local
+:class:`WorkerPool`, or a Dask client's (``scheduler=``, ``dask_local=``; see
+:mod:`fabricsim._dask`), one code path for both. With ``jobs > 1`` runs go to fresh interpreters running
 :mod:`fabricsim._worker`, fed one run at a time over a pipe. They never import
 the caller's ``__main__`` (a script without an ``if __name__ == "__main__":``
 guard works), and they exit when the sweep closes their pipe or dies.
@@ -30,6 +32,7 @@ current plan does not contain belongs to another sweep and is refused.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import errno
 import hashlib
 import itertools
@@ -105,12 +108,12 @@ def failure_advice(failed: Sequence[FailedRun]) -> str:
     retry = sum(f.retryable for f in failed)
     permanent = len(failed) - retry
     if not permanent:
-        return "their worker processes died; rerun the same command to retry them"
+        return "their workers were lost (a worker process died or a Dask cluster went away); rerun the same command to retry them"
     fix = "a rerun will not fix them (the same scenario and seed fail the same way): fix the scenario or the grid"
     if not retry:
         return fix
     return (
-        f"{retry} of them failed because their worker process died and a rerun retries them; "
+        f"{retry} of them failed because their worker was lost and a rerun retries them; "
         f"the other {permanent} a rerun will not fix (the same scenario and seed fail the same way)"
     )
 
@@ -252,10 +255,10 @@ class _Worker:
             raise WorkerError(f"cannot start a worker process: {exc}") from None
         self.replied = False
 
-    def call(self, request_id: int, point: RunPoint) -> str:
-        """Have the worker run ``point``; its reply, or WorkerError if the worker died."""
+    def call(self, request_id: int, scenario_json: str, source: str) -> str:
+        """Have the worker run a scenario; its reply, or WorkerError if the worker died."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        request = {"id": request_id, "scenario": point.scenario_json, "source": point.source}
+        request = {"id": request_id, "scenario": scenario_json, "source": source}
         try:
             self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.flush()
@@ -263,10 +266,10 @@ class _Worker:
         except OSError:
             line = b""
         if not line:
-            raise WorkerError(f"{point.source}: the worker process {self._how_it_ended()} during the run")
+            raise WorkerError(f"{source}: the worker process {self._how_it_ended()} during the run")
         answer = json.loads(line)
         if answer.get("id") != request_id:
-            raise WorkerError(f"{point.source}: the worker answered request {answer.get('id')} for {request_id}")
+            raise WorkerError(f"{source}: the worker answered request {answer.get('id')} for {request_id}")
         self.replied = True
         return answer["reply"]
 
@@ -300,109 +303,175 @@ class _Worker:
             self.proc.wait()
 
 
-_SLOT_DONE = object()
+class WorkerPool(concurrent.futures.Executor):
+    """``jobs`` worker processes behind the ``concurrent.futures`` executor
+    interface, for ``submit(_worker_run, scenario_json, source)``: each future
+    holds the engine's JSON reply, or WorkerError if its worker died.
 
-
-def _run_on_workers(
-    points: Sequence[RunPoint], jobs: int, deliver: Callable[[RunPoint, str | None, FabricsimError | None], None]
-) -> None:
-    """Run ``points`` on ``jobs`` worker processes; ``deliver`` each reply (or WorkerError) in this thread.
-
-    Each worker has a thread here that feeds it one run at a time and starts
-    the worker, and owns it until it is closed. A worker that dies fails only
-    the run it held; the next run gets a fresh worker. If ``deliver`` raises,
-    or on Ctrl-C, the workers are killed and the exception propagates.
+    Each worker has a thread here that feeds it one run at a time, starts it
+    and owns it until it is closed. A worker that dies fails only the run it
+    held; the next run gets a fresh worker. ``shutdown(cancel_futures=True)``
+    kills the workers at once (Ctrl-C, or an error in the caller).
     """
-    pending = collections.deque(enumerate(points))
-    outcomes: queue.Queue = queue.Queue()
-    lock = threading.Lock()
-    stopping = threading.Event()
-    live: set[_Worker] = set()
-    command = _worker_command()
-    # Workers that die before they ever answered, while no worker of this pool
-    # has: the environment cannot run workers at all (e.g. fabricsim cannot be
-    # imported there). Then the remaining runs fail at once instead of each
-    # starting a worker that dies.
-    stillborn = [0]
-    any_replied = [False]
-    give_up_after = jobs + 2
 
-    def slot() -> None:
+    def __init__(self, jobs: int) -> None:
+        self._command = _worker_command()
+        self._tasks: collections.deque = collections.deque()
+        self._cv = threading.Condition()
+        self._stopping = False
+        self._live: set[_Worker] = set()
+        self._requests = itertools.count()
+        # Workers that die before they ever answered, while no worker of this
+        # pool has: the environment cannot run workers at all (e.g. fabricsim
+        # cannot be imported there). Then the remaining runs fail at once
+        # instead of each starting a worker that dies.
+        self._stillborn = 0
+        self._any_replied = False
+        self._give_up_after = jobs + 2
+        self._threads = [
+            threading.Thread(target=self._slot, name=f"fabricsim-worker-{k}", daemon=True) for k in range(jobs)
+        ]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, fn: Callable[..., str], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        if fn is not _worker_run or kwargs or len(args) != 2:
+            raise TypeError("a WorkerPool runs fabricsim runs only: submit(_worker_run, scenario_json, source)")
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._cv:
+            if self._stopping:
+                raise RuntimeError("cannot submit a run to a worker pool that was shut down")
+            self._tasks.append((future, args))
+            self._cv.notify()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._cv:
+            self._stopping = True
+            if cancel_futures:
+                for future, _ in self._tasks:
+                    future.cancel()
+                self._tasks.clear()
+                doomed = list(self._live)
+            else:
+                doomed = []
+            self._cv.notify_all()
+        for worker in doomed:
+            worker.proc.kill()  # the threads see their worker die, clean up and end
+        if wait:
+            for t in self._threads:
+                t.join(timeout=30)
+
+    def _next_task(self, has_worker: bool):
+        """The next run for a slot (None: the slot ends), or a run to fail at once with its error."""
+        with self._cv:
+            while not self._tasks and not self._stopping:
+                self._cv.wait()
+            if not self._tasks:
+                return None
+            future, args = self._tasks.popleft()
+            if not has_worker and not self._any_replied and self._stillborn >= self._give_up_after:
+                why = f"{self._stillborn} worker processes in a row died before finishing a run (see their messages above)"
+                doomed = [(future, args)] + list(self._tasks)
+                self._tasks.clear()
+                for f, (_, source) in doomed:
+                    if f.set_running_or_notify_cancel():
+                        f.set_exception(WorkerError(f"{source}: not run: {why}"))
+                return ()
+            return future, args
+
+    def _slot(self) -> None:
         worker: _Worker | None = None
         try:
             while True:
-                with lock:
-                    if stopping.is_set() or not pending:
-                        return
-                    request_id, point = pending.popleft()
-                    if worker is None and not any_replied[0] and stillborn[0] >= give_up_after:
-                        error = WorkerError(
-                            f"{point.source}: not run: {stillborn[0]} worker processes in a row died before "
-                            "finishing a run (see their messages above)"
-                        )
-                        given_up = [point] + [p for _, p in pending]
-                        pending.clear()
-                        for p in given_up:
-                            outcomes.put((p, None, error))
-                        return
+                task = self._next_task(worker is not None)
+                if task is None:
+                    return
+                if task == ():
+                    continue
+                future, (scenario_json, source) = task
+                if not future.set_running_or_notify_cancel():
+                    continue
+                if worker is None:
                     try:
-                        if worker is None:
-                            worker = _Worker(command)
-                            live.add(worker)
+                        worker = _Worker(self._command)
                     except WorkerError as exc:
-                        stillborn[0] += 1
-                        outcomes.put((point, None, exc))
+                        with self._cv:
+                            self._stillborn += 1
+                        future.set_exception(exc)
                         continue
+                    with self._cv:
+                        self._live.add(worker)
                 try:
-                    reply = worker.call(request_id, point)
+                    reply = worker.call(next(self._requests), scenario_json, source)
                 except WorkerError as exc:
-                    with lock:
-                        live.discard(worker)
+                    with self._cv:
+                        self._live.discard(worker)
                         if not worker.replied:
-                            stillborn[0] += 1
+                            self._stillborn += 1
                     worker.close(kill=True)
                     worker = None
-                    outcomes.put((point, None, exc))
+                    future.set_exception(exc)
                     continue
-                with lock:
-                    any_replied[0] = True
-                outcomes.put((point, reply, None))
-        except BaseException as exc:  # a bug here must not leave the sweep waiting forever
-            outcomes.put((None, None, exc))
+                with self._cv:
+                    self._any_replied = True
+                future.set_result(reply)
         finally:
             if worker is not None:
-                with lock:
-                    live.discard(worker)
-                worker.close(kill=stopping.is_set())
-            outcomes.put(_SLOT_DONE)
+                with self._cv:
+                    self._live.discard(worker)
+                worker.close(kill=self._stopping)
 
-    threads = [threading.Thread(target=slot, name=f"fabricsim-worker-{k}", daemon=True) for k in range(jobs)]
-    for t in threads:
-        t.start()
+
+def _run_on_executor(
+    points: Sequence[RunPoint],
+    executor: concurrent.futures.Executor,
+    in_flight: int,
+    deliver: Callable[[RunPoint, str | None, FabricsimError | None], None],
+    lost: Callable[[], str | None] = lambda: None,
+    explain: Callable[[BaseException], str] = lambda exc: f"lost with its worker ({type(exc).__name__}: {exc})",
+) -> None:
+    """Run ``points`` on ``executor`` (the worker pool, a Dask client's, or any
+    ``concurrent.futures`` executor), at most ``in_flight`` at a time, and
+    ``deliver`` each reply (or WorkerError) in this thread, in completion order.
+
+    A run whose future fails (its worker died, its cluster went away) gets a
+    WorkerError and the others go on. ``lost()`` says why the executor can run
+    nothing more, if so: then every run still out gets a WorkerError at once.
+    """
+    pending = collections.deque(points)
+    running: dict[concurrent.futures.Future, RunPoint] = {}
     try:
-        running = len(threads)
-        while running:
-            try:
-                item = outcomes.get(timeout=1.0)  # a bounded wait keeps Ctrl-C prompt everywhere
-            except queue.Empty:
-                continue
-            if item is _SLOT_DONE:
-                running -= 1
-                continue
-            point, reply, error = item
-            if point is None:
-                raise error
-            deliver(point, reply, error)
+        while pending or running:
+            while pending and len(running) < in_flight:
+                point = pending.popleft()
+                running[executor.submit(_worker_run, point.scenario_json, point.source)] = point
+            # A bounded wait keeps Ctrl-C prompt everywhere.
+            done, _ = concurrent.futures.wait(running, timeout=1.0, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f].key):
+                point = running.pop(future)
+                try:
+                    reply = future.result()
+                except WorkerError as exc:
+                    deliver(point, None, exc)
+                except BaseException as exc:  # the executor's own way of losing a run (Dask cancels them)
+                    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                        raise
+                    deliver(point, None, WorkerError(f"{point.source}: {explain(exc)}"))
+                else:
+                    deliver(point, reply, None)
+            why = lost() if not done else None
+            if why is not None:
+                for future, point in list(running.items()) + [(None, p) for p in pending]:
+                    if future is not None:
+                        future.cancel()
+                    deliver(point, None, WorkerError(f"{point.source}: not finished: {why}"))
+                running.clear()
+                pending.clear()
     except BaseException:
-        stopping.set()
-        with lock:
-            doomed = list(live)
-        for worker in doomed:
-            worker.proc.kill()  # the threads see their worker die, clean up and end
+        for future in running:
+            future.cancel()
         raise
-    finally:
-        for t in threads:
-            t.join(timeout=30)
 
 
 def _progress_bar(total: int, desc: str | None, progress: bool):
@@ -425,17 +494,26 @@ def execute(
     jobs: int | None = None,
     progress: bool = True,
     desc: str | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
 ) -> None:
-    """Run ``points`` (inline if ``jobs == 1``, else on worker processes), calling ``on_done`` as each finishes.
+    """Run ``points``, calling ``on_done`` in this process as each finishes:
+    inline if ``jobs == 1``, else on worker processes, or on a Dask cluster at
+    the ``scheduler`` address, or on a local one of ``dask_local`` workers.
 
-    ``on_done`` runs in this process in completion order. If it raises, or on
-    Ctrl-C, the remaining runs are cancelled, the workers stopped and the
-    exception propagates. A run whose worker process died gets a WorkerError.
+    ``on_done`` runs in completion order. If it raises, or on Ctrl-C, the
+    remaining runs are cancelled, the workers stopped and the exception
+    propagates. A run whose worker died, or whose cluster went away, gets a
+    WorkerError.
     """
+    if scheduler is not None and dask_local is not None:
+        raise SweepError("give a Dask scheduler address or a local cluster size (dask_local), not both")
     if jobs is None:
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 1:
         raise SweepError(f"jobs must be a positive integer, got {jobs!r}")
+    if dask_local is not None and (not isinstance(dask_local, int) or dask_local < 1):
+        raise SweepError(f"dask_local must be a positive number of workers, got {dask_local!r}")
     if not points:
         return
     bar = _progress_bar(len(points), desc, progress)
@@ -450,11 +528,24 @@ def execute(
         bar.update(1)
 
     try:
-        if jobs == 1 or len(points) == 1:
+        if scheduler is not None or dask_local is not None:
+            from ._dask import dask_cluster
+
+            with dask_cluster(scheduler, dask_local) as cluster:
+                _run_on_executor(
+                    points, cluster.executor, cluster.in_flight(), deliver, lost=cluster.lost, explain=cluster.explain
+                )
+        elif jobs == 1 or len(points) == 1:
             for point in points:
                 deliver(point, _worker_run(point.scenario_json, point.source), None)
         else:
-            _run_on_workers(points, min(jobs, len(points)), deliver)
+            pool = WorkerPool(min(jobs, len(points)))
+            try:
+                _run_on_executor(points, pool, min(jobs, len(points)), deliver)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
     finally:
         bar.close()
 
@@ -793,8 +884,15 @@ def run_sweep(
     base_seed: int | None = None,
     overrides: Mapping[str, Any] | Iterable[str] | None = None,
     log: Callable[[str], None] | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
 ) -> SweepResult:
     """Run every grid point ``reps`` times; see the module docstring for seeds, resume and locking.
+
+    Runs go to ``jobs`` local worker processes, or to the Dask cluster whose
+    scheduler is at ``scheduler`` (e.g. ``"tcp://10.0.0.5:8786"``), or to a
+    local Dask cluster of ``dask_local`` workers started for the sweep
+    (``pip install 'fabricsim[dask]'``); the table is the same either way.
 
     A run that fails is reported and left out of the table; the others go on.
     Check ``SweepResult.failed`` (the CLI exits 1 when it is not empty). When
@@ -809,7 +907,7 @@ def run_sweep(
         _check_out_dir(out_path)
         lock = _OutputLock(out_path)  # before anything is read: the output is this sweep's alone
     try:
-        result = _sweep_locked(sc, grid, reps, jobs, out_path, progress, base_seed, log)
+        result = _sweep_locked(sc, grid, reps, jobs, out_path, progress, base_seed, log, scheduler, dask_local)
     finally:
         if lock is not None:
             lock.release()
@@ -832,6 +930,8 @@ def _sweep_locked(
     progress: bool,
     base_seed: int | None,
     log: Callable[[str], None] | None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
 ) -> SweepResult:
     import pandas as pd
 
@@ -905,7 +1005,15 @@ def _sweep_locked(
         return table
 
     try:
-        execute(todo, on_done, jobs=jobs, progress=progress, desc=sc.name or "sweep")
+        execute(
+            todo,
+            on_done,
+            jobs=jobs,
+            progress=progress,
+            desc=sc.name or "sweep",
+            scheduler=scheduler,
+            dask_local=dask_local,
+        )
     except KeyboardInterrupt:
         if out_path is not None:
             table = finish()
