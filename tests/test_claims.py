@@ -142,7 +142,9 @@ def test_every_row_of_every_table_is_evaluated_once(quick_records):
     for r in reports.values():
         for c in r.checks:
             evaluated = c.role in ("prediction", "fit")
-            assert evaluated != math.isnan(c.ours), f"{r.id}: {c.id} ({c.role}) ours {c.ours}"
+            # An evaluated row has a number, unless its note says why it has none (a deadlocked run).
+            assert evaluated != math.isnan(c.ours) or (evaluated and "no value" in c.note), \
+                f"{r.id}: {c.id} ({c.role}) ours {c.ours}: {c.note}"
             if c.role == "prediction":
                 assert isinstance(c.within, bool)
             else:
@@ -159,7 +161,7 @@ def test_the_document_counts_what_the_records_hold(quick_records):
     assert "| fc-classes (own experiment) |" in text
     assert "## Tolerance policy" in text and "**hardware measurement**" in text
     # Studies without a record here keep their last full run's tables, and say they are not counted.
-    assert "Not in the counts: hp-fc-1995, iba-2007" in text and "### iba-2007/fig7" in text
+    assert "Not in the counts: hp-fc-1995" in text and "### iba-2007/fig7" in text
     for r in reports.values():
         assert f"### {r.id}:" in text
     summary = (out / "SUMMARY.md").read_text()

@@ -312,8 +312,14 @@ def _value(claim: Claim, m: Value | Span) -> Check:
 
 def _direction(claim: Claim, m: Compare) -> Check:
     ci = math.hypot(_half(m.a_ci), _half(m.b_ci))
-    d = 100.0 * (m.a - m.b) / m.b if m.b else math.nan
-    d_ci = 100.0 * ci / abs(m.b) if m.b else math.nan
+    # Equal values (both 0 included) differ by 0%; anything above 0 is infinitely above it.
+    if m.a == m.b:
+        d = 0.0
+    elif m.b:
+        d = 100.0 * (m.a - m.b) / m.b
+    else:
+        d = math.copysign(math.inf, m.a) if not math.isnan(m.a) else math.nan
+    d_ci = 100.0 * ci / abs(m.b) if m.b else (0.0 if ci == 0 else math.inf)
     lo, hi, beyond_ci = SIZE_WORDS[claim.size]
     if claim.size == "about":
         lo, hi = claim.published  # type: ignore[misc]
