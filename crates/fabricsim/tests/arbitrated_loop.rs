@@ -155,6 +155,14 @@ fn loop_sections_are_validated_by_key() {
     assert_eq!(e.key.as_deref(), Some("initiator.outstanding"));
     let e = Scenario::from_toml_str("[loop]\nlenght_m = 3\n[[disks]]\n[initiator]\n", "x").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("loop.lenght_m"));
+    // Light mode keeps one I/O in the whole system: `outstanding` would do nothing.
+    let text = "[loop]\n[[disks]]\n[initiator]\nmode = \"light\"\n";
+    let e = Scenario::from_toml_str(&format!("{text}outstanding = 4\n"), "x").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("initiator.outstanding"), "{e}");
+    assert!(e.allowed.as_deref().unwrap().contains("initiator.mode = \"light\""), "{e}");
+    let s = Scenario::from_toml_str(text, "x").unwrap();
+    assert!(!s.to_toml().contains("outstanding"), "the filled-in scenario leaves it out");
+    assert_eq!(Scenario::from_toml_str(&s.to_toml(), "round trip").unwrap(), s);
 }
 
 #[test]

@@ -272,6 +272,15 @@ fn bad_input_names_the_key() {
     assert_eq!(e.key.as_deref(), Some("switched_loop.loops"));
     let e = bad("switching = \"wormhole\"", "count = 2");
     assert!(e.to_string().contains("switching"), "{e}");
+    // A key of another load or scope is refused, naming the mode.
+    for (key, mode) in
+        [("outstanding_per_disk = 4", "load = \"light\""), ("light_scope = \"system\"", "load = \"heavy\"")]
+    {
+        let e = bad(&format!("{mode}\n{key}"), "count = 2");
+        let name = key.split(' ').next().unwrap();
+        assert_eq!(e.key.as_deref(), Some(format!("switched_loop.{name}").as_str()), "{e}");
+        assert!(e.allowed.as_deref().unwrap().contains(mode), "{e}");
+    }
     let e = bad("request_bytes = 131072", "count = 2");
     assert_eq!(e.key.as_deref(), Some("disks[0].burst_bytes"));
     // Each loop takes a port of the switch.
@@ -320,7 +329,7 @@ fn any_switched_system_completes_and_drains() {
                 "[run]\nseed = {seed}\nwarmup_observations = 0\nmax_observations = 150\nmin_observations = 0\n\
                  precision = 0\ndrain = true\n\
                  [switched_loop]\nloops = {loops}\nswitching = \"{}\"\nload = \"{}\"\nglobal_fraction = {global}\n\
-                 read_fraction = {}\nrequest_bytes = {request}\noutstanding_per_disk = {outstanding}\n\
+                 read_fraction = {}\nrequest_bytes = {request}\n{}\
                  bridge_buffers = {}\n\
                  [switch]\nbuffers_per_port = {switch_buffers}\nrouting_time_ns = {route_ns}\n\
                  [loop]\nbaud = 1.0e9\nlength_m = {}\npropagation_ns_per_m = 3.5\ninitialize = false\n\
@@ -328,6 +337,8 @@ fn any_switched_system_completes_and_drains() {
                 if packet { "packet" } else { "circuit" },
                 if heavy { "heavy" } else { "light" },
                 reads as f64 / 4.0,
+                // Light load keeps one command per host: outstanding_per_disk is heavy load's.
+                if heavy { format!("outstanding_per_disk = {outstanding}\n") } else { String::new() },
                 request.div_ceil(2048) + spare_buffers,
                 disks + 2
             );

@@ -237,3 +237,17 @@ fn a_test_without_transactions_is_flagged_and_never_divides_by_nothing() {
     let r = run("[netperf]\nlength_s = 1e-9\n");
     assert!(mean(&r, "elapsed_s") > 0.01 && mean(&r, "throughput_mbit_s") < 200.0, "{:?}", r.metrics);
 }
+
+/// Sizes of the other test are refused, naming the test; the scenario with
+/// every default filled in leaves them out, so it reads back.
+#[test]
+fn keys_of_the_other_test_are_refused() {
+    for (test, key) in [("TCP_STREAM", "request_bytes"), ("TCP_STREAM", "response_bytes"), ("TCP_RR", "receive_bytes")]
+    {
+        let e = Scenario::from_toml_str(&format!("[netperf]\ntest = \"{test}\"\n{key} = 64\n"), "n.toml").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some(format!("netperf.{key}").as_str()), "{e}");
+        assert!(e.allowed.as_deref().unwrap().contains(test), "{e}");
+    }
+    let s = Scenario::from_toml_str("[netperf]\ntest = \"TCP_RR\"\nrequest_bytes = 64\n", "n.toml").unwrap();
+    assert_eq!(Scenario::from_toml_str(&s.to_toml(), "round trip").unwrap(), s);
+}

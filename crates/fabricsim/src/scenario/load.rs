@@ -285,9 +285,10 @@ impl Scenario {
         })?;
         let mut value = toml::Value::Table(table);
         normalize_toml(&mut value, Some(schema()), "").map_err(|e| e.in_file(source))?;
+        let given = super::applies::given_keys(&serde_json::to_value(&value).unwrap_or_default());
         let file: ScenarioFile = serde_path_to_error::deserialize(value)
             .map_err(|e| from_serde(e.path().to_string(), e.into_inner().message().to_string(), source))?;
-        Scenario::from_file(file).map_err(|e| e.in_file(source))
+        Self::from_file_given(file, &given).map_err(|e| e.in_file(source))
     }
 
     /// Parses and validates a scenario given as JSON (what the Python package sends).
@@ -300,9 +301,17 @@ impl Scenario {
             Error::scenario(format!("invalid scenario data: {msg}")).in_file(source)
         })?;
         normalize_json(&mut value, Some(schema()));
+        let given = super::applies::given_keys(&value);
         let file: ScenarioFile = serde_path_to_error::deserialize(value)
             .map_err(|e| from_serde(e.path().to_string(), e.into_inner().to_string(), source))?;
-        Scenario::from_file(file).map_err(|e| e.in_file(source))
+        Self::from_file_given(file, &given).map_err(|e| e.in_file(source))
+    }
+
+    /// A scenario file as read, refusing the keys it gives that do nothing in its mode.
+    fn from_file_given(file: ScenarioFile, given: &std::collections::HashSet<String>) -> Result<Scenario> {
+        let scenario = Scenario::from_file(file)?;
+        super::applies::check(&scenario, given)?;
+        Ok(scenario)
     }
 
     /// The built-in default scenario.
@@ -312,13 +321,17 @@ impl Scenario {
     }
 
     /// The scenario with every default filled in, as JSON.
+    /// (Keys that do nothing in the scenario's mode are left out, so the
+    /// result reads back as the same scenario.)
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self.to_file()).expect("scenarios always serialize")
+        let mut value = serde_json::to_value(self.to_file()).expect("scenarios always serialize");
+        super::applies::prune(self, &mut value);
+        value
     }
 
     /// The scenario with every default filled in, as TOML.
     pub fn to_toml(&self) -> String {
-        toml::to_string(&self.to_file()).expect("scenarios always serialize")
+        toml::to_string(&self.to_json()).expect("scenarios always serialize")
     }
 }
 

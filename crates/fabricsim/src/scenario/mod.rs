@@ -7,6 +7,7 @@
 //! unknown keys refused at every level), then turned into a [`Scenario`]:
 //! the model's sections with every default filled in.
 
+pub mod applies;
 pub mod check;
 pub mod fc;
 pub mod hosts;
