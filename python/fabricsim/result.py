@@ -28,6 +28,8 @@ METRIC_COLUMNS = [
 ]
 _STAT_KEYS = ["mean", "ci_half_width", "count", "min", "p50", "p95", "p99", "max"]
 _NAN = float("nan")
+# Run figures that depend on the machine and the moment, not on the scenario.
+WALL_CLOCK = ("wall_time_s", "events_per_s", "frames_per_s")
 # What a deadlock report may count, by model, in the summary's words.
 _DEADLOCK_COUNTS = [
     ("frames_stuck_in_cycle", "frames stuck in it"),
@@ -126,6 +128,13 @@ class RunResult:
             raise KeyError(f"no metric {name!r}; have {sorted(self.raw.get('metrics', {}))}")
         return _num(stats.get(stat) if isinstance(stats, Mapping) else stats)
 
+    def without_wall_clock(self) -> RunResult:
+        """The same result without the figures of wall-clock time (``WALL_CLOCK``): what two runs of one
+        scenario share bit for bit."""
+        raw = dict(self.raw)
+        raw["run"] = {k: v for k, v in self.run_info.items() if k not in WALL_CLOCK}
+        return RunResult(raw, self.source)
+
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.raw, indent=indent)
 
@@ -146,8 +155,8 @@ class RunResult:
         for r in metric_rows(self.raw.get("metrics", {})):
             if ".level_" in r["metric"]:
                 continue  # distributions are too long for a summary; see .metrics
-            ci = "" if math.isnan(r["ci_half_width"]) else "± " + _fmt(r["ci_half_width"])
-            table.append((r["metric"], _fmt(r["mean"]), ci, _fmt(r["p50"]), _fmt(r["p99"]), _fmt(r["count"])))
+            mean, ci = _with_interval(r["mean"], r["ci_half_width"])
+            table.append((r["metric"], mean, ci, _fmt(r["p50"]), _fmt(r["p99"]), _fmt(r["count"])))
         out += _align(table, right={1, 3, 4, 5})
         info = {k: v for k, v in self.run_info.items() if k != "flags"}
         for heading, values in (("counters", self.counters), ("run", info)):
@@ -194,6 +203,21 @@ def _fmt(x: Any) -> str:
             return str(int(x))
         return f"{x:.5g}" if abs(x) < 1e5 else f"{x:,.0f}"
     return str(x)
+
+
+def _with_interval(mean: float, half_width: float) -> tuple[str, str]:
+    """The mean and "± half-width" as a measurement is written: the half-width to two
+    significant digits, the mean to the same decimal place (no digits the interval
+    makes noise); the mean alone as it is without an interval."""
+    if math.isnan(half_width) or math.isnan(mean):
+        return _fmt(mean), ""
+    if half_width <= 0 or not math.isfinite(half_width):
+        return _fmt(mean), "± " + _fmt(half_width)
+    decimals = 1 - math.floor(math.log10(half_width))  # the place of the second significant digit
+    hw, m = round(half_width, decimals), round(mean, decimals)
+    if decimals <= 0:
+        return f"{m:,.0f}" if abs(m) >= 1e5 else f"{m:.0f}", f"± {hw:.0f}"
+    return f"{m:.{decimals}f}", f"± {hw:.{decimals}f}"
 
 
 def _align(rows: Sequence[tuple[str, ...]], right: set[int], indent: str = "") -> list[str]:

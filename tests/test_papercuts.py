@@ -1,0 +1,69 @@
+"""Small things that each cost a user a minute, held in place."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+
+def test_a_lower_maximum_on_the_built_in_scenario_needs_no_minimum():
+    proc = run_cli("run", "--json", "--set", "run.max_observations=2000", "--set", "run.warmup_observations=100")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["run"]["observations"] >= 2000
+
+
+def test_a_seed_past_two_to_the_64_is_too_large():
+    proc = run_cli("run", "--set", "run.seed=18446744073709551616")
+    assert proc.returncode == 2 and "too large" in proc.stderr and "not a whole number" not in proc.stderr
+
+
+def test_one_data_vl_runs_without_an_error_about_tables_never_written(tmp_path):
+    (tmp_path / "ib.toml").write_text("[ib]\ndata_vls = 1\n")
+    proc = run_cli("run", "ib.toml", "--set", "run.max_observations=2000", "--set", "run.warmup_observations=100",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_vl_buffer_error_names_the_buffer_given(tmp_path):
+    (tmp_path / "ib.toml").write_text("[ib]\n")
+    proc = run_cli("scenario", "check", "ib.toml", "--set", "ib.vl_buffer_bytes=1000", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "`ib.vl_buffer_bytes` = 1000" in proc.stderr and "at least 1088 bytes" in proc.stderr, proc.stderr
+
+
+def test_a_key_of_another_mode_is_refused_naming_the_mode(tmp_path):
+    (tmp_path / "n.toml").write_text('[netperf]\ntest = "TCP_STREAM"\nrequest_bytes = 64\n')
+    proc = run_cli("run", "n.toml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "netperf.request_bytes" in proc.stderr and 'netperf.test = "TCP_STREAM"' in proc.stderr, proc.stderr
+
+
+def test_bench_calls_packets_packets_and_the_kernel_moves_nothing():
+    proc = run_cli("bench", "--size", "2000", "--which", "ib-irregular")
+    assert proc.returncode == 0 and "packets" in proc.stdout and "Mpackets/s" in proc.stdout and "frames" not in proc.stdout
+    proc = run_cli("bench", "--size", "2000", "--which", "kernel-hold")
+    assert proc.returncode == 0 and "frames" not in proc.stdout, proc.stdout
+
+
+def test_intervals_show_two_significant_digits_and_the_mean_to_match():
+    from fabricsim.result import _with_interval
+
+    assert _with_interval(5737.8, 274.73) == ("5740", "± 270")
+    assert _with_interval(0.15461, 0.0099731) == ("0.1546", "± 0.0100")
+    assert _with_interval(187.3312, 4.2177) == ("187.3", "± 4.2")
+    assert _with_interval(30.0, float("nan")) == ("30", "")
+    proc = run_cli("run", "--set", "run.max_observations=5000", "--set", "run.warmup_observations=500")
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("message_latency_us"))
+    mean, _, ci = line.split()[1:4]
+    assert len(ci.replace(".", "").lstrip("0")) == 2, line
+    decimals = len(ci.split(".")[1]) if "." in ci else 0
+    assert (len(mean.split(".")[1]) if "." in mean else 0) == decimals, line
+
+
+def test_json_without_wall_clock_repeats_byte_for_byte():
+    args = ("run", "--json", "--no-wall-clock", "--set", "run.max_observations=3000", "--set", "run.warmup_observations=100")
+    first, second = run_cli(*args), run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert "wall_time_s" not in first.stdout and "events_per_s" not in first.stdout
