@@ -38,7 +38,7 @@ pub struct BenchResult {
 }
 
 /// Every benchmark's name, in the order `fabricsim bench` runs them.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "kernel-hold",
     "fc-switch",
     "fc-envelope",
@@ -46,12 +46,13 @@ pub const NAMES: [&str; 8] = [
     "switched-loop",
     "ib-irregular",
     "ib-fat-tree",
+    "ib-multipath",
     "tcp-stream",
 ];
 
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
 /// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
-/// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`) or
+/// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`, `ib-multipath`) or
 /// simulated milliseconds of netperf TCP_STREAM (`tcp-stream`). An unknown
 /// name is an error listing the known ones.
 pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String> {
@@ -64,6 +65,7 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "switched-loop" => run(switched_loop(size)),
         "ib-irregular" => run(ib_irregular(size)),
         "ib-fat-tree" => run(ib_fat_tree(size)),
+        "ib-multipath" => run(ib_multipath(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
         other => Err(format!("unknown benchmark `{other}`; allowed: {}", NAMES.join(", "))),
     }
@@ -245,6 +247,23 @@ pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
 
 pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
+}
+
+/// Seed 003's Multipath+LFU+Drop on the first network of its family
+/// (random, 15 switches, seed 1): multipath tables, adaptive unreliable
+/// datagrams, HOQLife 6, the 70:30 mix at 40% injection, which it carries
+/// (no run flag), stopping after `packets` delivered.
+pub fn ib_multipath_scenario(packets: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
+         [ib.switch]\nhoq_life = 6\n[ib.topology]\nkind = \"random\"\nseed = 1\n\
+         [ib.routing]\nalgorithm = \"multipath\"\nselection = \"lfu\"\n[ib.workload]\ninjection_rate = 0.4\n"
+    );
+    Scenario::from_toml_str(&toml, "<ib-multipath benchmark>").expect("benchmark scenario is valid")
+}
+
+pub fn ib_multipath(packets: u64) -> Result<BenchResult> {
+    Ok(packet_result("ib-multipath", &crate::run(&ib_multipath_scenario(packets))?))
 }
 
 /// Seed 002's headline test: netperf TCP_STREAM, C110 to C110, 2 MB
