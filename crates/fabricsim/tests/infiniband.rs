@@ -553,6 +553,12 @@ fn spf_deadlocks_on_the_family_and_selective_dropping_completes_the_run() {
     assert_eq!(counter(&r, "best_effort_packets_dropped_switch_lifetime"), 0, "no switch lifetime set");
     let damaged = counter(&r, "frames_damaged");
     assert!(damaged > 0 && damaged <= counter(&r, "frames_delivered"), "{:?}", r.counters);
+    // Measured through the deadlock instead: the run goes on, reports and flags it.
+    let through = run(&format!("{base}[ib]\non_deadlock = \"continue\"\n"));
+    assert_eq!(through.run.stop_reason, fabricsim::StopReason::MaxObservations, "{:?}", through.run);
+    assert!(through.run.flags.iter().any(|f| f == "deadlock"), "{:?}", through.run.flags);
+    assert!(through.sections.iter().any(|(n, _)| n == "deadlock"));
+    assert!(through.run.sim_time_us > plain.run.sim_time_us);
     let unlimited = run(&format!("{base}[ib.switch]\nhoq_life = 20\n"));
     assert_eq!((unlimited.run.events, unlimited.run.stop_reason), (plain.run.events, plain.run.stop_reason));
 }

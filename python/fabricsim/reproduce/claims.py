@@ -323,7 +323,8 @@ def _direction(claim: Claim, m: Compare) -> Check:
     lo, hi, beyond_ci = SIZE_WORDS[claim.size]
     if claim.size == "about":
         lo, hi = claim.published  # type: ignore[misc]
-    within = not math.isnan(d) and lo <= d <= hi and (not beyond_ci or d > d_ci)
+    # Beyond the CI in absolute terms, so that a difference from 0 is judged too.
+    within = not math.isnan(d) and lo <= d <= hi and (not beyond_ci or m.a - m.b > ci)
     note = f"{_fmt(m.a)} against {_fmt(m.b)}" + (f"; {m.note}" if m.note else "")
     return _check(claim, published=[lo, hi], ours=d, ours_ci=d_ci if ci else None, tolerance=0.0, within=bool(within),
                   note=note)

@@ -23,10 +23,14 @@ over the loads where every root ran), SPF (ties by destination, Fig. 5a),
 SPF+Drop (HOQLife 6: 262 us), and multipath routing with LFU or Max-Credit
 selection, each with and without dropping. Fig. 9 has the LFU ones only.
 
-A run that deadlocks has no value; a run with flags (accepted below offered,
-source overflow, backlog growing) is unstable and drawn as a hollow square;
-a family value needs at least three networks with values, and a claim says
-when it compares unstable points. Run lengths: full, warm-up 0.1 s simulated
+A run that deadlocks goes on measuring what still moves (``ib.on_deadlock =
+"continue"``: the deadlocked VL's frames miss their deadlines and fill their
+sources' buffers), as the study's figures, which plot SPF and multipath at
+every load, must have been measured; it is flagged and unstable. A run with
+flags (deadlock, accepted below offered, source overflow, backlog growing) is
+drawn as a hollow square; a family value needs at least three networks with
+values, and every claim's note says which of them were unstable and which
+deadlocked. Run lengths: full, warm-up 0.1 s simulated
 then at least 300,000 packets and 0.4 s; quick, three networks, three loads,
 warm-up 0.02 s and 40,000 packets.
 """
@@ -98,10 +102,11 @@ class RunLength:
     warmup_s: float  # simulated seconds of warm-up, turned into packets at the point's load
     packets: int  # packets measured after warm-up, at least
     measure_s: float = 0.0  # and at least this many simulated seconds
+    max_s: float = 3.0  # the time cap: a run whose network locks up wholly stops there
 
 
 RUN_LENGTHS = {False: RunLength(warmup_s=0.1, packets=300_000, measure_s=0.4),
-               True: RunLength(warmup_s=0.02, packets=40_000)}
+               True: RunLength(warmup_s=0.02, packets=40_000, max_s=1.0)}
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,7 @@ def run_plan(ctx: Context, switches: int, load: float) -> dict[str, Any]:
     rate = packets_per_s(switches, load)
     measured = max(rl.packets, math.ceil(rl.measure_s * rate))
     return {"seed": RUN_SEED, "warmup_observations": math.ceil(rl.warmup_s * rate), "max_observations": measured,
-            "min_observations": 0, "precision": 0.0}
+            "min_observations": 0, "precision": 0.0, "max_time_ms": 1000.0 * rl.max_s}
 
 
 def topology(switches: int, seed: int) -> dict[str, Any]:
@@ -212,7 +217,7 @@ def candidate_roots(switches: int, seed: int, count: int = CANDIDATE_ROOTS) -> l
 
 def scenario(ctx: Context, f: Figure, seed: int, scheme: Scheme, root: int | None, load: float) -> dict[str, Any]:
     routing = dict(scheme.routing) | ({"root": root} if root is not None else {})
-    ib: dict[str, Any] = {"topology": topology(f.switches, seed), "routing": routing,
+    ib: dict[str, Any] = {"on_deadlock": "continue", "topology": topology(f.switches, seed), "routing": routing,
                           "workload": {"injection_rate": load, "real_time_share": f.real_time_share, "trace": REAL_TRACE}}
     if scheme.drop:
         ib["switch"] = {"hoq_life": HOQ_LIFE}
@@ -274,6 +279,9 @@ def classify(f: Figure, load: float, r: RunResult) -> Point:
             silent.append(f"no {words} packet delivered in {1000 * measured_s:.0f} ms measured (about {expected:.0f} offered)")
     if silent:
         return Point(r, STALLED, "; ".join(silent))
+    if "deadlock" in r.flags:
+        at = float((r.deadlock or {}).get("time_us", math.nan)) / 1000.0
+        return Point(r, FLAGGED, f"deadlocked at {at:.0f} ms, measured through")
     return Point(r, FLAGGED if r.flags else "ok")
 
 
@@ -347,7 +355,7 @@ class FamilyValue:
     ci: float  # the median network run's CI half width (NaN without)
     networks: int  # with values
     unstable: int  # of those, flagged runs
-    deadlocked: int  # networks whose run deadlocked or stalled
+    deadlocked: int  # networks whose run deadlocked (stopped or measured through) or stalled
 
     @property
     def usable(self) -> bool:
@@ -356,7 +364,7 @@ class FamilyValue:
 
 def family_value(fr: FigureRuns, scheme: Scheme, x: float, metric: str) -> FamilyValue:
     pts = [fr.drawn[(scheme.key, n)].runs[x] for n in fr.nets]
-    dead = sum(p.status in NO_VALUE for p in pts)
+    dead = sum(p.status in NO_VALUE or "deadlock" in p.r.flags for p in pts)
     vals = []
     for p in pts:
         if p.status in NO_VALUE:
@@ -400,7 +408,7 @@ def describe(name: str, v: FamilyValue) -> str:
     if v.unstable:
         text += f"; {v.unstable} unstable"
     if v.deadlocked:
-        text += f"; {v.deadlocked} deadlocked"
+        text += f"; {v.deadlocked} deadlocked, measured through"
     return text + ")"
 
 
@@ -450,7 +458,11 @@ def above(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, xs: Sequence[flo
 
 
 def deadlocked(fr: FigureRuns, scheme: Scheme) -> list[tuple[int, float]]:
-    return [(n, x) for n in fr.nets for x in fr.xs if fr.drawn[(scheme.key, n)].runs[x].status in NO_VALUE]
+    """The (network, load) runs of ``scheme`` that deadlocked (stopped on it, or measured through it)."""
+    def dead(p: Point) -> bool:
+        return p.status in NO_VALUE or "deadlock" in p.r.flags
+
+    return [(n, x) for n in fr.nets for x in fr.xs if dead(fr.drawn[(scheme.key, n)].runs[x])]
 
 
 # ---------------------------------------------------------------- claims ----

@@ -30,7 +30,7 @@ use crate::fabric::deadlock::analyze;
 use crate::fabric::routing::multipath::MultipathTables;
 use crate::fabric::{PortUse, Topology};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
-use crate::scenario::ib::{IbRouting, PathSelection};
+use crate::scenario::ib::{IbRouting, OnDeadlock, PathSelection};
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{
     Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
@@ -515,6 +515,10 @@ impl Model for IbFabric {
 
     fn reset_statistics(&mut self, now: Time) {
         self.sh.metrics.reset(now);
+    }
+
+    fn stops_on_deadlock(&self) -> bool {
+        self.spec().on_deadlock == OnDeadlock::Stop
     }
 
     fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {

@@ -160,6 +160,17 @@ impl IbRouting {
     }
 }
 
+/// What a run-time deadlock does to an InfiniBand run.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDeadlock {
+    /// The run stops (stop reason `deadlock`).
+    #[default]
+    Stop,
+    /// The run goes on measuring what still moves (flag `deadlock`).
+    Continue,
+}
+
 /// Which of several equally short next switches SPF takes.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -390,6 +401,12 @@ pub struct IbSpec {
     /// successive looks with no credit in flight on it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadlock_check_us: Option<f64>,
+    /// What a run-time deadlock does: `stop` the run (default), or
+    /// `continue` measuring what still moves (the deadlocked VL's traffic
+    /// stays stuck: its frames miss their deadlines and fill their sources'
+    /// buffers), reported and flagged, as a simulator that does not look
+    /// for deadlocks would measure.
+    pub on_deadlock: OnDeadlock,
     pub vl_arbitration: VlArbitrationSpec,
     pub switch: IbSwitchSpec,
     pub hca: IbHcaSpec,
@@ -408,6 +425,7 @@ impl Default for IbSpec {
             credit_block_bytes: 64,
             sl_to_vl: None,
             deadlock_check_us: None,
+            on_deadlock: OnDeadlock::Stop,
             vl_arbitration: VlArbitrationSpec::default(),
             switch: IbSwitchSpec::default(),
             hca: IbHcaSpec::default(),

@@ -200,6 +200,11 @@ pub trait Model {
     fn backlog(&self) -> u64 {
         0
     }
+    /// Whether a deadlock ends the run (else it is reported, flagged, and
+    /// the run goes on measuring what still moves).
+    fn stops_on_deadlock(&self) -> bool {
+        true
+    }
     /// Looks for a cycle of waits that stops all progress at `now`;
     /// describes it. A model may keep what it saw at earlier looks (a
     /// cycle must persist to count).
@@ -296,10 +301,12 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
                 }
                 due
             });
-            if (stalled || due) && status.in_flight > 0 {
+            if (stalled || due) && status.in_flight > 0 && (deadlock.is_none() || sim.model.stops_on_deadlock()) {
                 if let Some(report) = sim.model.find_deadlock(now_sim) {
                     deadlock = Some(report);
-                    break StopReason::Deadlock;
+                    if sim.model.stops_on_deadlock() {
+                        break StopReason::Deadlock;
+                    }
                 }
                 if stalled {
                     last_progress = now_sim; // look again only after another quiet window
@@ -362,6 +369,10 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     // A backlog that more than doubled (and by a thousand) while measuring is no steady state.
     if warmed && backlog > 2 * backlog_at_warmup + 1000 {
         flags.push("backlog_growing".to_string());
+    }
+    if deadlock.is_some() && reason != StopReason::Deadlock {
+        // Measured through a deadlock the model does not stop on.
+        flags.push("deadlock".to_string());
     }
     match reason {
         StopReason::Overload => flags.push("overload".to_string()),
