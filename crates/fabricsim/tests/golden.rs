@@ -7,7 +7,7 @@
 //! change of behaviour (any real change moves the event count or a counter).
 //!
 //! Regenerate on purpose, and say why in the commit:
-//! `FABRICSIM_BLESS=1 cargo test --release -p fabricsim --test golden`
+//! `FABRICSIM_BLESS=1 cargo test --profile quick -p fabricsim --test golden`
 
 use std::path::{Path, PathBuf};
 
@@ -123,7 +123,7 @@ fn golden_fingerprints_are_unchanged() {
     }
     assert!(
         failures.is_empty(),
-        "golden fingerprints changed (regenerate only on purpose: FABRICSIM_BLESS=1 cargo test --release -p fabricsim \
+        "golden fingerprints changed (regenerate only on purpose: FABRICSIM_BLESS=1 cargo test --profile quick -p fabricsim \
          --test golden):\n{}",
         failures.join("\n")
     );
