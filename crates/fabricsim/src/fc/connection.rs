@@ -47,14 +47,15 @@ impl Connection {
     }
 }
 
-/// Events of a connection, carried with its id.
+/// The F_BSY answering a connect request reaches its source: an event
+/// carried with the connection's id (a switch schedules it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConnectionEvent {
-    /// The F_BSY answering the connect request reaches its source.
-    Refused,
-    /// Release the finished connection's path.
-    Teardown,
-}
+pub struct Refusal;
+
+/// Release a finished connection's path: an event carried with the
+/// connection's id (its source schedules it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Teardown;
 
 /// The connections of one fabric: their records and the back-off of
 /// refused sources (one stream for the fabric, drawn in refusal order).

@@ -6,7 +6,7 @@
 //! for one another, so a reader can follow one frame from `NPort::try_send`
 //! through `FcSwitch` to `NPort::on_frame_delivered`.
 
-use super::connection::{ConnectionEvent, Connections};
+use super::connection::{Connections, Refusal, Teardown};
 use super::frame::FrameId;
 use super::metrics::{FcMetrics, FcMetricsSpec};
 use super::node::{NPort, NPortSpec, NodeEvent};
@@ -46,8 +46,10 @@ pub enum Event {
     TransferDone { switch: u32, port: u16 },
     /// A buffer-to-buffer credit reaches output `port` of `switch`.
     CreditToSwitch { switch: u32, port: u16 },
-    /// An event of class 1 connection `connection`.
-    Connection { connection: u32, ev: ConnectionEvent },
+    /// Class 1: the F_BSY answering `connection`'s request reaches its source.
+    Refused { connection: u32 },
+    /// Class 1: release the finished `connection`'s path.
+    Teardown { connection: u32 },
 }
 
 impl Carries<NodeEvent> for Event {
@@ -68,10 +70,17 @@ impl Carries<SwitchEvent> for Event {
     }
 }
 
-impl Carries<ConnectionEvent> for Event {
+impl Carries<Refusal> for Event {
     #[inline(always)]
-    fn wrap(connection: u32, ev: ConnectionEvent) -> Self {
-        Event::Connection { connection, ev }
+    fn wrap(connection: u32, _: Refusal) -> Self {
+        Event::Refused { connection }
+    }
+}
+
+impl Carries<Teardown> for Event {
+    #[inline(always)]
+    fn wrap(connection: u32, _: Teardown) -> Self {
+        Event::Teardown { connection }
     }
 }
 
@@ -208,18 +217,19 @@ impl FcFabric {
                 self.switches[switch as usize].handle(cx, sh, SwitchEvent::TransferDone { port })
             }
             Event::CreditToSwitch { switch, port } => self.switches[switch as usize].on_credit(cx, sh, port as usize),
-            Event::Connection { connection, ev } => {
+            Event::Refused { connection } => {
                 let switches = &mut self.switches;
-                let release =
-                    |sw: u32, i: u16, o: u16| switches[sw as usize].release(connection, i as usize, o as usize);
-                match ev {
-                    ConnectionEvent::Refused => {
-                        let src = sh.connections.refused(connection, release);
-                        let retry_at = sh.connections.retry_time(cx.now());
-                        self.nodes[src as usize].on_connect_refused(cx, sh, retry_at);
-                    }
-                    ConnectionEvent::Teardown => sh.connections.tear_down(connection, release),
-                }
+                let src = sh
+                    .connections
+                    .refused(connection, |sw, i, o| switches[sw as usize].release(connection, i as usize, o as usize));
+                let retry_at = sh.connections.retry_time(cx.now());
+                self.nodes[src as usize].on_connect_refused(cx, sh, retry_at);
+            }
+            Event::Teardown { connection } => {
+                let switches = &mut self.switches;
+                sh.connections.tear_down(connection, |sw, i, o| {
+                    switches[sw as usize].release(connection, i as usize, o as usize)
+                });
             }
         }
     }

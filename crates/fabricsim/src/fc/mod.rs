@@ -11,7 +11,6 @@ pub mod port_set;
 pub mod sender;
 pub mod shared;
 pub mod switch;
-pub mod switch_side;
 pub mod switched_loop;
 pub mod timing;
 

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use super::connection::{ConnectionEvent, ConnectionState, NO_CONNECTION};
+use super::connection::{ConnectionState, Teardown, NO_CONNECTION};
 use super::frame::{Frame, FrameId, FrameKind, Message, MessageId};
 use super::sender::Sender;
 use super::shared::Shared;
@@ -36,8 +36,8 @@ pub enum NodeEvent {
 
 /// What a node schedules: its own events, frames over its link (or a
 /// reserved path), and the teardown of its class 1 connection.
-pub trait NodeContext: Schedule<NodeEvent> + Schedule<Delivery> + Schedule<ConnectionEvent> {}
-impl<C: Schedule<NodeEvent> + Schedule<Delivery> + Schedule<ConnectionEvent>> NodeContext for C {}
+pub trait NodeContext: Schedule<NodeEvent> + Schedule<Delivery> + Schedule<Teardown> {}
+impl<C: Schedule<NodeEvent> + Schedule<Delivery> + Schedule<Teardown>> NodeContext for C {}
 
 /// What an N_Port is configured with, besides its identity and link.
 #[derive(Clone, Copy, Debug)]
@@ -206,7 +206,7 @@ impl NPort {
                         // Teardown: the message is complete, release the path.
                         self.messages.pop_front();
                         self.c1_state = ConnectionState::Idle;
-                        cx.push(now, connection, ConnectionEvent::Teardown);
+                        cx.push(now, connection, Teardown);
                         if self.source.refills() {
                             let next = self.new_message(now, sh);
                             self.messages.push_back(next);

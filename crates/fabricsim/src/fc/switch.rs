@@ -23,7 +23,7 @@
 
 use std::collections::VecDeque;
 
-use super::connection::{ConnectionEvent, ConnectionId, NO_CONNECTION};
+use super::connection::{ConnectionId, Refusal, NO_CONNECTION};
 use super::frame::{Frame, FrameId};
 use super::port_set::{PortSet, MAX_PORTS};
 use super::shared::Shared;
@@ -45,8 +45,8 @@ pub enum SwitchEvent {
 
 /// What a switch schedules: its own events, frames and credits over its
 /// links, and the refusal of a class 1 connect request.
-pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<ConnectionEvent> {}
-impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<ConnectionEvent>> SwitchContext for C {}
+pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<Refusal> {}
+impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<Refusal>> SwitchContext for C {}
 
 const NO_FRAME: FrameId = FrameId::MAX;
 
@@ -531,6 +531,6 @@ impl FcSwitch {
         sh.frames.remove(frame);
         sh.metrics.counters.data_frames_refused += 1;
         let back = sh.connections.busy_trip(conn, &sh.timing);
-        cx.push(cx.now() + back, conn, ConnectionEvent::Refused);
+        cx.push(cx.now() + back, conn, Refusal);
     }
 }

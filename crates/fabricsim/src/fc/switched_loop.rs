@@ -14,8 +14,8 @@
 //! transfer-ready, the host's data and the status. A phase for a port on
 //! another loop goes through the bridges.
 //!
-//! The switch is the FC switch model (`fc::switch`, through
-//! [`crate::fc::switch_side`]) with each bridge on one of its ports: it
+//! The switch is the FC switch model ([`crate::fc::switch`]), on the same
+//! event set as the loops, with each bridge on one of its ports: it
 //! routes every frame a bridge sends, holds class 1 connections for
 //! circuits and refuses a connect request whose port another connection
 //! holds, and queues class 3 frames of stored phases until the remote
@@ -34,8 +34,12 @@ use super::arbitrated_loop::initialization::InitPort;
 use super::arbitrated_loop::port::{Job, PortConfig};
 use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyPath, Won};
 use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
+use super::connection::{Connections, Refusal};
 use super::frame::{Frame, FrameKind, Message};
-use super::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
+use super::metrics::{FcMetrics, FcMetricsSpec};
+use super::sender::Sender;
+use super::shared::Shared;
+use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::find_cycle;
@@ -48,7 +52,8 @@ use crate::scenario::{Scenario, SwitchedLoopModelSpec};
 use crate::sim::driver::Metrics;
 use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
 use crate::sim::{
-    Carries, Clock, ComponentKind, ComponentPath, Context, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
+    Carries, ComponentKind, ComponentPath, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status,
+    Summary,
 };
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::exchange::Exchange;
@@ -61,14 +66,78 @@ const HOST: u32 = 0;
 /// AL_PA of every bridge: the highest NL_Port priority.
 const BRIDGE_AL_PA: u8 = 0x01;
 
-/// Every event of the model, tagged by the component that handles it.
+/// Every event of the model, tagged by the component that handles it,
+/// and what the switch's links deliver.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     Ring(u32, RingEvent),
     Host(u32, InitiatorEvent),
     Disk(u32, DiskEvent),
     Bridge(u32, BridgeEvent),
+    Switch(SwitchEvent),
+    /// The first byte of `frame` reaches switch port `port`.
+    SwitchFrame {
+        port: u16,
+        frame: u32,
+    },
+    /// A buffer-to-buffer credit reaches switch port `port`.
+    SwitchCredit {
+        port: u16,
+    },
+    /// The first byte of `frame` reaches loop `bridge`'s bridge.
+    BridgeFrame {
+        bridge: u32,
+        frame: u32,
+    },
+    /// A buffer-to-buffer credit reaches loop `bridge`'s bridge.
+    BridgeCredit {
+        bridge: u32,
+    },
+    /// The F_BSY answering a bridge's connect request is back.
+    Refused {
+        connection: u32,
+    },
 }
+
+impl Carries<BridgeEvent> for Event {
+    #[inline]
+    fn wrap(bridge: u32, ev: BridgeEvent) -> Self {
+        Event::Bridge(bridge, ev)
+    }
+}
+
+impl Carries<SwitchEvent> for Event {
+    #[inline]
+    fn wrap(_: u32, ev: SwitchEvent) -> Self {
+        Event::Switch(ev)
+    }
+}
+
+impl Carries<Refusal> for Event {
+    #[inline]
+    fn wrap(connection: u32, _: Refusal) -> Self {
+        Event::Refused { connection }
+    }
+}
+
+/// The switch's links lead to bridges only, which buffer frames in flight.
+impl Carries<Delivery> for Event {
+    #[inline]
+    fn wrap(index: u32, ev: Delivery) -> Self {
+        match ev {
+            Delivery::Head { kind: ComponentKind::Switch, port, frame } => Event::SwitchFrame { port, frame },
+            Delivery::Credit { kind: ComponentKind::Switch, port } => Event::SwitchCredit { port },
+            Delivery::Head { frame, kind, .. } | Delivery::Whole { frame, kind, .. } => {
+                debug_assert_eq!(kind, ComponentKind::LoopBridge, "only bridges are on the switch");
+                Event::BridgeFrame { bridge: index, frame }
+            }
+            Delivery::Credit { .. } => Event::BridgeCredit { bridge: index },
+        }
+    }
+}
+
+/// The assembly's context: the driver's clock and event set.
+type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
 
 impl Carries<RingEvent> for Event {
     #[inline]
@@ -131,7 +200,6 @@ struct Counters {
 }
 
 pub struct SwitchedLoopModel {
-    clock: Clock<Event>,
     set: MetricSet,
     rings: Vec<Ring>,
     bridges: Vec<Bridge>,
@@ -139,8 +207,10 @@ pub struct SwitchedLoopModel {
     disks: Vec<DiskTarget>,
     exchanges: Arena<Exchange>,
     segments: Arena<Crossing>,
-    /// The switch the bridges attach to, with its own event set.
-    fc: SwitchSide,
+    /// The switch the bridges attach to, and the frames, connect requests
+    /// and connections it carries.
+    switch: FcSwitch,
+    sh: Shared,
     /// One way over an established circuit: a header time and two fibres.
     circuit_latency: Time,
     spec: SwitchedLoopModelSpec,
@@ -157,7 +227,7 @@ pub struct SwitchedLoopModel {
 /// the bridge of loop `l` on port `l`. Its frames are the loops' (a frame
 /// header, the payload, the fill words between frames); a connect request
 /// is a frame without payload.
-fn switch_side(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, scenario: &Scenario) -> SwitchSide {
+fn switch(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, scenario: &Scenario) -> (FcSwitch, Shared) {
     let sw = &spec.switch;
     let loops = spec.switched.loops;
     let timing = FcTiming::at_rate(
@@ -172,19 +242,34 @@ fn switch_side(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, sce
         .map(|p| (p < loops).then(|| Link::new(PortRef::new(ComponentKind::LoopBridge, p, 0), fibre)))
         .collect();
     let forwarding: Vec<Vec<u16>> = (0..loops).map(|l| vec![l as u16]).collect();
-    SwitchSide::new(
-        timing,
-        SwitchSideSpec {
-            peers: &peers,
-            buffers_per_port: sw.buffers_per_port,
-            peer_buffers: spec.switched.bridge_buffers,
-            forwarding: &forwarding,
-            arbitration: sw.arbitration,
-            class: 3,
+    let switch = FcSwitch::new(FcSwitchSpec {
+        id: 0,
+        peers: &peers,
+        buffers_per_port: sw.buffers_per_port,
+        peer_buffers: spec.switched.bridge_buffers,
+        forwarding: &forwarding,
+        arbitration: sw.arbitration,
+        seed: scenario.run.seed,
+    });
+    let metrics = FcMetrics::new(
+        &[peers.len()],
+        FcMetricsSpec {
+            buffers: sw.buffers_per_port,
             batches: scenario.run.batches,
-            seed: scenario.run.seed,
+            batch_ps: 10 * timing.data_time,
+            nodes: forwarding.len(),
+            class: 3,
         },
-    )
+    );
+    let sh = Shared {
+        frames: Arena::with_capacity(1024),
+        messages: Arena::with_capacity(16),
+        // A refused bridge closes its opener's tenancy, which arbitrates again: no back-off.
+        connections: Connections::new(scenario.run.seed, 0.0),
+        timing,
+        metrics,
+    };
+    (switch, sh)
 }
 
 /// `n` distinct AL_PAs below the bridge's priority, in a random order.
@@ -196,13 +281,6 @@ fn random_al_pas(rng: &mut RandomStream, n: usize) -> Vec<u8> {
     }
     pool.truncate(n);
     pool
-}
-
-/// A context on this model's own clock, for the loop components.
-macro_rules! cx {
-    ($s:ident) => {
-        &mut Context::new($s.clock.now, &mut $s.clock.queue)
-    };
 }
 
 impl SwitchedLoopModel {
@@ -292,10 +370,9 @@ impl SwitchedLoopModel {
             establish: [set.duration("establish_command_us", false), set.duration("establish_data_us", false)],
             throughput: set.series("throughput", batch_ps, true),
         };
-        let fc = switch_side(&spec, &ring_timing, switch_fibre, scenario);
-        let circuit_latency = fc.sh.timing.header_time + 2 * switch_fibre;
+        let (switch, sh) = switch(&spec, &ring_timing, switch_fibre, scenario);
+        let circuit_latency = sh.timing.header_time + 2 * switch_fibre;
         Ok(SwitchedLoopModel {
-            clock: Clock::with_capacity(4096),
             set,
             rings,
             bridges,
@@ -303,7 +380,8 @@ impl SwitchedLoopModel {
             disks,
             exchanges: Arena::with_capacity(1024),
             segments: Arena::with_capacity(64),
-            fc,
+            switch,
+            sh,
             circuit_latency,
             disks_per_loop: dpl,
             slots_per_host,
@@ -354,21 +432,21 @@ impl SwitchedLoopModel {
 
     /// Queues phase `phase` of `xid` at `port` of loop `l`: for its target
     /// there, or for the bridge when the target is on another loop.
-    fn send(&mut self, l: u32, port: u32, xid: u32, phase: Phase, bytes: u32) {
+    fn send(&mut self, cx: &mut Cx, l: u32, port: u32, xid: u32, phase: Phase, bytes: u32) {
         let (dl, dp) = self.destination(xid, phase);
         let (target, external) = if dl == l { (dp, false) } else { (self.bridge_port(), true) };
-        let now = self.clock.now;
+        let now = cx.now();
         let job = Job { xid, phase, bytes, target, queued_at: now, external };
-        self.rings[l as usize].enqueue(port, job, cx!(self));
+        self.rings[l as usize].enqueue(port, job, cx);
     }
 
     // ---- hosts -------------------------------------------------------------
 
-    fn issue(&mut self, slot: u32) {
+    fn issue(&mut self, cx: &mut Cx, slot: u32) {
         if self.stopping {
             return;
         }
-        let now = self.clock.now;
+        let now = cx.now();
         let s = &self.spec.switched;
         let loops = s.loops;
         let h = match s.light_scope {
@@ -405,12 +483,12 @@ impl SwitchedLoopModel {
             ..Exchange::default()
         });
         self.counters.ios_issued += 1;
-        self.send(h, HOST, xid, Phase::Command, 0);
+        self.send(cx, h, HOST, xid, Phase::Command, 0);
     }
 
     /// The status is at the host: the read is done and its slot issues the next.
-    fn complete(&mut self, xid: u32) {
-        let now = self.clock.now;
+    fn complete(&mut self, cx: &mut Cx, xid: u32) {
+        let now = cx.now();
         let ex = self.exchanges[xid];
         self.exchanges.remove(xid);
         let c = &mut self.counters;
@@ -435,7 +513,7 @@ impl SwitchedLoopModel {
             set.observe(st.switch_requests_per_global_io, ex.switch_requests as f64);
         }
         set.impulse(st.throughput, now, ex.bytes as f64);
-        self.issue(ex.slot);
+        self.issue(cx, ex.slot);
     }
 
     // ---- the ring's reports --------------------------------------------------
@@ -453,8 +531,8 @@ impl SwitchedLoopModel {
         }
     }
 
-    fn on_won(&mut self, l: u32, opener: u32, w: Won) {
-        let now = self.clock.now;
+    fn on_won(&mut self, cx: &mut Cx, l: u32, opener: u32, w: Won) {
+        let now = cx.now();
         let job = w.job;
         let bp = self.bridge_port();
         let first = &mut self.exchanges[job.xid].phase_first[job.phase as usize];
@@ -473,7 +551,7 @@ impl SwitchedLoopModel {
             return;
         }
         if opener == bp {
-            self.remote_open(l, job);
+            self.remote_open(cx, l, job);
             return;
         }
         let (dst, target) = self.destination(job.xid, job.phase);
@@ -493,7 +571,7 @@ impl SwitchedLoopModel {
             Switching::Circuit => {
                 let at = now + word + t.delay(opener, bp);
                 self.bridges[l as usize].outbound = Some(crossing);
-                self.clock.queue.push(at, Event::Bridge(l, BridgeEvent::Intercept));
+                cx.schedule(at, Event::Bridge(l, BridgeEvent::Intercept));
             }
             Switching::Packet => {
                 let b = &mut self.bridges[l as usize];
@@ -506,13 +584,13 @@ impl SwitchedLoopModel {
                         close: 2 * word + t.trip(),
                     };
                     self.establish(job.xid, job.phase, credit_at);
-                    self.rings[l as usize].connect(credit_at, frames, path, cx!(self));
+                    self.rings[l as usize].connect(credit_at, frames, path, cx);
                 } else {
                     // No room: the bridge closes at once (OPN in, CLS back, the opener's CLS).
                     self.counters.refused_bridge_opens += 1;
                     self.exchanges[job.xid].retries += 1;
                     let at = now + 3 * word + t.trip();
-                    self.rings[l as usize].release_at(at, true, cx!(self));
+                    self.rings[l as usize].release_at(at, true, cx);
                 }
             }
         }
@@ -520,8 +598,8 @@ impl SwitchedLoopModel {
 
     /// Circuit: the remote bridge won its loop: it opens the target, whose
     /// R_RDYs travel back through the switch to the initiator.
-    fn remote_open(&mut self, d: u32, job: Job) {
-        let now = self.clock.now;
+    fn remote_open(&mut self, cx: &mut Cx, d: u32, job: Job) {
+        let now = cx.now();
         let src = self.bridges[d as usize].inbound.expect("a remote open serves an inbound circuit");
         let c = self.bridges[src as usize].outbound.expect("the circuit's request stands");
         debug_assert_eq!((c.xid, c.target), (job.xid, job.target));
@@ -543,19 +621,19 @@ impl SwitchedLoopModel {
         };
         self.counters.circuits += 1;
         self.establish(c.xid, job.phase, credit_at);
-        self.rings[src as usize].connect(credit_at, n, path, cx!(self));
+        self.rings[src as usize].connect(credit_at, n, path, cx);
     }
 
     /// A phase's frames reached the end of a tenancy on loop `l`.
-    fn on_delivered(&mut self, l: u32, xid: u32, phase: Phase, bytes: u32) {
+    fn on_delivered(&mut self, cx: &mut Cx, l: u32, xid: u32, phase: Phase, bytes: u32) {
         let (dl, dp) = self.destination(xid, phase);
         if dl != l {
             match self.switching() {
                 Switching::Circuit => {
                     // At the remote target; the target's CLS will release the remote loop.
                     let r = self.rings[dl as usize].timing();
-                    let at = self.clock.now + 2 * r.word + r.delay(dp, self.bridge_port());
-                    self.rings[dl as usize].release_at(at, false, cx!(self));
+                    let at = cx.now() + 2 * r.word + r.delay(dp, self.bridge_port());
+                    self.rings[dl as usize].release_at(at, false, cx);
                 }
                 Switching::Packet => {
                     // Stored in this loop's bridge: its frames go into the switch.
@@ -574,52 +652,51 @@ impl SwitchedLoopModel {
                     let seg = self.segments.insert(c);
                     self.counters.segments += 1;
                     self.bridges[l as usize].pending.push_back(seg);
-                    self.admit(l);
+                    self.admit(cx, l);
                     return;
                 }
             }
         }
-        self.arrived(xid, phase, bytes);
+        self.arrived(cx, xid, phase, bytes);
     }
 
     /// Phase `phase` of `xid` is in its target's buffer: the target acts on it.
-    fn arrived(&mut self, xid: u32, phase: Phase, bytes: u32) {
-        let now = self.clock.now;
+    fn arrived(&mut self, cx: &mut Cx, xid: u32, phase: Phase, bytes: u32) {
+        let now = cx.now();
         let ex = self.exchanges[xid];
         let (disk, read) = (ex.disk, ex.read);
         let target = &mut self.disks[disk as usize];
         match phase {
-            Phase::Command if read => target.read_command(xid, &mut self.exchanges, cx!(self)),
-            Phase::Command => target.write_command(xid, &mut self.exchanges[xid], cx!(self)),
+            Phase::Command if read => target.read_command(xid, &mut self.exchanges, cx),
+            Phase::Command => target.write_command(xid, &mut self.exchanges[xid], cx),
             // The host sends the data the transfer-ready asks for.
-            Phase::TransferReady => self.send(ex.initiator, HOST, xid, Phase::Data, bytes),
+            Phase::TransferReady => self.send(cx, ex.initiator, HOST, xid, Phase::Data, bytes),
             Phase::Data if read => self.exchanges[xid].delivered += bytes,
             Phase::Data => match target.write_data(xid, bytes, now, &mut self.exchanges[xid]) {
-                WriteData::More => self.disk_sends(disk, xid, Phase::TransferReady),
+                WriteData::More => self.disk_sends(cx, disk, xid, Phase::TransferReady),
                 WriteData::Received { status_now } => {
                     if status_now {
-                        self.disk_sends(disk, xid, Phase::Status);
+                        self.disk_sends(cx, disk, xid, Phase::Status);
                     }
-                    self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx!(self));
+                    self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx);
                 }
             },
-            Phase::Status => self.complete(xid),
+            Phase::Status => self.complete(cx, xid),
         }
     }
 
     /// Disk `disk` queues phase `phase` of `xid` at its port: a status, or
     /// its next burst (read data, or a transfer-ready asking for write data).
-    fn disk_sends(&mut self, disk: u32, xid: u32, phase: Phase) {
+    fn disk_sends(&mut self, cx: &mut Cx, disk: u32, xid: u32, phase: Phase) {
         let bytes = match phase {
             Phase::Status => 0,
             _ => self.disks[disk as usize].next_burst(&mut self.exchanges[xid]),
         };
         let port = disk % self.disks_per_loop + 1;
-        self.send(disk / self.disks_per_loop, port, xid, phase, bytes);
+        self.send(cx, disk / self.disks_per_loop, port, xid, phase, bytes);
     }
 
-    fn on_closed(&mut self, l: u32, c: Closed) {
-        let now = self.clock.now;
+    fn on_closed(&mut self, cx: &mut Cx, l: u32, c: Closed) {
         let bp = self.bridge_port();
         let job = c.job;
         if !c.refused {
@@ -635,7 +712,7 @@ impl SwitchedLoopModel {
                         self.bridges[dst as usize].inbound = None;
                         self.release(conn);
                     }
-                    self.phase_closed(c);
+                    self.phase_closed(cx, c);
                 }
                 (false, true) => {
                     // Packet: the remote bridge has delivered a stored phase;
@@ -643,35 +720,34 @@ impl SwitchedLoopModel {
                     let frames = self.frames(job.phase, job.bytes);
                     let b = &mut self.bridges[l as usize];
                     b.free_in += frames;
-                    let link = b.sender.link;
-                    let mut cx = self.fc.cx(now);
+                    let link = *b.sender.link();
                     for _ in 0..frames {
-                        link.return_credit(&mut cx);
+                        link.return_credit(cx);
                     }
                     // Requests waiting for this bridge's buffers, from the next loop on.
                     let loops = self.bridges.len() as u32;
                     for k in 1..loops {
                         let src = (l + k) % loops;
                         if self.bridges[src as usize].pending.front().is_some_and(|&s| self.segments[s].dst == l) {
-                            self.admit(src);
+                            self.admit(cx, src);
                         }
                     }
                 }
-                (false, false) => self.phase_closed(c),
+                (false, false) => self.phase_closed(cx, c),
             }
         }
-        self.rings[l as usize].pass_on(c.opener, cx!(self));
+        self.rings[l as usize].pass_on(c.opener, cx);
     }
 
     /// An opener's phase is out: a disk's next read burst or its status.
-    fn phase_closed(&mut self, c: Closed) {
+    fn phase_closed(&mut self, cx: &mut Cx, c: Closed) {
         if c.opener == HOST || c.job.phase != Phase::Data || !self.exchanges[c.job.xid].read {
             return;
         }
         let xid = c.job.xid;
         let disk = self.exchanges[xid].disk;
-        if self.disks[disk as usize].read_burst_sent(xid, c.sent_at, &mut self.exchanges, cx!(self)) {
-            self.send(disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
+        if self.disks[disk as usize].read_burst_sent(xid, c.sent_at, &mut self.exchanges, cx) {
+            self.send(cx, disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
         }
     }
 
@@ -679,16 +755,16 @@ impl SwitchedLoopModel {
 
     /// A frame for the switch from bridge `src` to bridge `dst`: a phase's
     /// (`carried` its segment) or a connect request (`carried` its message).
-    fn frame(&mut self, src: u32, dst: u32, bytes: u32, carried: u32, connect: bool) -> u32 {
-        self.fc.sh.frames.insert(Frame {
+    fn frame(&mut self, cx: &mut Cx, src: u32, dst: u32, bytes: u32, carried: u32, connect: bool) -> u32 {
+        self.sh.frames.insert(Frame {
             kind: FrameKind::Data,
             src,
             dst,
             bytes,
             message: carried,
             connect,
-            t_inject: self.clock.now,
-            t_created: self.clock.now,
+            t_inject: cx.now(),
+            t_created: cx.now(),
             ..Frame::default()
         })
     }
@@ -699,7 +775,7 @@ impl SwitchedLoopModel {
     /// buffers) holds this bridge's later phases back, so a read's status
     /// never overtakes its data; the request stands, and is granted (its
     /// second attempt) when the remote bridge has delivered enough.
-    fn admit(&mut self, l: u32) {
+    fn admit(&mut self, cx: &mut Cx, l: u32) {
         while let Some(&seg) = self.bridges[l as usize].pending.front() {
             let c = self.segments[seg];
             let d = &mut self.bridges[c.dst as usize];
@@ -725,38 +801,43 @@ impl SwitchedLoopModel {
             for k in 0..c.frames {
                 let t = self.rings[0].timing();
                 let payload = if phase == Phase::Data { t.payload_of(c.bytes, k) } else { phase.control_bytes() };
-                let frame = self.frame(l, c.dst, payload + self.fc.sh.timing.header_bytes, seg, false);
-                self.bridges[l as usize].sender.queue.push_back(frame);
+                let frame = self.frame(cx, l, c.dst, payload + self.sh.timing.header_bytes, seg, false);
+                self.bridges[l as usize].queue.push_back(frame);
             }
-            self.pump(l);
+            self.pump(cx, l);
         }
     }
 
     /// Bridge `l` sends its next frame into the switch if its fibre is free
     /// and its switch port has a buffer.
-    fn pump(&mut self, l: u32) {
+    fn pump(&mut self, cx: &mut Cx, l: u32) {
         let b = &mut self.bridges[l as usize];
-        let Some((frame, done)) = b.sender.start_next(&mut self.fc, self.clock.now) else { return };
-        b.sending_stored = !self.fc.sh.frames.get(frame).connect;
+        if !b.sender.ready() {
+            return;
+        }
+        let Some(frame) = b.queue.pop_front() else { return };
+        let f = self.sh.frames.get(frame);
+        b.sending_stored = !f.connect;
         self.counters.switch_frames += 1;
-        self.clock.queue.push(done, Event::Bridge(l, BridgeEvent::TransmitDone));
+        let duration = self.sh.timing.frame_time(f.bytes);
+        b.sender.send(cx, l, BridgeEvent::TransmitDone, frame, duration);
     }
 
     /// Frees the ports circuit `conn` holds at the switch.
     fn release(&mut self, conn: u32) {
-        let switch = &mut self.fc.switch;
-        self.fc.sh.connections.tear_down(conn, |_, i, o| switch.release(conn, i as usize, o as usize));
+        let switch = &mut self.switch;
+        self.sh.connections.tear_down(conn, |_, i, o| switch.release(conn, i as usize, o as usize));
     }
 
-    fn on_bridge(&mut self, l: u32, ev: BridgeEvent) {
-        let now = self.clock.now;
+    fn on_bridge(&mut self, cx: &mut Cx, l: u32, ev: BridgeEvent) {
+        let now = cx.now();
         match ev {
             BridgeEvent::Intercept => {
                 // A class 1 connect request for the remote bridge's port.
                 let c = self.bridges[l as usize].outbound.expect("an intercepted open");
                 self.exchanges[c.xid].switch_requests += 1;
-                let conn = self.fc.sh.connections.open(l, c.dst, now);
-                let message = self.fc.sh.messages.insert(Message {
+                let conn = self.sh.connections.open(l, c.dst, now);
+                let message = self.sh.messages.insert(Message {
                     src: l,
                     dst: c.dst,
                     frames: 1,
@@ -764,38 +845,38 @@ impl SwitchedLoopModel {
                     connection: conn,
                     ..Message::default()
                 });
-                let bytes = self.fc.sh.timing.header_bytes;
-                let frame = self.frame(l, c.dst, bytes, message, true);
+                let bytes = self.sh.timing.header_bytes;
+                let frame = self.frame(cx, l, c.dst, bytes, message, true);
                 let b = &mut self.bridges[l as usize];
                 b.connection = Some(conn);
                 b.connect_message = Some(message);
-                b.sender.queue.push_back(frame);
-                self.pump(l);
+                b.queue.push_back(frame);
+                self.pump(cx, l);
             }
             BridgeEvent::Connect { frame } => {
                 // The connection holds both ports: open this loop for the initiator's phase.
-                let f = *self.fc.sh.frames.get(frame);
-                self.fc.sh.frames.remove(frame);
-                self.fc.sh.messages.remove(f.message);
+                let f = *self.sh.frames.get(frame);
+                self.sh.frames.remove(frame);
+                self.sh.messages.remove(f.message);
                 self.bridges[f.src as usize].connect_message = None;
-                let link = self.bridges[l as usize].sender.link;
-                link.return_credit(&mut self.fc.cx(now));
+                let link = *self.bridges[l as usize].sender.link();
+                link.return_credit(cx);
                 let from = f.src;
                 let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
                 self.bridges[l as usize].inbound = Some(from);
                 let phase = c.phase.expect("a phase");
                 let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: true };
                 let bp = self.bridge_port();
-                self.rings[l as usize].enqueue(bp, job, cx!(self));
+                self.rings[l as usize].enqueue(bp, job, cx);
             }
             BridgeEvent::TransmitDone => {
                 let b = &mut self.bridges[l as usize];
-                b.sender.transmitting = false;
+                b.sender.sent();
                 if b.sending_stored {
                     // A stored frame's tail has left: its buffer is free.
                     b.free_out += 1;
                 }
-                self.pump(l);
+                self.pump(cx, l);
             }
             BridgeEvent::Arrived { seg } => {
                 let c = self.segments[seg];
@@ -803,84 +884,83 @@ impl SwitchedLoopModel {
                 let phase = c.phase.expect("a phase");
                 let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: false };
                 let bp = self.bridge_port();
-                self.rings[c.dst as usize].enqueue(bp, job, cx!(self));
+                self.rings[c.dst as usize].enqueue(bp, job, cx);
             }
         }
     }
 
-    /// What the switch hands a bridge: a frame's head, a credit, or the
-    /// refusal of a connect request.
-    fn take_from_switch(&mut self, arrival: Arrival) {
-        let now = self.clock.now;
-        match arrival {
-            Arrival::FrameHead { bridge, frame } => {
-                let f = *self.fc.sh.frames.get(frame);
-                let tail = now + self.fc.sh.timing.frame_time(f.bytes);
-                if f.connect {
-                    self.clock.queue.push(tail, Event::Bridge(bridge, BridgeEvent::Connect { frame }));
-                    return;
-                }
-                self.fc.sh.frames.remove(frame);
-                let c = &mut self.segments[f.message];
-                c.received += 1;
-                if c.received == c.frames {
-                    self.clock.queue.push(tail, Event::Bridge(bridge, BridgeEvent::Arrived { seg: f.message }));
-                }
-            }
-            Arrival::BridgeCredit { bridge } => {
-                self.bridges[bridge as usize].sender.bb_credit += 1;
-                self.pump(bridge);
-            }
-            Arrival::Refused { connection } => {
-                // F_BSY: the bridge's CLS reaches the opener, which answers with its own.
-                let l = self.fc.sh.connections.get(connection).src;
-                self.release(connection);
-                let b = &mut self.bridges[l as usize];
-                b.connection = None;
-                let message = b.connect_message.take().expect("a refused request has its message");
-                let c = b.outbound.take().expect("a refused open");
-                self.fc.sh.messages.remove(message);
-                self.counters.refused_circuits += 1;
-                self.exchanges[c.xid].retries += 1;
-                let t = self.rings[l as usize].timing();
-                let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
-                self.rings[l as usize].release_at(at, true, cx!(self));
-            }
-            a @ (Arrival::Frame { .. } | Arrival::Credit { .. }) => {
-                unreachable!("only loop bridges are on the switch: {a:?}")
-            }
+    /// The first byte of `frame` reaches loop `bridge`'s bridge from the switch.
+    fn bridge_frame(&mut self, cx: &mut Cx, bridge: u32, frame: u32) {
+        let now = cx.now();
+        let f = *self.sh.frames.get(frame);
+        let tail = now + self.sh.timing.frame_time(f.bytes);
+        if f.connect {
+            cx.schedule(tail, Event::Bridge(bridge, BridgeEvent::Connect { frame }));
+            return;
         }
+        self.sh.frames.remove(frame);
+        let c = &mut self.segments[f.message];
+        c.received += 1;
+        if c.received == c.frames {
+            cx.schedule(tail, Event::Bridge(bridge, BridgeEvent::Arrived { seg: f.message }));
+        }
+    }
+
+    /// F_BSY: the bridge's CLS reaches the opener, which answers with its own.
+    fn refused(&mut self, cx: &mut Cx, connection: u32) {
+        let now = cx.now();
+        let l = self.sh.connections.get(connection).src;
+        self.release(connection);
+        let b = &mut self.bridges[l as usize];
+        b.connection = None;
+        let message = b.connect_message.take().expect("a refused request has its message");
+        let c = b.outbound.take().expect("a refused open");
+        self.sh.messages.remove(message);
+        self.counters.refused_circuits += 1;
+        self.exchanges[c.xid].retries += 1;
+        let t = self.rings[l as usize].timing();
+        let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
+        self.rings[l as usize].release_at(at, true, cx);
     }
 
     // ---- event loop ------------------------------------------------------------
 
     #[inline]
-    fn handle(&mut self, ev: Event) {
+    fn handle(&mut self, cx: &mut Cx, ev: Event) {
         match ev {
-            Event::Ring(l, ev) => match self.rings[l as usize].handle(ev, cx!(self), &mut self.set) {
+            Event::Ring(l, ev) => match self.rings[l as usize].handle(ev, cx, &mut self.set) {
                 RingReport::Nothing => {}
                 RingReport::Won(w) => {
                     let opener = self.rings[l as usize].owner().expect("a winner owns the loop");
-                    self.on_won(l, opener, w)
+                    self.on_won(cx, l, opener, w)
                 }
-                RingReport::Delivered { xid, phase, bytes } => self.on_delivered(l, xid, phase, bytes),
-                RingReport::Closed(c) => self.on_closed(l, c),
+                RingReport::Delivered { xid, phase, bytes } => self.on_delivered(cx, l, xid, phase, bytes),
+                RingReport::Closed(c) => self.on_closed(cx, l, c),
             },
-            Event::Host(_, InitiatorEvent::Issue { slot }) => self.issue(slot),
+            Event::Host(_, InitiatorEvent::Issue { slot }) => self.issue(cx, slot),
             Event::Host(_, InitiatorEvent::Send { .. } | InitiatorEvent::Complete { .. }) => {
                 unreachable!("hosts send at once and complete on the status")
             }
-            Event::Disk(disk, DiskEvent::BurstReady { xid }) => self.disk_sends(disk, xid, Phase::Data),
-            Event::Disk(disk, DiskEvent::WriteSetup { xid }) => self.disk_sends(disk, xid, Phase::TransferReady),
-            Event::Disk(disk, DiskEvent::StatusReady { xid }) => self.disk_sends(disk, xid, Phase::Status),
+            Event::Disk(disk, DiskEvent::BurstReady { xid }) => self.disk_sends(cx, disk, xid, Phase::Data),
+            Event::Disk(disk, DiskEvent::WriteSetup { xid }) => self.disk_sends(cx, disk, xid, Phase::TransferReady),
+            Event::Disk(disk, DiskEvent::StatusReady { xid }) => self.disk_sends(cx, disk, xid, Phase::Status),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => {
                 // A write-through write is on the media: its status goes now.
                 if self.disks[disk as usize].mech_done(xid) {
-                    self.disk_sends(disk, xid, Phase::Status);
+                    self.disk_sends(cx, disk, xid, Phase::Status);
                 }
-                self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx!(self));
+                self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx);
             }
-            Event::Bridge(l, ev) => self.on_bridge(l, ev),
+            Event::Bridge(l, ev) => self.on_bridge(cx, l, ev),
+            Event::Switch(ev) => self.switch.handle(cx, &mut self.sh, ev),
+            Event::SwitchFrame { port, frame } => self.switch.on_frame_start(cx, &mut self.sh, port as usize, frame),
+            Event::SwitchCredit { port } => self.switch.on_credit(cx, &mut self.sh, port as usize),
+            Event::BridgeFrame { bridge, frame } => self.bridge_frame(cx, bridge, frame),
+            Event::BridgeCredit { bridge } => {
+                self.bridges[bridge as usize].sender.credit_returned();
+                self.pump(cx, bridge);
+            }
+            Event::Refused { connection } => self.refused(cx, connection),
         }
     }
 
@@ -927,7 +1007,7 @@ impl SwitchedLoopModel {
         })
     }
 
-    fn counters(&self) -> Result<Vec<(String, i64)>> {
+    fn counters(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
         let c = &self.counters;
         let in_flight = c.ios_issued - c.ios_completed;
         if self.exchanges.live() as u64 != in_flight {
@@ -941,14 +1021,13 @@ impl SwitchedLoopModel {
         if c.short_reads > 0 {
             return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
         }
-        if self.clock.queue.is_empty()
-            && self.fc.queue.is_empty()
-            && (self.fc.sh.frames.live() > 0 || self.fc.sh.connections.live() > 0 || self.segments.live() > 0)
+        if events_pending == 0
+            && (self.sh.frames.live() > 0 || self.sh.connections.live() > 0 || self.segments.live() > 0)
         {
             return Err(Error::model(format!(
                 "an idle switch holds {} frames, {} connections and {} segments",
-                self.fc.sh.frames.live(),
-                self.fc.sh.connections.live(),
+                self.sh.frames.live(),
+                self.sh.connections.live(),
                 self.segments.live()
             )));
         }
@@ -974,9 +1053,9 @@ impl SwitchedLoopModel {
             ("refused_segments".into(), c.refused_segments as i64),
             ("refused_bridge_opens".into(), c.refused_bridge_opens as i64),
             ("segments_in_switch".into(), self.segments.live() as i64),
-            ("frames_in_switch".into(), self.fc.sh.frames.live() as i64),
-            ("connections_held".into(), self.fc.sh.connections.live() as i64),
-            ("switch_headers_routed".into(), self.fc.switch.headers_routed as i64),
+            ("frames_in_switch".into(), self.sh.frames.live() as i64),
+            ("connections_held".into(), self.sh.connections.live() as i64),
+            ("switch_headers_routed".into(), self.switch.headers_routed as i64),
         ])
     }
 }
@@ -986,8 +1065,6 @@ impl Model for SwitchedLoopModel {
     type Queue = EventQueue<Event>;
 
     /// A read takes milliseconds even at saturation: two simulated seconds
-    /// without one completing, reads in flight, is a system that has stopped.
-    /// A read takes milliseconds even at saturation: two simulated seconds
     /// without one completing, I/Os in flight, is worth a look for a cycle
     /// of waits ([`Model::find_deadlock`]). Often there is none: a slow router,
     /// or thousands of commands queued at one host, make I/Os longer than
@@ -996,43 +1073,27 @@ impl Model for SwitchedLoopModel {
         ModelInfo { unit: "I/Os", quiet_window: Some(2 * time::SECOND), deadlock_check_period: None }
     }
 
-    /// Unused: this model still runs its own two event sets (see [`Model::step`]).
     fn event_set(&self) -> EventQueue<Event> {
-        EventQueue::new()
+        EventQueue::with_capacity(4096)
     }
 
     /// I/O starts once every loop has initialized.
-    fn start(&mut self, _cx: &mut Context<Event, EventQueue<Event>>) -> Time {
+    fn start(&mut self, cx: &mut Cx) -> Time {
         let start = self.rings.iter().map(|r| r.init().duration).max().unwrap_or(0);
-        self.clock.now = start;
         let slots = match (self.spec.switched.load, self.spec.switched.light_scope) {
             (SwitchedLoad::Light, LightScope::System) => 1,
             _ => self.slots_per_host * self.rings.len() as u32,
         };
         for slot in 0..slots {
             let host = slot / self.slots_per_host;
-            self.clock.queue.push(start, Event::Host(host, InitiatorEvent::Issue { slot }));
+            cx.schedule(start, Event::Host(host, InitiatorEvent::Issue { slot }));
         }
         start
     }
 
     #[inline]
-    fn dispatch(&mut self, _cx: &mut Context<Event, EventQueue<Event>>, event: Event) {
-        self.handle(event);
-    }
-
-    /// The switch's events and the loops' run in one time order, the
-    /// switch's first on a tie, on this model's own clock; the driver's
-    /// clock follows it.
-    fn step(&mut self, clock: &mut Clock<Event>, limit: Time) -> bool {
-        let stepped = switch_side::step(self, limit);
-        clock.now = self.clock.now;
-        clock.events = self.clock.events;
-        stepped
-    }
-
-    fn idle(&self, _clock: &Clock<Event>) -> bool {
-        self.clock.queue.is_empty() && self.fc.queue.is_empty()
+    fn dispatch(&mut self, cx: &mut Cx, event: Event) {
+        self.handle(cx, event);
     }
 
     fn status(&self) -> Status {
@@ -1107,22 +1168,8 @@ impl Model for SwitchedLoopModel {
         }))
     }
 
-    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
-        self.counters()
-    }
-}
-
-impl OnSwitch for SwitchedLoopModel {
-    fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Event>) {
-        (&mut self.fc, &mut self.clock)
-    }
-
-    fn on_switch(&mut self, arrival: Arrival) {
-        self.take_from_switch(arrival);
-    }
-
-    fn on_own(&mut self, event: Event) {
-        self.handle(event);
+    fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
+        self.counters(events_pending)
     }
 }
 

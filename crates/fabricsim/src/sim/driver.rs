@@ -9,7 +9,6 @@
 
 use std::time::{Duration, Instant};
 
-use super::clock::Clock;
 use super::component::Context;
 use super::metric_set::MetricSet;
 use super::simulation::Simulation;
@@ -173,24 +172,6 @@ pub trait Model {
     /// is the size of the event set (0 after a full drain).
     fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>>;
 
-    /// Runs the next event due no later than `limit`; false when none is
-    /// left or the next one is later. Only a model that merges a second
-    /// event set of its own overrides this (and [`Model::idle`]).
-    #[inline]
-    fn step(&mut self, clock: &mut Clock<Self::Event, Self::Queue>, limit: Time) -> bool {
-        match clock.next(limit) {
-            Some(event) => {
-                let mut cx = Context::new(clock.now, &mut clock.queue);
-                self.dispatch(&mut cx, event);
-                true
-            }
-            None => false,
-        }
-    }
-    /// No event is left to run.
-    fn idle(&self, clock: &Clock<Self::Event, Self::Queue>) -> bool {
-        clock.queue.is_empty()
-    }
     /// Frames or packets moved, for the frames-per-second figure.
     fn frames_moved(&self) -> u64 {
         self.status().observations

@@ -31,7 +31,14 @@ impl<M: Model> Simulation<M> {
     /// left or the next one is later.
     #[inline]
     pub fn step(&mut self, limit: Time) -> bool {
-        self.model.step(&mut self.clock, limit)
+        match self.clock.next(limit) {
+            Some(event) => {
+                let mut cx = Context::new(self.clock.now, &mut self.clock.queue);
+                self.model.dispatch(&mut cx, event);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Runs every event due no later than `until`.
@@ -62,7 +69,7 @@ impl<M: Model> Simulation<M> {
 
     /// No event is left to run.
     pub fn idle(&self) -> bool {
-        self.model.idle(&self.clock)
+        self.clock.queue.is_empty()
     }
 
     /// Bytes the event set holds.

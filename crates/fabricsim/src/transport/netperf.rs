@@ -17,24 +17,29 @@
 //! interrupts; input processing and checksum put the data in the receive
 //! buffer, and the receiving application's call copies it out.
 //!
-//! The switch keeps its own event set (`fc::fabric::Event`); the hosts have
-//! theirs. [`Model::step`] runs whichever is due first, the switch's on a
-//! tie, so one run is one deterministic sequence of events.
+//! The hosts' events and the switch's run on one event set in (time,
+//! sequence) order.
 
 use std::collections::VecDeque;
 
 use super::machine::{HostCosts, Machine};
 use super::tcp::{Segment, TcpConfig, TcpEndpoint};
 use crate::error::{Error, Result};
+use crate::fc::connection::{Connections, Refusal};
 use crate::fc::frame::{Frame, FrameKind};
-use crate::fc::switch_side::{self, Arrival, OnSwitch, Sender, SwitchSide, SwitchSideSpec};
+use crate::fc::metrics::{FcMetrics, FcMetricsSpec};
+use crate::fc::sender::Sender;
+use crate::fc::shared::Shared;
+use crate::fc::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use crate::fc::timing::FcTiming;
 use crate::kernel::{time, Arena, EventQueue, LineRate, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::hosts::TCP_IP_HEADER_BYTES;
 use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
 use crate::sim::driver::{Metrics, Sections};
-use crate::sim::{Clock, Context, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary};
+use crate::sim::{
+    Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
+};
 
 /// Bytes the send and receive calls copy at a time: one mbuf cluster
 /// (MCLBYTES, a 4 KB page on HP-UX).
@@ -66,7 +71,61 @@ pub enum Event {
     Background { host: u8 },
     /// netperf's test length is over.
     TestEnd,
+    /// An event of the switch.
+    Switch(SwitchEvent),
+    /// The first byte of `frame` reaches switch port `port`.
+    SwitchFrame { port: u16, frame: u32 },
+    /// A buffer-to-buffer credit reaches switch port `port`.
+    SwitchCredit { port: u16 },
+    /// `host` has received `frame` whole.
+    HostFrame { host: u8, frame: u32 },
+    /// A buffer-to-buffer credit reaches `host`.
+    HostCredit { host: u8 },
 }
+
+impl Carries<SwitchEvent> for Event {
+    #[inline]
+    fn wrap(_: u32, ev: SwitchEvent) -> Self {
+        Event::Switch(ev)
+    }
+}
+
+/// The switch's links lead to the two hosts, which take frames whole.
+impl Carries<Delivery> for Event {
+    #[inline]
+    fn wrap(index: u32, ev: Delivery) -> Self {
+        match ev {
+            Delivery::Head { kind: ComponentKind::Switch, port, frame } => Event::SwitchFrame { port, frame },
+            Delivery::Credit { kind: ComponentKind::Switch, port } => Event::SwitchCredit { port },
+            Delivery::Whole { frame, .. } | Delivery::Head { frame, .. } => {
+                Event::HostFrame { host: index as u8, frame }
+            }
+            Delivery::Credit { .. } => Event::HostCredit { host: index as u8 },
+        }
+    }
+}
+
+/// The hosts send class 3 frames only, so the switch never refuses a
+/// connect request here.
+impl Carries<Refusal> for Event {
+    fn wrap(connection: u32, _: Refusal) -> Self {
+        panic!("a TCP host sent no class 1 connect request, yet connection {connection} was refused")
+    }
+}
+
+/// A host's interface has sent a frame's last byte.
+#[derive(Clone, Copy, Debug)]
+struct HostSent;
+
+impl Carries<HostSent> for Event {
+    #[inline]
+    fn wrap(host: u32, _: HostSent) -> Self {
+        Event::TransmitDone { host: host as u8 }
+    }
+}
+
+/// The assembly's context: the driver's clock and event set.
+type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Job {
@@ -137,16 +196,19 @@ struct Host {
     /// Packets waiting for the firmware, outbound [0] and inbound [1].
     firmware_queue: [VecDeque<u32>; 2],
     firmware_busy: [bool; 2],
-    /// The interface towards the switch: frames whose packet has crossed the bus wait here for the link.
+    /// The interface towards the switch, and the frames that have crossed
+    /// the bus waiting for the link.
     sender: Sender,
+    link_queue: VecDeque<u32>,
     persist_armed: bool,
     background_rng: RandomStream,
     background_load: f64,
 }
 
 pub struct NetperfModel {
-    clock: Clock<Event>,
-    fc: SwitchSide,
+    switch: FcSwitch,
+    /// The frames the switch carries, with its timing and counters.
+    sh: Shared,
     hosts: [Host; 2],
     packets: Arena<Packet>,
     spec: TcpNetperfSpec,
@@ -184,17 +246,23 @@ impl NetperfModel {
         let ports = spec.switch.ports as usize;
         let peers: Vec<Option<Link>> =
             (0..ports).map(|p| (p < 2).then(|| Link::new(PortRef::node(p as u32), timing.propagation))).collect();
-        let fc = SwitchSide::new(
-            timing.clone(),
-            SwitchSideSpec {
-                peers: &peers,
-                buffers_per_port: buffers,
-                peer_buffers: buffers,
-                forwarding: &[vec![0], vec![1]],
-                arbitration: spec.switch.arbitration,
-                class: 3,
+        let switch = FcSwitch::new(FcSwitchSpec {
+            id: 0,
+            peers: &peers,
+            buffers_per_port: buffers,
+            peer_buffers: buffers,
+            forwarding: &[vec![0], vec![1]],
+            arbitration: spec.switch.arbitration,
+            seed: scenario.run.seed,
+        });
+        let metrics = FcMetrics::new(
+            &[ports],
+            FcMetricsSpec {
+                buffers,
                 batches: scenario.run.batches,
-                seed: scenario.run.seed,
+                batch_ps: 10 * timing.data_time,
+                nodes: 2,
+                class: 3,
             },
         );
         let n = &spec.netperf;
@@ -247,6 +315,7 @@ impl NetperfModel {
                 firmware_queue: [VecDeque::with_capacity(16), VecDeque::with_capacity(16)],
                 firmware_busy: [false; 2],
                 sender: Sender::new(Link::new(PortRef::switch(0, i as u16), timing.propagation), buffers),
+                link_queue: VecDeque::with_capacity(64),
                 persist_armed: false,
                 background_rng: RandomStream::new(scenario.run.seed, "hosts.background", i as u64),
                 background_load: kinds[i].1.unwrap_or(machine.background_load),
@@ -255,8 +324,14 @@ impl NetperfModel {
         let packet_overhead = TCP_IP_HEADER_BYTES + n.option_bytes() + IP_OVER_FC_HEADER;
         let period = time::from_us(n.delayed_ack_ms * 1000.0);
         Ok(NetperfModel {
-            clock: Clock::with_capacity(256),
-            fc,
+            switch,
+            sh: Shared {
+                frames: Arena::with_capacity(1024),
+                messages: Arena::with_capacity(16),
+                connections: Connections::new(scenario.run.seed, 0.0),
+                timing,
+                metrics,
+            },
             hosts,
             packets: Arena::with_capacity(256),
             bus_rate: LineRate::from_bytes_per_second(h.bus_mb_s * 1e6),
@@ -287,17 +362,17 @@ impl NetperfModel {
 
     // ---- CPU ----
 
-    fn push_job(&mut self, h: usize, job: Job) {
+    fn push_job(&mut self, cx: &mut Cx, h: usize, job: Job) {
         match job {
             Job::Output { .. } | Job::Input { .. } => self.hosts[h].interrupt_queue.push_back(job),
             _ => self.hosts[h].process_queue.push_back(job),
         }
         if self.hosts[h].running.is_none() {
-            self.start_job(h);
+            self.start_job(cx, h);
         }
     }
 
-    fn start_job(&mut self, h: usize) {
+    fn start_job(&mut self, cx: &mut Cx, h: usize) {
         let host = &mut self.hosts[h];
         let Some(job) = host.interrupt_queue.pop_front().or_else(|| host.process_queue.pop_front()) else {
             return;
@@ -324,49 +399,49 @@ impl NetperfModel {
         };
         host.running = Some((job, bytes));
         host.cpu_busy += duration;
-        host.busy_until = self.clock.now + duration;
-        self.clock.queue.push(self.clock.now + duration, Event::CpuDone { host: h as u8 });
+        host.busy_until = cx.now() + duration;
+        cx.schedule(cx.now() + duration, Event::CpuDone { host: h as u8 });
     }
 
-    fn on_cpu_done(&mut self, h: usize) {
+    fn on_cpu_done(&mut self, cx: &mut Cx, h: usize) {
         let (job, bytes) = self.hosts[h].running.take().expect("a job was running");
         match job {
-            Job::SendChunk { .. } => self.send_chunk_done(h, bytes),
-            Job::RecvChunk { .. } => self.recv_chunk_done(h, bytes),
-            Job::Output { packet } => self.firmware_push(h, packet, false),
-            Job::Input { packet } => self.input_done(h, packet),
+            Job::SendChunk { .. } => self.send_chunk_done(cx, h, bytes),
+            Job::RecvChunk { .. } => self.recv_chunk_done(cx, h, bytes),
+            Job::Output { packet } => self.firmware_push(cx, h, packet, false),
+            Job::Input { packet } => self.input_done(cx, h, packet),
             Job::Background { .. } => {}
         }
         if self.hosts[h].running.is_none() {
-            self.start_job(h);
+            self.start_job(cx, h);
         }
     }
 
     // ---- TCP output ----
 
     /// tcp_output: every data segment the rules allow, then an ACK if one is owed.
-    fn tcp_output(&mut self, h: usize) {
+    fn tcp_output(&mut self, cx: &mut Cx, h: usize) {
         while let Some(len) = self.hosts[h].tcp.next_data_segment() {
             let seg = self.hosts[h].tcp.send_data(len);
-            self.emit(h, seg);
+            self.emit(cx, h, seg);
         }
         if self.hosts[h].tcp.ack_now {
             let tcp = &mut self.hosts[h].tcp;
             let seg = tcp.stamp(tcp.snd_nxt, 0);
             self.pure_acks += 1;
-            self.emit(h, seg);
+            self.emit(cx, h, seg);
         }
         if self.hosts[h].tcp.needs_persist() && !self.hosts[h].persist_armed {
             self.hosts[h].persist_armed = true;
-            self.clock.queue.push(self.clock.now + PERSIST_TIME, Event::Persist { host: h as u8 });
+            cx.schedule(cx.now() + PERSIST_TIME, Event::Persist { host: h as u8 });
         }
     }
 
-    fn emit(&mut self, h: usize, seg: Segment) {
+    fn emit(&mut self, cx: &mut Cx, h: usize, seg: Segment) {
         let payload = seg.len + self.packet_overhead;
-        let frames = payload.div_ceil(self.fc.sh.timing.data_bytes - self.fc.sh.timing.header_bytes);
+        let frames = payload.div_ceil(self.sh.timing.data_bytes - self.sh.timing.header_bytes);
         let packet = self.packets.insert(Packet { seg, frames_left: frames, payload });
-        self.push_job(h, Job::Output { packet });
+        self.push_job(cx, h, Job::Output { packet });
     }
 
     // ---- interface and bus ----
@@ -379,115 +454,118 @@ impl NetperfModel {
     // it interrupts. Firmware and bus work side by side, so one packet's
     // set-up overlaps another's frames; the bus carries both directions.
 
-    fn firmware_push(&mut self, h: usize, packet: u32, rx: bool) {
+    fn firmware_push(&mut self, cx: &mut Cx, h: usize, packet: u32, rx: bool) {
         self.hosts[h].firmware_queue[rx as usize].push_back(packet);
         if !self.hosts[h].firmware_busy[rx as usize] {
-            self.firmware_start(h, rx);
+            self.firmware_start(cx, h, rx);
         }
     }
 
-    fn firmware_start(&mut self, h: usize, rx: bool) {
+    fn firmware_start(&mut self, cx: &mut Cx, h: usize, rx: bool) {
         if self.hosts[h].firmware_queue[rx as usize].is_empty() {
             return;
         }
         let t = if rx { self.adapter_receive } else { self.adapter_send };
         self.hosts[h].firmware_busy[rx as usize] = true;
-        self.clock.queue.push(self.clock.now + t, Event::FirmwareDone { host: h as u8, rx });
+        cx.schedule(cx.now() + t, Event::FirmwareDone { host: h as u8, rx });
     }
 
-    fn on_firmware_done(&mut self, h: usize, rx: bool) {
+    fn on_firmware_done(&mut self, cx: &mut Cx, h: usize, rx: bool) {
         let packet = self.hosts[h].firmware_queue[rx as usize].pop_front().expect("a packet was being set up");
         self.hosts[h].firmware_busy[rx as usize] = false;
         if rx {
-            self.push_job(h, Job::Input { packet });
+            self.push_job(cx, h, Job::Input { packet });
         } else {
-            self.queue_frames(h, packet);
+            self.queue_frames(cx, h, packet);
         }
-        self.firmware_start(h, rx);
+        self.firmware_start(cx, h, rx);
     }
 
-    fn bus_push(&mut self, h: usize, frame: u32, outbound: bool) {
+    fn bus_push(&mut self, cx: &mut Cx, h: usize, frame: u32, outbound: bool) {
         self.hosts[h].bus_queue.push_back((frame, outbound));
         if !self.hosts[h].bus_busy {
-            self.bus_start(h);
+            self.bus_start(cx, h);
         }
     }
 
-    fn bus_start(&mut self, h: usize) {
+    fn bus_start(&mut self, cx: &mut Cx, h: usize) {
         let Some(&(frame, _)) = self.hosts[h].bus_queue.front() else { return };
-        let payload = self.fc.sh.frames.get(frame).bytes - self.fc.sh.timing.header_bytes;
+        let payload = self.sh.frames.get(frame).bytes - self.sh.timing.header_bytes;
         self.hosts[h].bus_busy = true;
-        self.clock
-            .queue
-            .push(self.clock.now + self.bus_rate.time_for(payload as u64), Event::BusDone { host: h as u8 });
+        cx.schedule(cx.now() + self.bus_rate.time_for(payload as u64), Event::BusDone { host: h as u8 });
     }
 
-    fn on_bus_done(&mut self, h: usize) {
+    fn on_bus_done(&mut self, cx: &mut Cx, h: usize) {
         let (frame, outbound) = self.hosts[h].bus_queue.pop_front().expect("a transfer was under way");
         self.hosts[h].bus_busy = false;
         if outbound {
-            self.hosts[h].sender.queue.push_back(frame);
-            self.try_transmit(h);
+            self.hosts[h].link_queue.push_back(frame);
+            self.try_transmit(cx, h);
         } else {
-            let packet = self.fc.sh.frames.get(frame).message;
-            self.fc.sh.frames.remove(frame);
+            let packet = self.sh.frames.get(frame).message;
+            self.sh.frames.remove(frame);
             let p = &mut self.packets[packet];
             p.frames_left -= 1;
             if p.frames_left == 0 {
-                self.firmware_push(h, packet, true);
+                self.firmware_push(cx, h, packet, true);
             }
         }
-        self.bus_start(h);
+        self.bus_start(cx, h);
     }
 
     /// Splits a packet into its FC sequence of frames, each to cross the bus.
-    fn queue_frames(&mut self, h: usize, packet: u32) {
-        let max_payload = self.fc.sh.timing.data_bytes - self.fc.sh.timing.header_bytes;
+    fn queue_frames(&mut self, cx: &mut Cx, h: usize, packet: u32) {
+        let max_payload = self.sh.timing.data_bytes - self.sh.timing.header_bytes;
         let mut left = self.packets[packet].payload;
         while left > 0 {
             let chunk = left.min(max_payload);
             left -= chunk;
-            let frame = self.fc.sh.frames.insert(Frame {
+            let frame = self.sh.frames.insert(Frame {
                 kind: FrameKind::Data,
                 src: h as u32,
                 dst: (1 - h) as u32,
-                bytes: chunk + self.fc.sh.timing.header_bytes,
+                bytes: chunk + self.sh.timing.header_bytes,
                 message: packet,
-                t_inject: self.clock.now,
+                t_inject: cx.now(),
                 ..Frame::default()
             });
-            self.bus_push(h, frame, true);
+            self.bus_push(cx, h, frame, true);
         }
     }
 
-    fn try_transmit(&mut self, h: usize) {
-        let Some((_, done)) = self.hosts[h].sender.start_next(&mut self.fc, self.clock.now) else { return };
-        self.fc.sh.metrics.counters.data_frames_injected += 1;
-        self.clock.queue.push(done, Event::TransmitDone { host: h as u8 });
+    fn try_transmit(&mut self, cx: &mut Cx, h: usize) {
+        let host = &mut self.hosts[h];
+        if !host.sender.ready() {
+            return;
+        }
+        let Some(frame) = host.link_queue.pop_front() else { return };
+        self.sh.metrics.counters.data_frames_injected += 1;
+        let duration = self.sh.timing.frame_time(self.sh.frames.get(frame).bytes);
+        host.sender.send(cx, h as u32, HostSent, frame, duration);
     }
 
-    fn on_frame_delivered(&mut self, h: usize, frame: u32) {
-        self.fc.sh.metrics.counters.data_frames_delivered += 1;
+    fn on_frame_delivered(&mut self, cx: &mut Cx, h: usize, frame: u32) {
+        self.sh.metrics.counters.data_frames_delivered += 1;
         self.frames_delivered += 1;
-        self.bus_push(h, frame, false);
+        self.bus_push(cx, h, frame, false);
     }
 
     // ---- TCP input and the applications ----
 
-    fn input_done(&mut self, h: usize, packet: u32) {
+    fn input_done(&mut self, cx: &mut Cx, h: usize, packet: u32) {
         let seg = self.packets[packet].seg;
         self.packets.remove(packet);
         self.segments_delivered += 1;
         let freed = self.hosts[h].tcp.receive(&seg);
         if freed > 0 {
-            self.wake_sender(h);
+            self.wake_sender(cx, h);
         }
         if seg.len > 0 && self.hosts[h].app.blocked_recv {
             self.hosts[h].app.blocked_recv = false;
-            self.push_job(h, Job::RecvChunk { syscall: true, wake: true });
+            self.push_job(cx, h, Job::RecvChunk { syscall: true, wake: true });
         }
-        self.tcp_output(h);
-        self.check_stream_done();
+        self.tcp_output(cx, h);
+        self.check_stream_done(cx);
     }
 
     /// HP-UX `tcp_usrsend` waits while the send buffer is full, or while
@@ -505,44 +583,44 @@ impl NetperfModel {
 
     /// Starts the next pass of a send call if the buffer has room for one;
     /// false: the call must wait.
-    fn begin_pass(&mut self, h: usize, wake: bool) -> bool {
+    fn begin_pass(&mut self, cx: &mut Cx, h: usize, wake: bool) -> bool {
         let room = Self::send_room(&self.hosts[h]);
         if room == 0 {
             return false;
         }
         self.hosts[h].app.pass_space = room;
-        self.push_job(h, Job::SendChunk { syscall: false, wake });
+        self.push_job(cx, h, Job::SendChunk { syscall: false, wake });
         true
     }
 
     /// A sender blocked on a full send buffer wakes when an ACK frees room
     /// for a pass (`sowwakeup` on every ACK that frees data).
-    fn wake_sender(&mut self, h: usize) {
-        if self.hosts[h].app.blocked_send && self.begin_pass(h, true) {
+    fn wake_sender(&mut self, cx: &mut Cx, h: usize) {
+        if self.hosts[h].app.blocked_send && self.begin_pass(cx, h, true) {
             self.hosts[h].app.blocked_send = false;
         }
     }
 
     /// Starts a send call of `bytes`.
-    fn start_send(&mut self, h: usize, bytes: u64) {
+    fn start_send(&mut self, cx: &mut Cx, h: usize, bytes: u64) {
         let host = &mut self.hosts[h];
         host.app.send_left = bytes;
         host.app.pass_space = Self::send_room(host);
-        self.push_job(h, Job::SendChunk { syscall: true, wake: false });
+        self.push_job(cx, h, Job::SendChunk { syscall: true, wake: false });
     }
 
     /// Starts a receive call for at most `bytes`; it blocks if nothing is there.
-    fn start_recv(&mut self, h: usize, bytes: u64) {
+    fn start_recv(&mut self, cx: &mut Cx, h: usize, bytes: u64) {
         let host = &mut self.hosts[h];
         host.app.recv_left = bytes;
         if host.tcp.rcv_unread > 0 {
-            self.push_job(h, Job::RecvChunk { syscall: true, wake: false });
+            self.push_job(cx, h, Job::RecvChunk { syscall: true, wake: false });
         } else {
             host.app.blocked_recv = true;
         }
     }
 
-    fn send_chunk_done(&mut self, h: usize, bytes: u64) {
+    fn send_chunk_done(&mut self, cx: &mut Cx, h: usize, bytes: u64) {
         let host = &mut self.hosts[h];
         host.tcp.write(bytes);
         host.app.send_left -= bytes;
@@ -550,14 +628,14 @@ impl NetperfModel {
         host.app.pass_space = host.app.pass_space.saturating_sub(bytes);
         if host.app.send_left > 0 && host.app.pass_space > 0 {
             // The pass goes on: tcp_output runs once it ends.
-            self.push_job(h, Job::SendChunk { syscall: false, wake: false });
+            self.push_job(cx, h, Job::SendChunk { syscall: false, wake: false });
             return;
         }
         if bytes > 0 {
-            self.tcp_output(h);
+            self.tcp_output(cx, h);
         }
         if self.hosts[h].app.send_left > 0 {
-            if !self.begin_pass(h, false) {
+            if !self.begin_pass(cx, h, false) {
                 self.hosts[h].app.blocked_send = true;
             }
             return;
@@ -568,60 +646,60 @@ impl NetperfModel {
             Role::StreamSender => {
                 if self.test_over {
                     host.app.stopped = true;
-                    self.check_stream_done();
+                    self.check_stream_done(cx);
                 } else {
-                    self.start_send(h, self.spec.netperf.message_bytes as u64);
+                    self.start_send(cx, h, self.spec.netperf.message_bytes as u64);
                 }
             }
             Role::RrClient => {
                 let (_, response) = self.spec.netperf.rr_sizes();
                 self.hosts[h].app.got = 0;
-                self.start_recv(h, response as u64);
+                self.start_recv(cx, h, response as u64);
             }
             Role::RrServer => {
                 let (request, _) = self.spec.netperf.rr_sizes();
                 self.hosts[h].app.got = 0;
-                self.start_recv(h, request as u64);
+                self.start_recv(cx, h, request as u64);
             }
             Role::StreamReceiver => unreachable!("the stream receiver does not send"),
         }
     }
 
-    fn recv_chunk_done(&mut self, h: usize, bytes: u64) {
+    fn recv_chunk_done(&mut self, cx: &mut Cx, h: usize, bytes: u64) {
         let host = &mut self.hosts[h];
         host.tcp.read(bytes);
         host.app.recv_left -= bytes;
         host.app.bytes_read += bytes;
         host.app.got += bytes;
         if host.app.recv_left > 0 && host.tcp.rcv_unread > 0 {
-            self.push_job(h, Job::RecvChunk { syscall: false, wake: false });
+            self.push_job(cx, h, Job::RecvChunk { syscall: false, wake: false });
             return;
         }
         // The receive call returned: tell TCP (a window update may be due).
         if host.tcp.window_update_due() {
             host.tcp.ack_now = true;
         }
-        self.tcp_output(h);
+        self.tcp_output(cx, h);
         let (request, response) = self.spec.netperf.rr_sizes();
         match self.hosts[h].app.role {
             Role::StreamReceiver => {
-                self.check_stream_done();
+                self.check_stream_done(cx);
                 if !self.finished {
-                    self.start_recv(h, self.receive_size());
+                    self.start_recv(cx, h, self.receive_size());
                 }
             }
             Role::RrServer => {
                 let got = self.hosts[h].app.got;
                 if got < request as u64 {
-                    self.start_recv(h, request as u64 - got);
+                    self.start_recv(cx, h, request as u64 - got);
                 } else {
-                    self.start_send(h, response as u64);
+                    self.start_send(cx, h, response as u64);
                 }
             }
             Role::RrClient => {
                 let got = self.hosts[h].app.got;
                 if got < response as u64 {
-                    self.start_recv(h, response as u64 - got);
+                    self.start_recv(cx, h, response as u64 - got);
                     return;
                 }
                 if self.test_over {
@@ -629,7 +707,7 @@ impl NetperfModel {
                     self.finished = true;
                 } else {
                     self.transactions += 1;
-                    self.start_send(h, request as u64);
+                    self.start_send(cx, h, request as u64);
                 }
             }
             Role::StreamSender => unreachable!("the stream sender does not receive"),
@@ -638,86 +716,74 @@ impl NetperfModel {
 
     /// TCP_STREAM ends when the sender has stopped and the receiver has read
     /// everything (netperf's shutdown and wait for the remote close).
-    fn check_stream_done(&mut self) {
+    fn check_stream_done(&mut self, cx: &mut Cx) {
         if self.finished || self.hosts[LOCAL].app.role != Role::StreamSender {
             return;
         }
         let sender = &self.hosts[LOCAL].app;
         if sender.stopped && self.hosts[REMOTE].app.bytes_read == sender.bytes_written {
             self.finished = true;
-            self.end_measurement();
+            self.end_measurement(cx);
         }
     }
 
-    fn on_test_end(&mut self) {
+    fn on_test_end(&mut self, cx: &mut Cx) {
         self.test_over = true;
         if self.hosts[LOCAL].app.role == Role::RrClient {
             // netperf's alarm interrupts the transaction in progress: it is
             // not counted, and the elapsed time is the test length.
-            self.end_measurement();
+            self.end_measurement(cx);
         }
     }
 
     /// The measurement ends now: the CPU time spent so far is what netperf
     /// reports utilization from (the job on the CPU counts up to now).
-    fn end_measurement(&mut self) {
-        let now = self.clock.now;
+    fn end_measurement(&mut self, cx: &mut Cx) {
+        let now = cx.now();
         self.end_time = Some(now);
         for host in &mut self.hosts {
             host.busy_at_end = Some(host.cpu_busy - host.busy_until.saturating_sub(now));
         }
     }
 
-    fn on_delayed_ack_tick(&mut self, h: usize) {
+    fn on_delayed_ack_tick(&mut self, cx: &mut Cx, h: usize) {
         if self.hosts[h].tcp.delayed_ack {
             self.timer_acks += 1;
             self.hosts[h].tcp.ack_now = true;
-            self.tcp_output(h);
+            self.tcp_output(cx, h);
         }
         if !self.finished {
-            self.clock.queue.push(self.clock.now + self.delayed_ack_period, Event::DelayedAckTick { host: h as u8 });
+            cx.schedule(cx.now() + self.delayed_ack_period, Event::DelayedAckTick { host: h as u8 });
         }
     }
 
-    fn on_persist(&mut self, h: usize) {
+    fn on_persist(&mut self, cx: &mut Cx, h: usize) {
         self.hosts[h].persist_armed = false;
         if self.hosts[h].tcp.needs_persist() {
             let len = self.hosts[h].tcp.persist_segment();
             let seg = self.hosts[h].tcp.send_data(len);
             self.persist_probes += 1;
-            self.emit(h, seg);
+            self.emit(cx, h, seg);
         }
-        self.tcp_output(h);
+        self.tcp_output(cx, h);
     }
 
-    fn on_background(&mut self, h: usize) {
+    fn on_background(&mut self, cx: &mut Cx, h: usize) {
         if self.finished {
             return;
         }
         let burst = self.hosts[h].background_rng.exponential(self.background_burst_ps) as Time;
-        self.push_job(h, Job::Background { duration: burst.max(1) });
-        self.schedule_background(h);
+        self.push_job(cx, h, Job::Background { duration: burst.max(1) });
+        self.schedule_background(cx, h);
     }
 
-    fn schedule_background(&mut self, h: usize) {
+    fn schedule_background(&mut self, cx: &mut Cx, h: usize) {
         let load = self.hosts[h].background_load;
         if load <= 0.0 {
             return;
         }
         let gap = self.hosts[h].background_rng.exponential(self.background_burst_ps / load) as Time;
-        self.clock.queue.push(self.clock.now + gap, Event::Background { host: h as u8 });
-    }
-
-    /// What the switch hands a host: a frame or a buffer-to-buffer credit.
-    fn take_from_switch(&mut self, arrival: Arrival) {
-        match arrival {
-            Arrival::Frame { node, frame } => self.on_frame_delivered(node as usize, frame),
-            Arrival::Credit { node } => {
-                self.hosts[node as usize].sender.bb_credit += 1;
-                self.try_transmit(node as usize);
-            }
-            a => unreachable!("class 3 between two hosts has no {a:?}"),
-        }
+        cx.schedule(cx.now() + gap, Event::Background { host: h as u8 });
     }
 
     /// The measured figure, as netperf computes it, over a measurement that
@@ -745,58 +811,43 @@ impl Model for NetperfModel {
         ModelInfo { unit: "segments", quiet_window: None, deadlock_check_period: None }
     }
 
-    /// Unused: this model still runs its own two event sets (see [`Model::step`]).
     fn event_set(&self) -> EventQueue<Event> {
-        EventQueue::new()
+        EventQueue::with_capacity(256)
     }
 
-    fn start(&mut self, _cx: &mut Context<Event, EventQueue<Event>>) -> Time {
+    fn start(&mut self, cx: &mut Cx) -> Time {
         let n = self.spec.netperf.clone();
-        self.clock.queue.push(time::from_us(n.length_s * 1e6), Event::TestEnd);
+        cx.schedule(time::from_us(n.length_s * 1e6), Event::TestEnd);
         for h in 0..2 {
             // Each host's timer ticks on its own phase.
             let mut rng = RandomStream::new(self.scenario.run.seed, "hosts.delayed_ack_phase", h as u64);
             let phase = (rng.uniform() * self.delayed_ack_period as f64) as Time;
-            self.clock.queue.push(phase, Event::DelayedAckTick { host: h as u8 });
-            self.schedule_background(h);
+            cx.schedule(phase, Event::DelayedAckTick { host: h as u8 });
+            self.schedule_background(cx, h);
         }
         match n.test {
             NetperfTest::TcpStream => {
-                self.start_send(LOCAL, n.message_bytes as u64);
-                self.start_recv(REMOTE, self.receive_size());
+                self.start_send(cx, LOCAL, n.message_bytes as u64);
+                self.start_recv(cx, REMOTE, self.receive_size());
             }
             NetperfTest::TcpRr => {
                 let (request, _) = n.rr_sizes();
-                self.start_send(LOCAL, request as u64);
-                self.start_recv(REMOTE, request as u64);
+                self.start_send(cx, LOCAL, request as u64);
+                self.start_recv(cx, REMOTE, request as u64);
             }
         }
         0
     }
 
-    fn dispatch(&mut self, _cx: &mut Context<Event, EventQueue<Event>>, event: Event) {
-        self.handle(event);
-    }
-
-    /// Runs the host event or the switch event due first (the switch's on
-    /// a tie) on this model's own clock; the driver's clock follows it.
-    #[inline]
-    fn step(&mut self, clock: &mut Clock<Event>, limit: Time) -> bool {
-        let stepped = switch_side::step(self, limit);
-        clock.now = self.clock.now;
-        clock.events = self.clock.events;
-        stepped
-    }
-
-    fn idle(&self, _clock: &Clock<Event>) -> bool {
-        self.own_idle()
+    fn dispatch(&mut self, cx: &mut Cx, event: Event) {
+        self.handle(cx, event);
     }
 
     fn status(&self) -> Status {
         Status {
             observations: self.segments_delivered,
             in_flight: self.packets.live() as u64,
-            memory_bytes: self.packets.memory_bytes() + self.fc.memory_bytes() + self.clock.queue.memory_bytes(),
+            memory_bytes: self.packets.memory_bytes() + self.sh.memory_bytes(),
         }
     }
 
@@ -827,30 +878,34 @@ impl Model for NetperfModel {
         self.finished = true;
     }
 
-    fn audit(&self, _events_pending: usize) -> Result<Vec<(String, i64)>> {
-        self.counters()
+    fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
+        self.counters(events_pending == 0)
     }
 }
 
 impl NetperfModel {
-    fn handle(&mut self, event: Event) {
+    fn handle(&mut self, cx: &mut Cx, event: Event) {
         match event {
-            Event::CpuDone { host } => self.on_cpu_done(host as usize),
-            Event::BusDone { host } => self.on_bus_done(host as usize),
-            Event::FirmwareDone { host, rx } => self.on_firmware_done(host as usize, rx),
+            Event::CpuDone { host } => self.on_cpu_done(cx, host as usize),
+            Event::BusDone { host } => self.on_bus_done(cx, host as usize),
+            Event::FirmwareDone { host, rx } => self.on_firmware_done(cx, host as usize, rx),
             Event::TransmitDone { host } => {
-                self.hosts[host as usize].sender.transmitting = false;
-                self.try_transmit(host as usize);
+                self.hosts[host as usize].sender.sent();
+                self.try_transmit(cx, host as usize);
             }
-            Event::DelayedAckTick { host } => self.on_delayed_ack_tick(host as usize),
-            Event::Persist { host } => self.on_persist(host as usize),
-            Event::Background { host } => self.on_background(host as usize),
-            Event::TestEnd => self.on_test_end(),
+            Event::DelayedAckTick { host } => self.on_delayed_ack_tick(cx, host as usize),
+            Event::Persist { host } => self.on_persist(cx, host as usize),
+            Event::Background { host } => self.on_background(cx, host as usize),
+            Event::TestEnd => self.on_test_end(cx),
+            Event::Switch(ev) => self.switch.handle(cx, &mut self.sh, ev),
+            Event::SwitchFrame { port, frame } => self.switch.on_frame_start(cx, &mut self.sh, port as usize, frame),
+            Event::SwitchCredit { port } => self.switch.on_credit(cx, &mut self.sh, port as usize),
+            Event::HostFrame { host, frame } => self.on_frame_delivered(cx, host as usize, frame),
+            Event::HostCredit { host } => {
+                self.hosts[host as usize].sender.credit_returned();
+                self.try_transmit(cx, host as usize);
+            }
         }
-    }
-
-    fn own_idle(&self) -> bool {
-        self.clock.queue.is_empty() && self.fc.queue.is_empty()
     }
 
     fn summaries_at(&mut self, stop: Time) -> (Metrics, Sections) {
@@ -907,8 +962,7 @@ impl NetperfModel {
     /// Conservation: whatever each application wrote, the other read (once
     /// the run has drained); no segment arrived out of order; no frame or
     /// packet is left when nothing is in flight.
-    fn counters(&self) -> Result<Vec<(String, i64)>> {
-        let idle = self.own_idle();
+    fn counters(&self, idle: bool) -> Result<Vec<(String, i64)>> {
         for (a, b) in [(LOCAL, REMOTE), (REMOTE, LOCAL)] {
             let written = self.hosts[a].app.bytes_written;
             let read = self.hosts[b].app.bytes_read + self.hosts[b].tcp.rcv_unread;
@@ -926,14 +980,14 @@ impl NetperfModel {
                 )));
             }
         }
-        if idle && (self.fc.sh.frames.live() > 0 || self.packets.live() > 0) {
+        if idle && (self.sh.frames.live() > 0 || self.packets.live() > 0) {
             return Err(Error::model(format!(
                 "{} frames and {} packets left in an idle fabric",
-                self.fc.sh.frames.live(),
+                self.sh.frames.live(),
                 self.packets.live()
             )));
         }
-        let c = &self.fc.sh.metrics.counters;
+        let c = &self.sh.metrics.counters;
         Ok(vec![
             ("bytes_sent".into(), self.hosts[LOCAL].app.bytes_written as i64),
             ("bytes_received".into(), self.hosts[REMOTE].app.bytes_read as i64),
@@ -945,21 +999,7 @@ impl NetperfModel {
             ("persist_probes".into(), self.persist_probes as i64),
             ("data_frames_injected".into(), c.data_frames_injected as i64),
             ("data_frames_delivered".into(), c.data_frames_delivered as i64),
-            ("frames_in_flight".into(), self.fc.sh.frames.live() as i64),
+            ("frames_in_flight".into(), self.sh.frames.live() as i64),
         ])
-    }
-}
-
-impl OnSwitch for NetperfModel {
-    fn sides(&mut self) -> (&mut SwitchSide, &mut Clock<Event>) {
-        (&mut self.fc, &mut self.clock)
-    }
-
-    fn on_switch(&mut self, arrival: Arrival) {
-        self.take_from_switch(arrival);
-    }
-
-    fn on_own(&mut self, event: Event) {
-        self.handle(event);
     }
 }

@@ -39,7 +39,7 @@
 
 use std::collections::VecDeque;
 
-use crate::fc::switch_side::Sender;
+use crate::fc::sender::Sender;
 use crate::storage::scsi::Phase;
 
 /// A bridge's events, carried in the assembly's event with its loop's index.
@@ -84,8 +84,9 @@ pub struct Bridge {
     /// phases for each other would otherwise wait for each other forever.
     pub free_out: u32,
     pub free_in: u32,
-    /// Its transmitter towards its switch port.
+    /// Its transmitter towards its switch port, and the frames waiting for it.
     pub sender: Sender,
+    pub queue: VecDeque<u32>,
     /// The frame on the fibre is a stored phase's (its buffer frees when it has left).
     pub sending_stored: bool,
     /// Circuit: the request this loop's initiator made, while it stands,
@@ -107,6 +108,7 @@ impl Bridge {
             free_out: buffers,
             free_in: buffers,
             sender,
+            queue: VecDeque::with_capacity(64),
             sending_stored: false,
             outbound: None,
             connection: None,
