@@ -37,6 +37,11 @@ def test_the_bare_infiniband_default_works_from_an_empty_directory_and_carries_i
     assert not OVERLOADED & set(r["run"]["flags"]), r["run"]["flags"]
 
 
+def test_every_file_under_scenarios_is_a_shipped_scenario_run_here():
+    files = sorted(p for p in REPO.glob("scenarios/**/*") if p.is_file())
+    assert len(SHIPPED) >= 19 and files == SHIPPED, set(files) ^ set(SHIPPED)
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED])
 def test_every_shipped_scenario_runs_from_an_empty_directory(tmp_path, path):
     shutil.copy(path, tmp_path / path.name)

@@ -48,7 +48,7 @@ def test_seed002_reproductions_run_quick(quick_records):
     _, reports = quick_records
     done = [reports["ong-farrell-fc/throughput"], reports["ong-farrell-fc/latency"]]
     for r in done:
-        assert all(p.exists() for p in r.files.values())
+        assert r.files and all(p.exists() for p in r.files.values())
     fits = [c for r in done for c in r.checks if c.verdict == "fit"]
     assert len(fits) == 6 and all(c.parameter for c in fits)
     # Quick mode's 1 s streams still carry slow start's delayed-ACK stalls, so

@@ -5,6 +5,12 @@
 //! and building the model (`fabricsim::run::check`) must never panic: each
 //! input is taken or refused with a clean error naming the file.
 //!
+//! Each test also counts what it saw and asserts a floor of accepted
+//! inputs (a generator that stopped making loadable scenarios would make the
+//! test pass vacuously) and a ceiling on inputs it could not even write out;
+//! a run that fails (a conservation audit, an invariant) fails the test:
+//! only scenario errors are allowed.
+//!
 //! `FABRICSIM_FUZZ_CASES` sets the number of inputs per test (default 256).
 //! The inputs are the same on every run (seed 0), so a test run's time and
 //! verdict repeat; `FABRICSIM_FUZZ_SEED=N` draws other inputs, and
@@ -15,7 +21,7 @@ use std::sync::OnceLock;
 
 use fabricsim::scenario::check::{ranges, RangeKind};
 use fabricsim::scenario::keys::key_reference;
-use fabricsim::{Error, Scenario};
+use fabricsim::{Error, ErrorKind, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
@@ -329,14 +335,29 @@ fn assert_clean(e: &Error, source: &str, input: &str) {
     }
 }
 
-/// Inputs built, refused by the loader and refused by the model build.
+/// Inputs built, refused by the loader, refused by the model build, and
+/// skipped because the generated table could not be written as TOML.
 #[derive(Default)]
-struct Counts([AtomicU64; 3]);
+struct Counts([AtomicU64; 4]);
+
+const SKIPPED: usize = 3;
 
 impl Counts {
-    fn report(&self, test: &str) {
-        let [built, refused, by_model] = self.0.each_ref().map(|c| c.load(Ordering::Relaxed));
-        eprintln!("{test}: {built} built, {refused} refused by the loader, {by_model} by the model build");
+    fn skip(&self) {
+        self.0[SKIPPED].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Prints the counts, and checks that at least `min_built` of every
+    /// 100 inputs built and at most 10 in 100 were skipped.
+    fn report(&self, test: &str, min_built: u64) {
+        let [built, refused, by_model, skipped] = self.0.each_ref().map(|c| c.load(Ordering::Relaxed));
+        eprintln!(
+            "{test}: {built} built, {refused} refused by the loader, {by_model} by the model build, {skipped} skipped"
+        );
+        let n = built + refused + by_model + skipped;
+        assert_eq!(n, cases() as u64, "{test}: every input is counted once");
+        assert!(built * 100 >= min_built * n, "{test}: {built} of {n} inputs built, fewer than {min_built}%");
+        assert!(skipped * 10 <= n, "{test}: {skipped} of {n} inputs could not be written as TOML");
     }
 }
 
@@ -368,13 +389,16 @@ fn random_toml_scenarios_load_or_fail_cleanly() {
                 toml::Value::Table(t) => t,
                 _ => unreachable!(),
             };
-            let Ok(text) = toml::to_string(&table) else { return Ok(()) };
+            let Ok(text) = toml::to_string(&table) else {
+                counts.skip();
+                return Ok(());
+            };
             let text = apply(&text, &dmg);
             load_and_check(Scenario::from_toml_str(&text, "fuzz.toml"), "fuzz.toml", &text, &counts);
             Ok(())
         })
         .unwrap();
-    counts.report("toml");
+    counts.report("toml", 3);
 }
 
 #[test]
@@ -388,7 +412,7 @@ fn random_json_scenarios_load_or_fail_cleanly() {
             Ok(())
         })
         .unwrap();
-    counts.report("json");
+    counts.report("json", 3);
 }
 
 /// Scenarios of values inside (or at the edges of) every range build, or
@@ -412,14 +436,20 @@ fn plausible_scenarios_build_and_run_or_fail_cleanly() {
                 toml::Value::Table(t) => t,
                 _ => unreachable!(),
             };
-            let Ok(text) = toml::to_string(&table) else { return Ok(()) };
+            let Ok(text) = toml::to_string(&table) else {
+                counts.skip();
+                return Ok(());
+            };
             if let Some(s) = load_and_check(Scenario::from_toml_str(&text, "fuzz.toml"), "fuzz.toml", &text, &counts) {
+                // A scenario may still ask for what only a run finds impossible;
+                // a failed audit or a broken invariant is a bug.
                 if let Err(e) = fabricsim::run(&s) {
+                    assert_eq!(e.kind, ErrorKind::Scenario, "{e}\n{text}");
                     assert!(!e.message.is_empty(), "{e}\n{text}");
                 }
             }
             Ok(())
         })
         .unwrap();
-    counts.report("plausible");
+    counts.report("plausible", 40);
 }
