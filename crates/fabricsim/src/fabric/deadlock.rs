@@ -307,6 +307,16 @@ pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraph
     None
 }
 
+/// The run-time search every model shares: a cycle among waits `(a, b)`
+/// ("a waits for b"), if any. Each model builds its waits from its own
+/// state (FC trunk buffers, circuits holding loops, IB input VLs).
+pub fn wait_for_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
+    waits: impl IntoIterator<Item = (N, N)>,
+) -> Option<Vec<N>> {
+    let g: DiGraphMap<N, ()> = waits.into_iter().map(|(a, b)| (a, b, ())).collect();
+    find_cycle(&g)
+}
+
 /// Run-time deadlock detection over successive looks at a model's waits
 /// (edges "a waits on b" with nothing on its way to free b). A cycle of
 /// waits seen at one look may dissolve a moment later (a packet on the
@@ -332,16 +342,9 @@ impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
     /// persisted since the previous look.
     pub fn look(&mut self, waits: Vec<(N, N)>) -> Option<Vec<N>> {
         self.looks += 1;
-        let mut lasting: DiGraphMap<N, ()> = DiGraphMap::new();
-        for &(a, b) in waits.iter().filter(|w| self.previous.contains(w)) {
-            lasting.add_edge(a, b, ());
-        }
-        let cycle = find_cycle(&lasting);
-        if cycle.is_none() {
-            let now: DiGraphMap<N, ()> = waits.iter().map(|&(a, b)| (a, b, ())).collect();
-            if find_cycle(&now).is_some() {
-                self.transient += 1;
-            }
+        let cycle = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.contains(w)));
+        if cycle.is_none() && wait_for_cycle(waits.iter().copied()).is_some() {
+            self.transient += 1;
         }
         self.previous = waits.into_iter().collect();
         cycle

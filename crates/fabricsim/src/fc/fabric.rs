@@ -14,7 +14,7 @@ use super::shared::Shared;
 use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::find_cycle;
+use crate::fabric::deadlock::wait_for_cycle;
 use crate::fabric::{ForwardingTables, PortUse, Topology};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::report::MetricSummary;
@@ -237,13 +237,7 @@ impl FcFabric {
     /// Looks for a cycle in the wait-for graph of trunk input buffers; on one,
     /// describes it (time, the trunks of the cycle, the frames stuck in them).
     fn find_deadlock(&self, now: Time) -> Option<serde_json::Value> {
-        let mut g: petgraph::graphmap::DiGraphMap<(u32, u16), ()> = petgraph::graphmap::DiGraphMap::new();
-        for sw in &self.switches {
-            for (a, b) in sw.blocked_trunk_waits() {
-                g.add_edge(a, b, ());
-            }
-        }
-        let cycle = find_cycle(&g)?;
+        let cycle = wait_for_cycle(self.switches.iter().flat_map(FcSwitch::blocked_trunk_waits))?;
         let mut stuck = 0;
         let trunks: Vec<String> = cycle
             .iter()

@@ -29,25 +29,23 @@
 //! I/O, the longest circuit establishment (first ARB to the first R_RDY
 //! back at the opener) of the command and the data phase, throughput.
 
-use super::arbitrated_loop::bridge::{Bridge, BridgeEvent, Crossing};
+use super::arbitrated_loop::bridge::{BridgeEvent, Bridges, BridgesSpec, Join};
 use super::arbitrated_loop::initialization::InitPort;
 use super::arbitrated_loop::port::{Job, PortConfig};
-use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, TenancyPath, Won};
+use super::arbitrated_loop::ring::{Closed, Ring, RingEvent, RingReport, Won};
 use super::arbitrated_loop::timing::{LoopTiming, FRAME_OVERHEAD_BYTES};
 use super::connection::{Connections, Refusal};
-use super::frame::{Frame, FrameKind, Message};
 use super::metrics::{FcMetrics, FcMetricsSpec};
-use super::sender::Sender;
 use super::shared::Shared;
 use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::find_cycle;
+use crate::fabric::deadlock::wait_for_cycle;
 use crate::fc::arbitrated_loop::al_pa::VALID_AL_PAS;
 use crate::kernel::{time, Arena, EventQueue, RandomStream, Time};
 use crate::report::MetricSummary;
 use crate::scenario::loops::DiskScheduler;
-use crate::scenario::switched_loops::{LightScope, SwitchedLoad, Switching};
+use crate::scenario::switched_loops::{LightScope, SwitchedLoad};
 use crate::scenario::{Scenario, SwitchedLoopModelSpec};
 use crate::sim::driver::Metrics;
 use crate::sim::metric_set::{DurationId, MeanId, SeriesId};
@@ -139,6 +137,13 @@ impl Carries<Delivery> for Event {
 /// The assembly's context: the driver's clock and event set.
 type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
 
+/// What the bridges act on, lent for one call.
+macro_rules! join {
+    ($s:ident) => {
+        Join { sh: &mut $s.sh, switch: &mut $s.switch, rings: &mut $s.rings, exchanges: &mut $s.exchanges }
+    };
+}
+
 impl Carries<RingEvent> for Event {
     #[inline]
     fn wrap(ring: u32, ev: RingEvent) -> Self {
@@ -191,28 +196,19 @@ struct Counters {
     bytes_completed: u64,
     /// Completed reads whose data did not all arrive (must stay 0).
     short_reads: u64,
-    circuits: u64,
-    refused_circuits: u64,
-    segments: u64,
-    refused_segments: u64,
-    refused_bridge_opens: u64,
-    switch_frames: u64,
 }
 
 pub struct SwitchedLoopModel {
     set: MetricSet,
     rings: Vec<Ring>,
-    bridges: Vec<Bridge>,
+    bridges: Bridges,
     hosts: Vec<Host>,
     disks: Vec<DiskTarget>,
     exchanges: Arena<Exchange>,
-    segments: Arena<Crossing>,
     /// The switch the bridges attach to, and the frames, connect requests
     /// and connections it carries.
     switch: FcSwitch,
     sh: Shared,
-    /// One way over an established circuit: a header time and two fibres.
-    circuit_latency: Time,
     spec: SwitchedLoopModelSpec,
     disks_per_loop: u32,
     slots_per_host: u32,
@@ -293,7 +289,7 @@ impl SwitchedLoopModel {
         let dpl = spec.disks_per_loop();
         let bridge_port = dpl + 1;
         let mut rings = Vec::with_capacity(s.loops as usize);
-        let mut bridges = Vec::with_capacity(s.loops as usize);
+        let mut links = Vec::with_capacity(s.loops as usize);
         let mut disks = Vec::with_capacity((s.loops * dpl) as usize);
         let mut hosts = Vec::with_capacity(s.loops as usize);
         let ring_timing = LoopTiming::new(&spec.ring, dpl + 2);
@@ -343,7 +339,7 @@ impl SwitchedLoopModel {
             ports.push(port(bridge_port as u64, BRIDGE_AL_PA, false, s.bridge_buffers, 0));
             rings.push(Ring::new(path.clone(), l, &spec.ring, &ports, &mut set)?);
             let to_switch = Link::new(PortRef::switch(0, l as u16), switch_fibre);
-            bridges.push(Bridge::new(s.bridge_buffers, Sender::new(to_switch, spec.switch.buffers_per_port)));
+            links.push(to_switch);
             let host = path.child("host");
             hosts.push(Host {
                 loop_rng: host.stream(seed, "target-loop", 0),
@@ -371,7 +367,14 @@ impl SwitchedLoopModel {
             throughput: set.series("throughput", batch_ps, true),
         };
         let (switch, sh) = switch(&spec, &ring_timing, switch_fibre, scenario);
-        let circuit_latency = sh.timing.header_time + 2 * switch_fibre;
+        let bridges = Bridges::new(BridgesSpec {
+            switching: s.switching,
+            port: bridge_port,
+            buffers: s.bridge_buffers,
+            switch_buffers: spec.switch.buffers_per_port,
+            circuit_latency: sh.timing.header_time + 2 * switch_fibre,
+            links,
+        });
         Ok(SwitchedLoopModel {
             set,
             rings,
@@ -379,10 +382,8 @@ impl SwitchedLoopModel {
             hosts,
             disks,
             exchanges: Arena::with_capacity(1024),
-            segments: Arena::with_capacity(64),
             switch,
             sh,
-            circuit_latency,
             disks_per_loop: dpl,
             slots_per_host,
             system_rng: root.stream(seed, "light-host", 0),
@@ -391,10 +392,6 @@ impl SwitchedLoopModel {
             counters: Counters::default(),
             spec,
         })
-    }
-
-    fn switching(&self) -> Switching {
-        self.spec.switched.switching
     }
 
     #[inline]
@@ -551,110 +548,25 @@ impl SwitchedLoopModel {
             return;
         }
         if opener == bp {
-            self.remote_open(cx, l, job);
+            let (xid, credit_at) = self.bridges.remote_won(cx, &mut join!(self), l, job);
+            self.establish(xid, job.phase, credit_at);
             return;
         }
-        let (dst, target) = self.destination(job.xid, job.phase);
+        let destination = self.destination(job.xid, job.phase);
         let frames = self.frames(job.phase, job.bytes);
-        let crossing = Crossing {
-            xid: job.xid,
-            phase: Some(job.phase),
-            bytes: job.bytes,
-            frames,
-            src: l,
-            opener,
-            dst,
-            target,
-            ..Crossing::default()
-        };
-        match self.switching() {
-            Switching::Circuit => {
-                let at = now + word + t.delay(opener, bp);
-                self.bridges[l as usize].outbound = Some(crossing);
-                cx.schedule(at, Event::Bridge(l, BridgeEvent::Intercept));
-            }
-            Switching::Packet => {
-                let b = &mut self.bridges[l as usize];
-                if b.free_out >= frames {
-                    // The bridge answers with an R_RDY per buffer it holds for the phase.
-                    b.free_out -= frames;
-                    let path = TenancyPath {
-                        credit: t.trip() + word,
-                        deliver: t.delay(opener, bp),
-                        close: 2 * word + t.trip(),
-                    };
-                    self.establish(job.xid, job.phase, credit_at);
-                    self.rings[l as usize].connect(credit_at, frames, path, cx);
-                } else {
-                    // No room: the bridge closes at once (OPN in, CLS back, the opener's CLS).
-                    self.counters.refused_bridge_opens += 1;
-                    self.exchanges[job.xid].retries += 1;
-                    let at = now + 3 * word + t.trip();
-                    self.rings[l as usize].release_at(at, true, cx);
-                }
-            }
+        if self.bridges.opened(cx, &mut join!(self), l, opener, job, destination, frames, credit_at) {
+            self.establish(job.xid, job.phase, credit_at);
         }
-    }
-
-    /// Circuit: the remote bridge won its loop: it opens the target, whose
-    /// R_RDYs travel back through the switch to the initiator.
-    fn remote_open(&mut self, cx: &mut Cx, d: u32, job: Job) {
-        let now = cx.now();
-        let src = self.bridges[d as usize].inbound.expect("a remote open serves an inbound circuit");
-        let c = self.bridges[src as usize].outbound.expect("the circuit's request stands");
-        debug_assert_eq!((c.xid, c.target), (job.xid, job.target));
-        let bp = self.bridge_port();
-        let sw = self.circuit_latency;
-        let (rd, rs) = (self.rings[d as usize].timing(), self.rings[src as usize].timing());
-        let w = rd.word;
-        let target = &self.rings[d as usize].ports()[c.target as usize];
-        let (n, rrdy_at_bridge) = if target.login_bb_credit > 0 {
-            (target.login_bb_credit, now + w + rd.delay(bp, c.target))
-        } else {
-            (target.receive_buffers, now + 2 * w + rd.trip())
-        };
-        let credit_at = rrdy_at_bridge + sw + rs.delay(bp, c.opener);
-        let path = TenancyPath {
-            credit: rs.trip() + rd.trip() + 2 * sw + w,
-            deliver: rs.delay(c.opener, bp) + sw + rd.delay(bp, c.target),
-            close: rs.trip() + rd.trip() + 2 * sw + 2 * w,
-        };
-        self.counters.circuits += 1;
-        self.establish(c.xid, job.phase, credit_at);
-        self.rings[src as usize].connect(credit_at, n, path, cx);
     }
 
     /// A phase's frames reached the end of a tenancy on loop `l`.
     fn on_delivered(&mut self, cx: &mut Cx, l: u32, xid: u32, phase: Phase, bytes: u32) {
         let (dl, dp) = self.destination(xid, phase);
         if dl != l {
-            match self.switching() {
-                Switching::Circuit => {
-                    // At the remote target; the target's CLS will release the remote loop.
-                    let r = self.rings[dl as usize].timing();
-                    let at = cx.now() + 2 * r.word + r.delay(dp, self.bridge_port());
-                    self.rings[dl as usize].release_at(at, false, cx);
-                }
-                Switching::Packet => {
-                    // Stored in this loop's bridge: its frames go into the switch.
-                    let frames = self.frames(phase, bytes);
-                    let c = Crossing {
-                        xid,
-                        phase: Some(phase),
-                        bytes,
-                        frames,
-                        src: l,
-                        opener: 0,
-                        dst: dl,
-                        target: dp,
-                        ..Crossing::default()
-                    };
-                    let seg = self.segments.insert(c);
-                    self.counters.segments += 1;
-                    self.bridges[l as usize].pending.push_back(seg);
-                    self.admit(cx, l);
-                    return;
-                }
+            let frames = self.frames(phase, bytes);
+            self.bridges.delivered(cx, &mut join!(self), l, (dl, dp), xid, phase, bytes, frames);
+            if !self.bridges.circuits() {
+                return;
             }
         }
         self.arrived(cx, xid, phase, bytes);
@@ -704,34 +616,12 @@ impl SwitchedLoopModel {
                 // Circuit: the remote bridge's hold ends; nothing else to do.
                 (true, true) => {}
                 (true, false) => {
-                    if self.switching() == Switching::Circuit {
-                        // CLS ends the circuit: the switch frees both ports.
-                        let b = &mut self.bridges[l as usize];
-                        let dst = b.outbound.take().expect("a circuit ends").dst;
-                        let conn = b.connection.take().expect("a circuit has its connection");
-                        self.bridges[dst as usize].inbound = None;
-                        self.release(conn);
-                    }
+                    self.bridges.closed(cx, &mut join!(self), l, &c, 0);
                     self.phase_closed(cx, c);
                 }
                 (false, true) => {
-                    // Packet: the remote bridge has delivered a stored phase;
-                    // its buffers go back to the switch as credit.
                     let frames = self.frames(job.phase, job.bytes);
-                    let b = &mut self.bridges[l as usize];
-                    b.free_in += frames;
-                    let link = *b.sender.link();
-                    for _ in 0..frames {
-                        link.return_credit(cx);
-                    }
-                    // Requests waiting for this bridge's buffers, from the next loop on.
-                    let loops = self.bridges.len() as u32;
-                    for k in 1..loops {
-                        let src = (l + k) % loops;
-                        if self.bridges[src as usize].pending.front().is_some_and(|&s| self.segments[s].dst == l) {
-                            self.admit(cx, src);
-                        }
-                    }
+                    self.bridges.closed(cx, &mut join!(self), l, &c, frames);
                 }
                 (false, false) => self.phase_closed(cx, c),
             }
@@ -749,178 +639,6 @@ impl SwitchedLoopModel {
         if self.disks[disk as usize].read_burst_sent(xid, c.sent_at, &mut self.exchanges, cx) {
             self.send(cx, disk / self.disks_per_loop, c.opener, xid, Phase::Status, 0);
         }
-    }
-
-    // ---- bridges and the switch ----------------------------------------------
-
-    /// A frame for the switch from bridge `src` to bridge `dst`: a phase's
-    /// (`carried` its segment) or a connect request (`carried` its message).
-    fn frame(&mut self, cx: &mut Cx, src: u32, dst: u32, bytes: u32, carried: u32, connect: bool) -> u32 {
-        self.sh.frames.insert(Frame {
-            kind: FrameKind::Data,
-            src,
-            dst,
-            bytes,
-            message: carried,
-            connect,
-            t_inject: cx.now(),
-            t_created: cx.now(),
-            ..Frame::default()
-        })
-    }
-
-    /// Packet: bridge `l` asks, for its stored phases in order, the remote
-    /// bridge for buffers for a whole phase; each one granted has its frames
-    /// queued for the switch. A refusal (the remote bridge has too few free
-    /// buffers) holds this bridge's later phases back, so a read's status
-    /// never overtakes its data; the request stands, and is granted (its
-    /// second attempt) when the remote bridge has delivered enough.
-    fn admit(&mut self, cx: &mut Cx, l: u32) {
-        while let Some(&seg) = self.bridges[l as usize].pending.front() {
-            let c = self.segments[seg];
-            let d = &mut self.bridges[c.dst as usize];
-            let fits = d.free_in >= c.frames;
-            if fits {
-                d.free_in -= c.frames;
-            }
-            if !c.refused {
-                let ex = &mut self.exchanges[c.xid];
-                ex.switch_requests += 1;
-                if !fits {
-                    self.counters.refused_segments += 1;
-                    ex.retries += 1;
-                    ex.switch_requests += 1;
-                    self.segments[seg].refused = true;
-                }
-            }
-            if !fits {
-                return;
-            }
-            self.bridges[l as usize].pending.pop_front();
-            let phase = c.phase.expect("a phase");
-            for k in 0..c.frames {
-                let t = self.rings[0].timing();
-                let payload = if phase == Phase::Data { t.payload_of(c.bytes, k) } else { phase.control_bytes() };
-                let frame = self.frame(cx, l, c.dst, payload + self.sh.timing.header_bytes, seg, false);
-                self.bridges[l as usize].queue.push_back(frame);
-            }
-            self.pump(cx, l);
-        }
-    }
-
-    /// Bridge `l` sends its next frame into the switch if its fibre is free
-    /// and its switch port has a buffer.
-    fn pump(&mut self, cx: &mut Cx, l: u32) {
-        let b = &mut self.bridges[l as usize];
-        if !b.sender.ready() {
-            return;
-        }
-        let Some(frame) = b.queue.pop_front() else { return };
-        let f = self.sh.frames.get(frame);
-        b.sending_stored = !f.connect;
-        self.counters.switch_frames += 1;
-        let duration = self.sh.timing.frame_time(f.bytes);
-        b.sender.send(cx, l, BridgeEvent::TransmitDone, frame, duration);
-    }
-
-    /// Frees the ports circuit `conn` holds at the switch.
-    fn release(&mut self, conn: u32) {
-        let switch = &mut self.switch;
-        self.sh.connections.tear_down(conn, |_, i, o| switch.release(conn, i as usize, o as usize));
-    }
-
-    fn on_bridge(&mut self, cx: &mut Cx, l: u32, ev: BridgeEvent) {
-        let now = cx.now();
-        match ev {
-            BridgeEvent::Intercept => {
-                // A class 1 connect request for the remote bridge's port.
-                let c = self.bridges[l as usize].outbound.expect("an intercepted open");
-                self.exchanges[c.xid].switch_requests += 1;
-                let conn = self.sh.connections.open(l, c.dst, now);
-                let message = self.sh.messages.insert(Message {
-                    src: l,
-                    dst: c.dst,
-                    frames: 1,
-                    t_created: now,
-                    connection: conn,
-                    ..Message::default()
-                });
-                let bytes = self.sh.timing.header_bytes;
-                let frame = self.frame(cx, l, c.dst, bytes, message, true);
-                let b = &mut self.bridges[l as usize];
-                b.connection = Some(conn);
-                b.connect_message = Some(message);
-                b.queue.push_back(frame);
-                self.pump(cx, l);
-            }
-            BridgeEvent::Connect { frame } => {
-                // The connection holds both ports: open this loop for the initiator's phase.
-                let f = *self.sh.frames.get(frame);
-                self.sh.frames.remove(frame);
-                self.sh.messages.remove(f.message);
-                self.bridges[f.src as usize].connect_message = None;
-                let link = *self.bridges[l as usize].sender.link();
-                link.return_credit(cx);
-                let from = f.src;
-                let c = self.bridges[from as usize].outbound.expect("a circuit being connected");
-                self.bridges[l as usize].inbound = Some(from);
-                let phase = c.phase.expect("a phase");
-                let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: true };
-                let bp = self.bridge_port();
-                self.rings[l as usize].enqueue(bp, job, cx);
-            }
-            BridgeEvent::TransmitDone => {
-                let b = &mut self.bridges[l as usize];
-                b.sender.sent();
-                if b.sending_stored {
-                    // A stored frame's tail has left: its buffer is free.
-                    b.free_out += 1;
-                }
-                self.pump(cx, l);
-            }
-            BridgeEvent::Arrived { seg } => {
-                let c = self.segments[seg];
-                self.segments.remove(seg);
-                let phase = c.phase.expect("a phase");
-                let job = Job { xid: c.xid, phase, bytes: c.bytes, target: c.target, queued_at: now, external: false };
-                let bp = self.bridge_port();
-                self.rings[c.dst as usize].enqueue(bp, job, cx);
-            }
-        }
-    }
-
-    /// The first byte of `frame` reaches loop `bridge`'s bridge from the switch.
-    fn bridge_frame(&mut self, cx: &mut Cx, bridge: u32, frame: u32) {
-        let now = cx.now();
-        let f = *self.sh.frames.get(frame);
-        let tail = now + self.sh.timing.frame_time(f.bytes);
-        if f.connect {
-            cx.schedule(tail, Event::Bridge(bridge, BridgeEvent::Connect { frame }));
-            return;
-        }
-        self.sh.frames.remove(frame);
-        let c = &mut self.segments[f.message];
-        c.received += 1;
-        if c.received == c.frames {
-            cx.schedule(tail, Event::Bridge(bridge, BridgeEvent::Arrived { seg: f.message }));
-        }
-    }
-
-    /// F_BSY: the bridge's CLS reaches the opener, which answers with its own.
-    fn refused(&mut self, cx: &mut Cx, connection: u32) {
-        let now = cx.now();
-        let l = self.sh.connections.get(connection).src;
-        self.release(connection);
-        let b = &mut self.bridges[l as usize];
-        b.connection = None;
-        let message = b.connect_message.take().expect("a refused request has its message");
-        let c = b.outbound.take().expect("a refused open");
-        self.sh.messages.remove(message);
-        self.counters.refused_circuits += 1;
-        self.exchanges[c.xid].retries += 1;
-        let t = self.rings[l as usize].timing();
-        let at = now + t.delay(self.bridge_port(), c.opener) + t.word;
-        self.rings[l as usize].release_at(at, true, cx);
     }
 
     // ---- event loop ------------------------------------------------------------
@@ -951,16 +669,13 @@ impl SwitchedLoopModel {
                 }
                 self.disks[disk as usize].start_mechanism(&mut self.exchanges, cx);
             }
-            Event::Bridge(l, ev) => self.on_bridge(cx, l, ev),
+            Event::Bridge(l, ev) => self.bridges.handle(cx, &mut join!(self), l, ev),
             Event::Switch(ev) => self.switch.handle(cx, &mut self.sh, ev),
             Event::SwitchFrame { port, frame } => self.switch.on_frame_start(cx, &mut self.sh, port as usize, frame),
             Event::SwitchCredit { port } => self.switch.on_credit(cx, &mut self.sh, port as usize),
-            Event::BridgeFrame { bridge, frame } => self.bridge_frame(cx, bridge, frame),
-            Event::BridgeCredit { bridge } => {
-                self.bridges[bridge as usize].sender.credit_returned();
-                self.pump(cx, bridge);
-            }
-            Event::Refused { connection } => self.refused(cx, connection),
+            Event::BridgeFrame { bridge, frame } => self.bridges.on_frame(cx, &mut self.sh, bridge, frame),
+            Event::BridgeCredit { bridge } => self.bridges.on_credit(cx, &self.sh, bridge),
+            Event::Refused { connection } => self.bridges.refused(cx, &mut join!(self), connection),
         }
     }
 
@@ -1000,7 +715,7 @@ impl SwitchedLoopModel {
     fn section(&self) -> serde_json::Value {
         serde_json::json!({
             "loops": self.rings.len(),
-            "switching": self.switching(),
+            "switching": self.spec.switched.switching,
             "ports_per_loop": self.rings[0].ports().len(),
             "trip_us": time::to_us(self.rings[0].timing().trip()),
             "al_pas": self.rings.iter().map(|r| r.ports().iter().map(|p| p.al_pa).collect::<Vec<_>>()).collect::<Vec<_>>(),
@@ -1021,23 +736,22 @@ impl SwitchedLoopModel {
         if c.short_reads > 0 {
             return Err(Error::model(format!("{} reads completed before all their data arrived", c.short_reads)));
         }
-        if events_pending == 0
-            && (self.sh.frames.live() > 0 || self.sh.connections.live() > 0 || self.segments.live() > 0)
-        {
+        let segments = self.bridges.segments_live();
+        if events_pending == 0 && (self.sh.frames.live() > 0 || self.sh.connections.live() > 0 || segments > 0) {
             return Err(Error::model(format!(
-                "an idle switch holds {} frames, {} connections and {} segments",
+                "an idle switch holds {} frames, {} connections and {segments} segments",
                 self.sh.frames.live(),
                 self.sh.connections.live(),
-                self.segments.live()
             )));
         }
+        let b = &self.bridges.counters;
         let frames: u64 = self.rings.iter().map(|r| r.stats.counters.frames).sum();
         // Refusals the bridges made: closed by the rings, or still closing.
         let refused: u64 = self.rings.iter().map(|r| r.stats.counters.refused_opens + r.refusal_pending() as u64).sum();
-        if refused != c.refused_circuits + c.refused_bridge_opens {
+        if refused != b.refused_circuits + b.refused_bridge_opens {
             return Err(Error::model(format!(
                 "refused opens: the rings closed {refused}, the bridges refused {}",
-                c.refused_circuits + c.refused_bridge_opens
+                b.refused_circuits + b.refused_bridge_opens
             )));
         }
         Ok(vec![
@@ -1046,13 +760,13 @@ impl SwitchedLoopModel {
             ("ios_in_flight".into(), in_flight as i64),
             ("bytes_completed".into(), c.bytes_completed as i64),
             ("loop_frames".into(), frames as i64),
-            ("switch_frames".into(), c.switch_frames as i64),
-            ("circuits".into(), c.circuits as i64),
-            ("refused_circuits".into(), c.refused_circuits as i64),
-            ("segments".into(), c.segments as i64),
-            ("refused_segments".into(), c.refused_segments as i64),
-            ("refused_bridge_opens".into(), c.refused_bridge_opens as i64),
-            ("segments_in_switch".into(), self.segments.live() as i64),
+            ("switch_frames".into(), b.switch_frames as i64),
+            ("circuits".into(), b.circuits as i64),
+            ("refused_circuits".into(), b.refused_circuits as i64),
+            ("segments".into(), b.segments as i64),
+            ("refused_segments".into(), b.refused_segments as i64),
+            ("refused_bridge_opens".into(), b.refused_bridge_opens as i64),
+            ("segments_in_switch".into(), segments as i64),
             ("frames_in_switch".into(), self.sh.frames.live() as i64),
             ("connections_held".into(), self.sh.connections.live() as i64),
             ("switch_headers_routed".into(), self.switch.headers_routed as i64),
@@ -1101,7 +815,7 @@ impl Model for SwitchedLoopModel {
     }
 
     fn frames_moved(&self) -> u64 {
-        self.rings.iter().map(|r| r.stats.counters.frames).sum::<u64>() + self.counters.switch_frames
+        self.rings.iter().map(|r| r.stats.counters.frames).sum::<u64>() + self.bridges.counters.switch_frames
     }
 
     fn metrics(&self) -> &MetricSet {
@@ -1141,19 +855,15 @@ impl Model for SwitchedLoopModel {
     /// and the bridge refuses an opener it has no room for.
     fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         let bp = self.bridge_port();
-        let mut g: petgraph::graphmap::DiGraphMap<u32, ()> = petgraph::graphmap::DiGraphMap::new();
-        for (l, b) in self.bridges.iter().enumerate() {
-            let (Some(c), Some(_)) = (b.outbound, b.connection) else { continue };
+        let waits = self.bridges.circuit_waits().filter_map(|(l, c)| {
             let remote_won = self.rings[c.dst as usize].owner() == Some(bp);
-            if self.rings[l].owner() == Some(c.opener) && !remote_won {
-                g.add_edge(l as u32, c.dst, ());
-            }
-        }
-        let cycle = find_cycle(&g)?;
+            (self.rings[l as usize].owner() == Some(c.opener) && !remote_won).then_some((l, c.dst))
+        });
+        let cycle = wait_for_cycle(waits)?;
         let names: Vec<String> = cycle
             .iter()
             .map(|&l| {
-                let c = self.bridges[l as usize].outbound.expect("a waiting loop has its circuit");
+                let c = self.bridges.outbound(l).expect("a waiting loop has its circuit");
                 let owner = self.rings[c.dst as usize].owner().map_or("nobody".to_string(), |p| format!("port {p}"));
                 format!(
                     "loop {l} -> loop {}: port {}'s circuit to port {} holds loop {l} and waits for loop {}, owned by {owner}",
