@@ -11,7 +11,10 @@ pub mod port_set;
 pub mod sender;
 pub mod shared;
 pub mod switch;
+pub mod switched_hosts;
 pub mod switched_loop;
+pub mod switched_report;
+pub mod switched_wiring;
 pub mod timing;
 
 pub use fabric::FcFabric;

@@ -3,8 +3,7 @@
 //! and tenancies per I/O, throughput, and per-target results. Registered in
 //! the model's metric set under the initiator's component path; at the root
 //! path the names are the standalone loop's (`io_time_us`, `disk_03.ios`).
-//! Counters are never reset (conservation needs totals); the rest restarts
-//! at the end of warm-up.
+//! They restart at the end of warm-up (the initiator's counters do not).
 
 use super::exchange::PARTS;
 use super::scsi::PHASES;
@@ -21,16 +20,8 @@ pub struct DeviceStats {
     pub io_time: MeanId,
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct IoCounters {
-    pub ios_issued: u64,
-    pub ios_completed: u64,
-    pub bytes_completed: u64,
-}
-
 #[derive(Clone, Debug)]
 pub struct IoStats {
-    pub counters: IoCounters,
     pub io_time: DurationId,
     pub read_time: DurationId,
     pub write_time: DurationId,
@@ -69,7 +60,6 @@ impl IoStats {
             })
             .collect();
         IoStats {
-            counters: IoCounters::default(),
             io_time,
             read_time,
             write_time,

@@ -1,7 +1,7 @@
 //! Storage: disk drive models (mechanics, zones, cache, command queue),
 //! DiskSim parameter import, the SCSI/FCP exchange phases that carry I/O
 //! over a Fibre Channel loop, and the two ends of an exchange: the SCSI
-//! initiator with its workload and the disk target.
+//! initiator (with the standalone loop's workload) and the disk target.
 
 pub mod cache;
 pub mod disk;
@@ -11,6 +11,7 @@ pub mod drive_params;
 pub mod drives;
 pub mod exchange;
 pub mod io_stats;
+pub mod loop_workload;
 pub mod mechanics;
 pub mod scsi;
 pub mod scsi_initiator;

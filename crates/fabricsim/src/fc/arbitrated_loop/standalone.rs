@@ -23,6 +23,7 @@ use crate::scenario::Scenario;
 use crate::sim::{Carries, ComponentPath, Context, MetricSet, Model, ModelInfo, Status, Summary};
 use crate::storage::disk_target::{DiskEvent, DiskTarget, WriteData};
 use crate::storage::io_stats::device_digits;
+use crate::storage::loop_workload::LoopWorkload;
 use crate::storage::scsi::Phase;
 use crate::storage::scsi_initiator::{InitiatorEvent, ScsiInitiator};
 use crate::storage::{drive, Disk, Scheduler};
@@ -75,7 +76,7 @@ type Cx<'a> = Context<'a, Event, EventQueue<Event>>;
 pub struct LoopModel {
     set: MetricSet,
     ring: Ring,
-    initiator: ScsiInitiator,
+    initiator: ScsiInitiator<LoopWorkload>,
     disks: Vec<DiskTarget>,
 }
 
@@ -132,7 +133,8 @@ impl LoopModel {
         let ring = Ring::new(root.clone(), 0, spec, &ports, &mut set)?;
         let batch_ps = 100 * ring.timing().frame_time(spec.frame_payload_bytes);
         let capacity = disks.iter().map(DiskTarget::capacity_blocks).collect();
-        let initiator = ScsiInitiator::new(&root, 0, host, capacity, scenario.run.seed, &mut set, batch_ps);
+        let workload = LoopWorkload::new(&root, host, capacity, scenario.run.seed, &mut set, batch_ps);
+        let initiator = ScsiInitiator::new(0, workload);
         Ok(LoopModel { set, ring, initiator, disks })
     }
 
@@ -156,6 +158,14 @@ impl LoopModel {
     fn send(&mut self, cx: &mut Cx, port: u32, xid: u32, phase: Phase, bytes: u32, target: u32) {
         let job = Job { xid, phase, bytes, target, queued_at: cx.now(), external: false };
         self.ring.enqueue(port, job, cx);
+    }
+
+    /// The adapter queues exchange `xid`'s command, if one is due.
+    fn command(&mut self, cx: &mut Cx, xid: Option<u32>) {
+        if let Some(xid) = xid {
+            let target = disk_port(self.initiator.exchange(xid).disk);
+            self.send(cx, HOST, xid, Phase::Command, 0, target);
+        }
     }
 
     /// Hands the next burst of exchange `xid` to the disk's port: a transfer
@@ -192,7 +202,10 @@ impl LoopModel {
                     self.disks[disk as usize].start_mechanism(exchanges, cx);
                 }
             },
-            Phase::Status => self.initiator.status_received(xid, cx),
+            Phase::Status => {
+                let issued = self.initiator.status_received(xid, cx, &mut self.set);
+                self.command(cx, issued);
+            }
         }
     }
 
@@ -244,12 +257,15 @@ impl LoopModel {
                 RingReport::Delivered { xid, phase, bytes } => self.on_delivered(cx, xid, phase, bytes),
                 RingReport::Closed(c) => self.on_closed(cx, c),
             },
-            Event::Initiator(InitiatorEvent::Issue { slot }) => self.initiator.issue(slot, cx),
-            Event::Initiator(InitiatorEvent::Send { xid }) => {
-                let target = disk_port(self.initiator.exchange(xid).disk);
-                self.send(cx, HOST, xid, Phase::Command, 0, target);
+            Event::Initiator(InitiatorEvent::Issue { slot }) => {
+                let issued = self.initiator.issue(slot, cx);
+                self.command(cx, issued);
             }
-            Event::Initiator(InitiatorEvent::Complete { xid }) => self.initiator.complete(xid, cx, &mut self.set),
+            Event::Initiator(InitiatorEvent::Send { xid }) => self.command(cx, Some(xid)),
+            Event::Initiator(InitiatorEvent::Complete { xid }) => {
+                let issued = self.initiator.complete(xid, cx, &mut self.set);
+                self.command(cx, issued);
+            }
             Event::Disk(_, DiskEvent::BurstReady { xid }) => self.send_next_burst(cx, xid, Phase::Data),
             Event::Disk(_, DiskEvent::WriteSetup { xid }) => self.send_next_burst(cx, xid, Phase::TransferReady),
             Event::Disk(disk, DiskEvent::MechDone { xid }) => self.on_mech_done(cx, disk, xid),
@@ -261,7 +277,7 @@ impl LoopModel {
 
     fn metric_summaries(&self, stop: Time, fixed: bool) -> Vec<(String, MetricSummary)> {
         let set = &self.set;
-        let m = &self.initiator.stats;
+        let m = &self.initiator.app().stats;
         let r = &self.ring.stats;
         let measure_start = set.measure_start();
         let elapsed_s = (stop - measure_start) as f64 * 1e-12;
@@ -294,7 +310,7 @@ impl LoopModel {
             out.push((format!("loop_init.{name}_us"), MetricSummary::value(time::to_us(*t))));
         }
         let width = device_digits(m.devices.len());
-        for (d, dev) in m.devices.iter().enumerate().take(self.initiator.active_disks() as usize) {
+        for (d, dev) in m.devices.iter().enumerate().take(self.initiator.app().active_disks() as usize) {
             let last = set.tally_value(dev.last_completion);
             let span_s = if fixed { (last.saturating_sub(measure_start)) as f64 * 1e-12 } else { elapsed_s };
             let bytes = set.tally_value(dev.bytes);
@@ -325,7 +341,7 @@ impl LoopModel {
 
     /// Totals and the conservation audit: every issued I/O completed or is in flight.
     fn counters(&self) -> Result<Vec<(String, i64)>> {
-        let c = &self.initiator.stats.counters;
+        let c = &self.initiator.counters;
         let r = &self.ring.stats.counters;
         let in_flight = c.ios_issued as i64 - c.ios_completed as i64;
         if self.initiator.live() as i64 != in_flight + self.initiator.lingering() as i64 {
@@ -385,7 +401,7 @@ impl Model for LoopModel {
 
     fn status(&self) -> Status {
         Status {
-            observations: self.initiator.stats.counters.ios_completed,
+            observations: self.initiator.counters.ios_completed,
             in_flight: self.initiator.live() as u64,
             memory_bytes: 0,
         }
@@ -406,17 +422,17 @@ impl Model for LoopModel {
 
     /// Fixed work ends at the last completion, not when the last event ran.
     fn stop_time(&self, now: Time) -> Time {
-        if !self.initiator.fixed_work() {
+        if !self.initiator.app().fixed_work() {
             return now;
         }
-        self.initiator.stats.devices.iter().map(|d| self.set.tally_value(d.last_completion)).max().unwrap_or(now)
+        self.initiator.app().stats.devices.iter().map(|d| self.set.tally_value(d.last_completion)).max().unwrap_or(now)
     }
 
     fn summaries(&mut self, stop: Time) -> Summary {
         self.ring.close_measurement(&mut self.set, stop);
         self.set.finish(stop);
         Summary {
-            metrics: self.metric_summaries(stop, self.initiator.fixed_work()),
+            metrics: self.metric_summaries(stop, self.initiator.app().fixed_work()),
             sections: vec![("loop".into(), self.section())],
             flags: Vec::new(),
         }
