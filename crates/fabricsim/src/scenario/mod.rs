@@ -15,6 +15,7 @@ pub mod ib;
 pub mod keys;
 pub mod load;
 pub mod loops;
+pub mod models;
 pub mod routing;
 pub mod run_plan;
 pub mod switched_loops;
@@ -30,6 +31,7 @@ pub use self::hosts::{HostsSpec, MachineType, NetperfSpec, NetperfTest};
 pub use self::ib::IbSpec;
 pub use self::load::DEFAULT_SCENARIO_TOML;
 pub use self::loops::{ArbitratedLoopSpec, DiskGroupSpec, InitiatorSpec, LoopSpec};
+pub use self::models::{ModelEntry, ModelKind, ModelSpec, MODELS};
 pub use self::routing::{ForwardingOverride, LaneAssignment, PathPolicy, RoutingSpec, TrunkChoice};
 pub use self::run_plan::{ObservationDefaults, RunPlan};
 pub use self::switched_loops::{SwitchedLoopModelSpec, SwitchedLoopSpec};
@@ -84,80 +86,6 @@ pub struct ScenarioFile {
     pub netperf: Option<NetperfSpec>,
 }
 
-/// The models a scenario can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelKind {
-    /// Fibre Channel switches and terminal nodes (seed 000).
-    FcFabric,
-    /// A Fibre Channel arbitrated loop of an initiator and SCSI disks (seed 004).
-    ArbitratedLoop,
-    /// InfiniBand switches and host channel adapters (seed 003).
-    InfiniBand,
-    /// Arbitrated loops with hosts and disks, bridged through a switch (seed 001).
-    SwitchedLoop,
-    /// TCP/IP between two hosts over a Fibre Channel switch, netperf tests (seed 002).
-    TcpNetperf,
-}
-
-/// One row of the table of models: the sections that select it, those it
-/// requires, and every section it accepts (besides `name`, `description`, `[run]`).
-pub struct ModelEntry {
-    pub kind: ModelKind,
-    pub name: &'static str,
-    pub selected_by: &'static [&'static str],
-    pub required: &'static [&'static str],
-    pub sections: &'static [&'static str],
-    pub defaults: ObservationDefaults,
-}
-
-/// The one table of section combinations. The first entry one of whose
-/// selecting sections is present wins; the entry that no section selects
-/// is the default.
-pub const MODELS: [ModelEntry; 5] = [
-    ModelEntry {
-        kind: ModelKind::SwitchedLoop,
-        name: "switched loop",
-        selected_by: &["switched_loop"],
-        required: &["disks"],
-        sections: &["switched_loop", "loop", "disks", "switch"],
-        defaults: ObservationDefaults { warmup: 200, max: 20_000, min: 1_000 },
-    },
-    ModelEntry {
-        kind: ModelKind::InfiniBand,
-        name: "InfiniBand",
-        selected_by: &["ib"],
-        required: &[],
-        sections: &["ib"],
-        defaults: ObservationDefaults { warmup: 100_000, max: 4_000_000, min: 200_000 },
-    },
-    ModelEntry {
-        kind: ModelKind::ArbitratedLoop,
-        name: "arbitrated loop",
-        selected_by: &["loop"],
-        required: &["disks"],
-        sections: &["loop", "disks", "initiator"],
-        defaults: ObservationDefaults { warmup: 200, max: 20_000, min: 1_000 },
-    },
-    ModelEntry {
-        kind: ModelKind::FcFabric,
-        name: "Fibre Channel fabric",
-        selected_by: &[],
-        required: &[],
-        sections: &["topology", "routing", "switch", "link", "protocol", "workload"],
-        defaults: ObservationDefaults { warmup: 20_000, max: 1_000_000, min: 50_000 },
-    },
-    ModelEntry {
-        kind: ModelKind::TcpNetperf,
-        name: "TCP over Fibre Channel",
-        selected_by: &["netperf", "hosts"],
-        required: &[],
-        sections: &["netperf", "hosts", "switch", "link"],
-        // A netperf test is fixed work (its length); the counts are unused.
-        defaults: ObservationDefaults { warmup: 0, max: 1_000_000_000, min: 0 },
-    },
-];
-
 /// The Fibre Channel fabric model's sections, defaults filled in.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FcFabricSpec {
@@ -167,19 +95,6 @@ pub struct FcFabricSpec {
     pub link: LinkSpec,
     pub protocol: ProtocolSpec,
     pub workload: WorkloadSpec,
-}
-
-/// What a scenario runs, with its sections.
-#[derive(Clone, Debug, PartialEq)]
-// Built once per run: the size of the largest variant costs nothing per event.
-#[allow(clippy::large_enum_variant)]
-pub enum ModelSpec {
-    FcFabric(FcFabricSpec),
-    ArbitratedLoop(ArbitratedLoopSpec),
-    // Boxed: the largest section by far.
-    InfiniBand(Box<IbSpec>),
-    SwitchedLoop(SwitchedLoopModelSpec),
-    TcpNetperf(TcpNetperfSpec),
 }
 
 /// The TCP-over-FC model's sections, defaults filled in.
@@ -249,7 +164,7 @@ fn section_label(name: &str) -> String {
 
 impl Scenario {
     /// Selects the model, refuses sections of other models, fills defaults and validates.
-    pub fn from_file(file: ScenarioFile) -> Result<Scenario> {
+    pub fn from_file(mut file: ScenarioFile) -> Result<Scenario> {
         let entry = file.model_entry();
         let present = file.sections_present();
         for section in &present {
@@ -287,71 +202,10 @@ impl Scenario {
                 ));
             }
         }
-        let mut run = file.run;
+        let mut run = std::mem::take(&mut file.run);
         run.fill_defaults(entry.defaults);
         run.validate()?;
-        let model = match entry.kind {
-            ModelKind::FcFabric => {
-                let mut spec = FcFabricSpec {
-                    topology: file.topology.unwrap_or_default(),
-                    routing: file.routing.unwrap_or_default(),
-                    switch: file.switch.unwrap_or_default(),
-                    link: file.link.unwrap_or_default(),
-                    protocol: file.protocol.unwrap_or_default(),
-                    workload: file.workload.unwrap_or_default(),
-                };
-                spec.switch.validate()?;
-                spec.topology.validate(spec.switch.ports)?;
-                spec.routing.validate()?;
-                spec.link.validate()?;
-                spec.protocol.validate()?;
-                spec.workload.validate()?;
-                spec.workload.sizes.fill_defaults();
-                fc::check_frame_times(&spec.link, &spec.protocol)?;
-                let data_frame_ps = spec.protocol.data_frame_bytes() as f64 * spec.link.ps_per_byte();
-                spec.workload.check_arrivals(data_frame_ps)?;
-                ModelSpec::FcFabric(spec)
-            }
-            ModelKind::ArbitratedLoop => {
-                let spec = ArbitratedLoopSpec {
-                    ring: file.ring.unwrap_or_default(),
-                    disks: file.disks.unwrap_or_default(),
-                    initiator: file.initiator.unwrap_or_default(),
-                };
-                spec.validate()?;
-                ModelSpec::ArbitratedLoop(spec)
-            }
-            ModelKind::InfiniBand => {
-                let mut spec = file.ib.unwrap_or_default();
-                spec.fill_defaults();
-                spec.validate()?;
-                ModelSpec::InfiniBand(Box::new(spec))
-            }
-            ModelKind::SwitchedLoop => {
-                let spec = SwitchedLoopModelSpec {
-                    switched: file.switched_loop.unwrap_or_default(),
-                    switch: file.switch.unwrap_or_default(),
-                    ring: file.ring.unwrap_or_default(),
-                    disks: file.disks.unwrap_or_default(),
-                };
-                spec.validate()?;
-                ModelSpec::SwitchedLoop(spec)
-            }
-            ModelKind::TcpNetperf => {
-                let spec = TcpNetperfSpec {
-                    hosts: file.hosts.unwrap_or_default(),
-                    netperf: file.netperf.unwrap_or_default(),
-                    switch: file.switch.unwrap_or_default(),
-                    link: file.link.unwrap_or_default(),
-                };
-                spec.switch.validate()?;
-                spec.link.validate()?;
-                spec.hosts.validate()?;
-                spec.netperf.validate()?;
-                fc::check_frame_times(&spec.link, &ProtocolSpec::default())?;
-                ModelSpec::TcpNetperf(spec)
-            }
-        };
+        let model = ModelSpec::from_file(entry.kind, &mut file)?;
         Ok(Scenario { name: file.name, description: file.description, run, model })
     }
 
@@ -363,102 +217,12 @@ impl Scenario {
             run: self.run.clone(),
             ..ScenarioFile::default()
         };
-        match &self.model {
-            ModelSpec::FcFabric(fc) => {
-                file.topology = Some(fc.topology.clone());
-                file.routing = Some(fc.routing.clone());
-                file.switch = Some(fc.switch.clone());
-                file.link = Some(fc.link.clone());
-                file.protocol = Some(fc.protocol.clone());
-                file.workload = Some(fc.workload.clone());
-            }
-            ModelSpec::ArbitratedLoop(l) => {
-                file.ring = Some(l.ring.clone());
-                file.disks = Some(l.disks.clone());
-                file.initiator = Some(l.initiator.clone());
-            }
-            ModelSpec::InfiniBand(ib) => file.ib = Some(ib.as_ref().clone()),
-            ModelSpec::SwitchedLoop(s) => {
-                file.switched_loop = Some(s.switched.clone());
-                file.switch = Some(s.switch.clone());
-                file.ring = Some(s.ring.clone());
-                file.disks = Some(s.disks.clone());
-            }
-            ModelSpec::TcpNetperf(t) => {
-                file.hosts = Some(t.hosts.clone());
-                file.netperf = Some(t.netperf.clone());
-                file.switch = Some(t.switch.clone());
-                file.link = Some(t.link.clone());
-            }
-        }
+        self.model.to_file(&mut file);
         file
     }
 
     pub fn model_kind(&self) -> ModelKind {
-        match self.model {
-            ModelSpec::FcFabric(_) => ModelKind::FcFabric,
-            ModelSpec::ArbitratedLoop(_) => ModelKind::ArbitratedLoop,
-            ModelSpec::InfiniBand(_) => ModelKind::InfiniBand,
-            ModelSpec::SwitchedLoop(_) => ModelKind::SwitchedLoop,
-            ModelSpec::TcpNetperf(_) => ModelKind::TcpNetperf,
-        }
-    }
-
-    /// The FC fabric sections, or an error naming the model this scenario runs.
-    pub fn fc_fabric(&self) -> Result<&FcFabricSpec> {
-        match &self.model {
-            ModelSpec::FcFabric(spec) => Ok(spec),
-            _ => Err(Error::scenario(format!(
-                "this scenario runs the {:?} model, not the Fibre Channel fabric",
-                self.model_kind()
-            ))),
-        }
-    }
-
-    /// The arbitrated loop sections, or an error naming the model this scenario runs.
-    pub fn arbitrated_loop(&self) -> Result<&ArbitratedLoopSpec> {
-        match &self.model {
-            ModelSpec::ArbitratedLoop(spec) => Ok(spec),
-            _ => Err(Error::scenario(format!(
-                "this scenario runs the {:?} model, not the arbitrated loop",
-                self.model_kind()
-            ))),
-        }
-    }
-}
-
-impl Scenario {
-    /// The switched-loop sections, or an error naming the model this scenario runs.
-    pub fn switched_loop(&self) -> Result<&SwitchedLoopModelSpec> {
-        match &self.model {
-            ModelSpec::SwitchedLoop(spec) => Ok(spec),
-            _ => Err(Error::scenario(format!(
-                "this scenario runs the {:?} model, not the switched loops",
-                self.model_kind()
-            ))),
-        }
-    }
-
-    /// The TCP-over-FC sections, or an error naming the model this scenario runs.
-    pub fn tcp_netperf(&self) -> Result<&TcpNetperfSpec> {
-        match &self.model {
-            ModelSpec::TcpNetperf(spec) => Ok(spec),
-            _ => Err(Error::scenario(format!(
-                "this scenario runs the {:?} model, not TCP over Fibre Channel",
-                self.model_kind()
-            ))),
-        }
-    }
-
-    /// The InfiniBand sections, or an error naming the model this scenario runs.
-    pub fn infiniband(&self) -> Result<&IbSpec> {
-        match &self.model {
-            ModelSpec::InfiniBand(spec) => Ok(spec.as_ref()),
-            _ => Err(Error::scenario(format!(
-                "this scenario runs the {:?} model, not the InfiniBand fabric",
-                self.model_kind()
-            ))),
-        }
+        self.model.kind()
     }
 }
 
