@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from conftest import SMALL, longer, run_cli, set_args, spawn_cli
 
+REPO = Path(__file__).resolve().parents[1]
 SMALL_SETS = set_args(SMALL)
 
 
@@ -217,6 +218,17 @@ def test_scenario_upgrade_rewrites_the_old_shape(cli, tmp_path):
     assert (run["warmup_observations"], run["max_observations"]) == (10, 40)
     proc = cli("scenario", "upgrade", str(old))
     assert proc.returncode == 0 and "already of the current shape" in proc.stderr
+
+
+@pytest.mark.parametrize("path", sorted(REPO.glob("scenarios/*/*.toml")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_scenario_upgrade_leaves_every_shipped_scenario_as_it_is(cli, tmp_path, path):
+    # A switched loop has [loop] and [switch]; the upgrade once took it for an old
+    # arbitrated loop and dropped its switch.
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    proc = cli("scenario", "upgrade", str(copy))
+    assert proc.returncode == 0 and "already of the current shape" in proc.stderr, proc.stderr
+    assert copy.read_bytes() == path.read_bytes()
 
 
 def test_scenario_check_builds_the_model_as_run_does(cli, tmp_path):

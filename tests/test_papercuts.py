@@ -53,6 +53,8 @@ def test_intervals_show_two_significant_digits_and_the_mean_to_match():
     assert _with_interval(0.15461, 0.0099731) == ("0.1546", "± 0.0100")
     assert _with_interval(187.3312, 4.2177) == ("187.3", "± 4.2")
     assert _with_interval(30.0, float("nan")) == ("30", "")
+    # A constant (switched loops' open round trip) has an interval of rounding noise.
+    assert _with_interval(10.209, 1.9e-14) == ("10.209", "± 0")
     proc = run_cli("run", "--set", "run.max_observations=5000", "--set", "run.warmup_observations=500")
     line = next(x for x in proc.stdout.splitlines() if x.startswith("message_latency_us"))
     mean, _, ci = line.split()[1:4]

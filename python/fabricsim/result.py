@@ -205,6 +205,11 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+# Relative spread below which a half-width is floating-point rounding, not variation
+# (no run holds the ~1e18 observations a true interval this narrow would need).
+_ROUNDING = 1e-9
+
+
 def _with_interval(mean: float, half_width: float) -> tuple[str, str]:
     """The mean and "± half-width" as a measurement is written: the half-width to two
     significant digits, the mean to the same decimal place (no digits the interval
@@ -213,6 +218,9 @@ def _with_interval(mean: float, half_width: float) -> tuple[str, str]:
         return _fmt(mean), ""
     if half_width <= 0 or not math.isfinite(half_width):
         return _fmt(mean), "± " + _fmt(half_width)
+    if half_width <= _ROUNDING * abs(mean):
+        # Batch means of a constant differ only in their last bits: the interval is 0.
+        return _fmt(mean), "± 0"
     decimals = 1 - math.floor(math.log10(half_width))  # the place of the second significant digit
     hw, m = round(half_width, decimals), round(mean, decimals)
     if decimals <= 0:

@@ -46,7 +46,8 @@ pub fn upgrade_toml(text: &str, source: &str) -> Result<(String, Vec<String>)> {
             notes.push("renamed [fabric] to [topology]".to_string());
         }
     }
-    if doc.get("loop").is_some() {
+    // A switched loop has a [loop] too, and its [switch] is the switch between the loops.
+    if doc.get("loop").is_some() && doc.get("switched_loop").is_none() {
         is_loop = true;
     }
     for (old, new) in [
@@ -103,6 +104,15 @@ mod tests {
         let s = Scenario::from_toml_str(&new, "new.toml").unwrap();
         assert_eq!(s.run.counts(), (5, 50, 50));
         assert_eq!(s.run.seed, 3);
+    }
+
+    #[test]
+    fn a_switched_loop_keeps_its_switch() {
+        let text = "[switched_loop]\nloops = 2\n[loop]\nlength_m = 10.0\n[switch]\nrouting_time_ns = 720.0\n\
+                    [[disks]]\ncount = 2\n";
+        let (new, notes) = upgrade_toml(text, "s.toml").unwrap();
+        assert_eq!(new, text);
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]
