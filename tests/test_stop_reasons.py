@@ -25,8 +25,20 @@ def test_a_time_capped_netperf_run_measures_what_it_ran():
     assert proc.returncode == 0, proc.stderr
     r = json.loads(proc.stdout)
     assert r["run"]["stop_reason"] == "max_time" and "max_time" in r["run"]["flags"]
-    assert abs(r["metrics"]["elapsed_s"]["mean"] - 0.1) < 1e-3
+    assert r["metrics"]["elapsed_s"]["mean"] == 0.1 and r["run"]["sim_time_us"] == 100_000
     assert 300 < r["metrics"]["latency_us"]["mean"] < 600
+
+
+def test_a_cap_before_the_first_transaction_measures_the_capped_time():
+    proc = run_cli("run", "--json", str(REPO / "scenarios/ong-farrell-fc/rr-1byte-hp735-j210.toml"),
+                   "--set", "run.max_time_ms=0.01")
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert {"max_time", "no_transactions"} <= set(r["run"]["flags"])
+    assert r["metrics"]["elapsed_s"]["mean"] == 1e-5 and r["run"]["sim_time_us"] == 10
+    assert r["metrics"]["latency_us"]["mean"] is None
+    for side in ("local", "remote"):
+        assert 0 <= r["metrics"][f"{side}_cpu_utilization_pct"]["mean"] <= 100
 
 
 def test_the_deadlock_summary_names_the_cycle_in_any_model():

@@ -330,7 +330,10 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
         }
     };
     let measured = sim.model.status().observations - observations_at_reset;
-    let stop = sim.model.stop_time(sim.now());
+    // A capped run ran to the cap, however long before it the last event was
+    // (a netperf test whose first event lies past a 10 us cap measured 10 us, not 0).
+    let ran_to = if reason == StopReason::MaxTime { plan.max_time.max(sim.now()) } else { sim.now() };
+    let stop = sim.model.stop_time(ran_to);
     let Summary { metrics, mut sections, mut flags } = sim.model.summaries(stop);
     let names: Vec<&str> = metrics.iter().map(|(n, _)| n.as_str()).collect();
     if let Some(missing) = sim.model.metrics().reportable_names().find(|n| !names.contains(n)) {
