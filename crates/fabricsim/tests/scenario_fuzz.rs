@@ -17,11 +17,14 @@
 //! `FABRICSIM_FUZZ_SEED=random` new ones on every run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use fabricsim::scenario::check::{ranges, RangeKind};
 use fabricsim::scenario::keys::key_reference;
-use fabricsim::{Error, ErrorKind, Scenario};
+use fabricsim::scenario::MODELS;
+use fabricsim::sim::{Progress, RunObserver};
+use fabricsim::{Error, ErrorKind, Scenario, StopReason};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
@@ -259,21 +262,27 @@ fn plausible_entry() -> impl Strategy<Value = (String, V)> {
     prop_oneof![3 => ranged, 1 => prop::sample::select(choices).prop_map(|(k, c)| (k, V::Str(c)))]
 }
 
-fn plausible_scenario() -> impl Strategy<Value = Vec<(String, V)>> {
-    (any::<bool>(), prop::collection::vec((plausible_entry(), 0usize..3), 0..8)).prop_map(|(is_loop, entries)| {
+/// A scenario of one model: its selecting section, the disks it requires, and
+/// keys of its own sections or of `[run]` (keys of another model would only
+/// be refused, and the random scenarios above try those).
+fn plausible_scenario() -> impl Strategy<Value = (usize, Vec<(String, V)>)> {
+    (0..MODELS.len(), prop::collection::vec((plausible_entry(), 0usize..3), 0..8)).prop_map(|(m, entries)| {
+        let model = &MODELS[m];
         let mut root = Vec::new();
-        if is_loop {
+        if let Some(section) = model.selected_by.first() {
+            root.push((section.to_string(), V::Table(vec![])));
+        }
+        if model.required.contains(&"disks") {
             insert(&mut root, "loop.initialize", V::Bool(false), 0);
             insert(&mut root, "disks.count", V::Int(2), 0);
         }
         for ((k, v), g) in entries {
-            // Keys of the other model would only be refused: keep to one model.
-            let looped = ["loop.", "disks.", "initiator."].iter().any(|p| k.starts_with(p));
-            if looped == is_loop || k.starts_with("run.") {
+            let section = k.split('.').next().unwrap_or("");
+            if section == "run" || model.sections.contains(&section) {
                 insert(&mut root, &k, v, g);
             }
         }
-        root
+        (m, root)
     })
 }
 
@@ -415,16 +424,43 @@ fn random_json_scenarios_load_or_fail_cleanly() {
     counts.report("json", 3);
 }
 
+/// Wall-clock seconds a plausible scenario may run (`FABRICSIM_FUZZ_RUN_S`, default 10).
+fn run_limit() -> Duration {
+    Duration::from_secs_f64(std::env::var("FABRICSIM_FUZZ_RUN_S").ok().and_then(|v| v.parse().ok()).unwrap_or(10.0))
+}
+
+/// Ends a run (as `interrupted`) once its wall-clock time is up.
+struct Deadline(Instant);
+
+impl RunObserver for Deadline {
+    fn progress(&mut self, _: &Progress) -> bool {
+        Instant::now() < self.0
+    }
+}
+
+/// What the runs of one model came to.
+#[derive(Default)]
+struct Runs {
+    runs: u64,
+    measured: u64,
+    refused: u64,
+    cut: u64,
+    slowest: Duration,
+}
+
 /// Scenarios of values inside (or at the edges of) every range build, or
-/// are refused cleanly; those that build run a few observations without a panic.
+/// are refused cleanly; those that build run a few observations (at most
+/// 50 simulated ms and `run_limit()` of wall time) without a panic, and
+/// each of the five models gets its share of runs.
 #[test]
 fn plausible_scenarios_build_and_run_or_fail_cleanly() {
     let counts = Counts::default();
+    let per_model = Mutex::new((0..MODELS.len()).map(|_| Runs::default()).collect::<Vec<_>>());
     runner()
-        .run(&plausible_scenario(), |mut root| {
+        .run(&plausible_scenario(), |(m, mut root)| {
             for (k, v) in [
                 ("run.warmup_observations", V::Int(0)),
-                ("run.max_observations", V::Int(20)),
+                ("run.max_observations", V::Int(1000)),
                 ("run.min_observations", V::Int(0)),
                 ("run.precision", V::Float(0.0)),
                 ("run.max_time_ms", V::Float(50.0)),
@@ -440,16 +476,44 @@ fn plausible_scenarios_build_and_run_or_fail_cleanly() {
                 counts.skip();
                 return Ok(());
             };
+            let start = Instant::now();
             if let Some(s) = load_and_check(Scenario::from_toml_str(&text, "fuzz.toml"), "fuzz.toml", &text, &counts) {
+                assert_eq!(s.model_kind(), MODELS[m].kind, "{text}");
                 // A scenario may still ask for what only a run finds impossible;
                 // a failed audit or a broken invariant is a bug.
-                if let Err(e) = fabricsim::run(&s) {
-                    assert_eq!(e.kind, ErrorKind::Scenario, "{e}\n{text}");
-                    assert!(!e.message.is_empty(), "{e}\n{text}");
+                let outcome = fabricsim::run::run_observed(&s, &mut Deadline(Instant::now() + run_limit()));
+                let mut tally = per_model.lock().unwrap();
+                let t = &mut tally[m];
+                t.runs += 1;
+                t.slowest = t.slowest.max(start.elapsed());
+                match outcome {
+                    Ok(r) => {
+                        t.measured += u64::from(r.run.observations > 0);
+                        t.cut += u64::from(r.run.stop_reason == StopReason::Interrupted);
+                    }
+                    Err(e) => {
+                        assert_eq!(e.kind, ErrorKind::Scenario, "{e}\n{text}");
+                        assert!(!e.message.is_empty(), "{e}\n{text}");
+                        t.refused += 1;
+                    }
                 }
             }
             Ok(())
         })
         .unwrap();
+    for (entry, t) in MODELS.iter().zip(per_model.into_inner().unwrap()) {
+        eprintln!(
+            "plausible {}: {} run, {} of them measured something, {} refused at run time, {} cut at the wall-clock \
+             limit; slowest case {:.2} s",
+            entry.name,
+            t.runs,
+            t.measured,
+            t.refused,
+            t.cut,
+            t.slowest.as_secs_f64()
+        );
+        // Every model is drawn a fifth of the time; at least a quarter of those must run.
+        assert!(t.runs * 20 >= cases() as u64, "plausible {}: only {} of {} inputs ran", entry.name, t.runs, cases());
+    }
     counts.report("plausible", 40);
 }
