@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import fabricsim
+import pytest
+
 from conftest import run_cli
 
 
@@ -16,6 +19,12 @@ def test_a_lower_maximum_on_the_built_in_scenario_needs_no_minimum():
 def test_a_seed_past_two_to_the_64_is_too_large():
     proc = run_cli("run", "--set", "run.seed=18446744073709551616")
     assert proc.returncode == 2 and "too large" in proc.stderr and "not a whole number" not in proc.stderr
+    # Past 2^64 the value is echoed as given, not as the float it would round to.
+    for given in ("99999999999999999999999", "-99999999999999999999999"):
+        proc = run_cli("run", "--set", f"run.seed={given}")
+        assert proc.returncode == 2 and f"`run.seed` = {given}: too " in proc.stderr, proc.stderr
+    with pytest.raises(fabricsim.ScenarioError, match="= 99999999999999999999999: too large"):
+        fabricsim.Scenario.from_dict({"run": {"seed": 99999999999999999999999}})
 
 
 def test_one_data_vl_runs_without_an_error_about_tables_never_written(tmp_path):

@@ -72,6 +72,11 @@ def clean_value(value: Any, key: str, source: str, depth: int = 0) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
+        # Past 64 bits the engine would read a float and echo it rounded: refuse it here, exact.
+        if value >= 2**64:
+            raise _refuse(key, int(value), "too large", source)
+        if value < -(2**63):
+            raise _refuse(key, int(value), "too small", source)
         return int(value)
     if isinstance(value, numbers.Real):
         f = float(value)
