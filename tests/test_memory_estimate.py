@@ -30,7 +30,8 @@ def _peak_mib(path) -> float:
 
 def test_the_estimate_bounds_a_real_build_from_above(tmp_path):
     big, small = tmp_path / "big.toml", tmp_path / "small.toml"
-    big.write_text('[ib.topology]\nkind = "random"\nswitches = 1024\n')
+    # An 8-ary 4-tree (4,096 HCAs on 2,048 switches): its tables take a port byte per switch and HCA.
+    big.write_text('[ib.topology]\nkind = "fat_tree"\narity = 8\nlevels = 4\n')
     small.write_text("[ib]\n")
     proc = run_cli("scenario", "check", str(big), "--set", "run.memory_budget_mb=16")
     assert proc.returncode == 2, proc.stderr

@@ -99,14 +99,19 @@ fn an_observer_stops_a_run_and_the_report_says_so() {
 
 /// The largest fabrics the keys allow are refused before anything of their
 /// size is built, with the estimate: a 65,536-HCA fat tree (it once grew to
-/// 11.5 GB under `scenario check`) and a 4,096-switch random network (it
-/// once built for minutes). Both under the default 1 GiB budget; a budget
-/// above the estimate lets a fabric through.
+/// 11.5 GB under `scenario check`; its two tables of a port byte per switch
+/// and HCA take 2 GiB) and a 4,096-switch random network under Up*/Down*
+/// (it once built for minutes; its routing works on matrices of switch
+/// pairs). Both under the default 1 GiB budget; a budget above the estimate
+/// lets a fabric through.
 #[test]
 fn fabrics_the_budget_cannot_hold_are_refused_before_they_are_built() {
     for (toml, name) in [
         ("[ib.topology]\nkind = \"fat_tree\"\narity = 16\nlevels = 4\n", "16384 switches and 65536 HCAs"),
-        ("[ib.topology]\nkind = \"random\"\nswitches = 4096\n", "4096 switches and 4096 HCAs"),
+        (
+            "[ib.topology]\nkind = \"random\"\nswitches = 4096\n[ib.routing]\nalgorithm = \"updown\"\n",
+            "4096 switches and 4096 HCAs",
+        ),
     ] {
         let start = std::time::Instant::now();
         let s = scenario(toml);
@@ -119,7 +124,7 @@ fn fabrics_the_budget_cannot_hold_are_refused_before_they_are_built() {
         assert!(e.allowed.as_deref().unwrap().contains("forwarding tables"), "{e}");
         assert_eq!(r.key, e.key, "{r}");
     }
-    let medium = "[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 3\n";
+    let medium = "[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 5\n";
     let e = fabricsim::run::check(&scenario(&format!("[run]\nmemory_budget_mb = 16\n{medium}"))).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("run.memory_budget_mb"), "{e}");
     fabricsim::run::check(&scenario(&format!("[run]\nmemory_budget_mb = 64\n{medium}"))).expect("fits 64 MiB");

@@ -16,7 +16,7 @@ use petgraph::algo::{is_cyclic_directed, tarjan_scc};
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
-use super::forwarding::ForwardingTables;
+use super::forwarding::Routes;
 use super::topology::{PortUse, Topology};
 use crate::error::{Error, Result};
 
@@ -52,9 +52,10 @@ pub trait VirtualLanes {
     fn count(&self) -> u8;
     /// The VL of the channel a packet leaves `hop.switch` on.
     fn lane(&self, hop: &Hop) -> u8;
-    /// Whether `lane` never reads `hop.source`: then routes to one
-    /// destination share their dependencies wherever they meet, and the
-    /// analysis walks each destination's routes once.
+    /// Whether `lane` never reads `hop.source` (nor, on the source's own
+    /// switch, the port it is on): then routes to one destination share
+    /// their dependencies wherever they meet, from the first switch on, and
+    /// the analysis walks each destination's routes once.
     fn ignores_source(&self) -> bool {
         false
     }
@@ -103,7 +104,7 @@ pub fn channel_name(map: &[Vec<PortUse>], c: Channel, lanes: u8) -> String {
 /// keyed by destination send every VL's packets along the same routes, so
 /// each VL's channels form a copy of the one-VL graph, and one analysis
 /// decides them all (a cycle is named on each VL it closes on).
-pub fn analyze_per_lane(topo: &Topology, tables: &ForwardingTables, vls: &[u8]) -> Result<Vec<(u8, DependencyReport)>> {
+pub fn analyze_per_lane(topo: &Topology, tables: &impl Routes, vls: &[u8]) -> Result<Vec<(u8, DependencyReport)>> {
     let one = analyze(topo, tables)?;
     Ok(vls
         .iter()
@@ -117,17 +118,13 @@ pub fn analyze_per_lane(topo: &Topology, tables: &ForwardingTables, vls: &[u8]) 
 
 /// Builds the channel dependency graph of `tables` over `topo` with one VL
 /// and looks for a cycle.
-pub fn analyze(topo: &Topology, tables: &ForwardingTables) -> Result<DependencyReport> {
+pub fn analyze(topo: &Topology, tables: &impl Routes) -> Result<DependencyReport> {
     analyze_with_lanes(topo, tables, &OneLane)
 }
 
 /// Builds the channel dependency graph of `tables` over `topo`, each hop on
 /// the VL `lanes` assigns, and looks for a cycle.
-pub fn analyze_with_lanes(
-    topo: &Topology,
-    tables: &ForwardingTables,
-    lanes: &dyn VirtualLanes,
-) -> Result<DependencyReport> {
+pub fn analyze_with_lanes(topo: &Topology, tables: &impl Routes, lanes: &dyn VirtualLanes) -> Result<DependencyReport> {
     let map = topo.port_map();
     let g = dependency_graph(topo, &map, tables, lanes)?;
     let cycle: Vec<String> = find_cycle(&g)
@@ -168,7 +165,7 @@ pub fn dependency_graph_bytes(topo: &Topology, lanes: u8) -> u64 {
 pub fn dependency_graph(
     topo: &Topology,
     map: &[Vec<PortUse>],
-    tables: &ForwardingTables,
+    tables: &impl Routes,
     lanes: &dyn VirtualLanes,
 ) -> Result<DiGraphMap<Channel, ()>> {
     let endpoint_switch = topo.endpoint_switch();
@@ -198,23 +195,38 @@ pub fn dependency_graph(
     // entered == stamp > finished, and done once finished == stamp.
     let (mut entered, mut finished) = (vec![0u64; states], vec![0u64; states]);
     let mut stamp = 0u64;
-    let mut edges: HashSet<(Channel, Channel)> = HashSet::new();
+    // Edges found so far: a bit matrix per switch, its walk states by its
+    // output channels, so that each edge is kept once without hashing.
+    let lane_count = lanes.count() as usize;
+    let mut first_bit = Vec::with_capacity(map.len());
+    let mut bits = 0usize;
+    for ports in map {
+        first_bit.push(bits);
+        bits += ports.len() * per_port * ports.len() * lane_count;
+    }
+    let mut seen = vec![0u64; bits.div_ceil(64)];
+    let mut edges: Vec<(Channel, Channel)> = Vec::new();
     enum Step {
         Enter(u32, u16, Option<Channel>),
         Leave(usize),
     }
     let mut stack: Vec<Step> = Vec::new();
     let by_destination = lanes.ignores_source();
+    // By destination, the sources of one switch leave it alike: the first
+    // walks for all (so the walk is linear in switches x endpoints).
+    let mut started = vec![0u64; map.len()];
     for (n, &d) in endpoint_switch.iter().enumerate() {
         if by_destination {
             stamp += 1;
         }
         for (src, source) in topo.endpoints.iter().enumerate() {
             let a = source.switch;
-            if a == d {
+            if a == d || (by_destination && started[a as usize] == stamp) {
                 continue;
             }
-            if !by_destination {
+            if by_destination {
+                started[a as usize] = stamp;
+            } else {
                 stamp += 1;
             }
             stack.push(Step::Enter(a, source.port, None));
@@ -239,7 +251,7 @@ pub fn dependency_graph(
                 }
                 entered[at] = stamp;
                 stack.push(Step::Leave(at));
-                for &p in &tables.ports[s as usize][n] {
+                for p in tables.ports_of(s as usize, n) {
                     match map[s as usize][p as usize] {
                         PortUse::Endpoint(_) => {}
                         PortUse::Link { to, .. } => {
@@ -253,7 +265,14 @@ pub fn dependency_graph(
                             };
                             let c = (s, p, lanes.lane(&hop));
                             if let Some(i) = incoming {
-                                edges.insert((i, c));
+                                let outputs = map[s as usize].len() * lane_count;
+                                let local = at - first_state[s as usize];
+                                let b =
+                                    first_bit[s as usize] + local * outputs + p as usize * lane_count + c.2 as usize;
+                                if seen[b / 64] & (1 << (b % 64)) == 0 {
+                                    seen[b / 64] |= 1 << (b % 64);
+                                    edges.push((i, c));
+                                }
                             }
                             let q = peer[s as usize][p as usize].expect("links are wired both ways");
                             stack.push(Step::Enter(to, q, Some(c)));
@@ -270,7 +289,6 @@ pub fn dependency_graph(
             }
         }
     }
-    let mut edges: Vec<(Channel, Channel)> = edges.into_iter().collect();
     edges.sort_unstable();
     for (i, c) in edges {
         g.add_edge(i, c, ());

@@ -61,32 +61,33 @@ impl LinearTables {
     }
 
     /// The same routes keyed by endpoint, with topology port numbers
-    /// (an IBA port minus one), for what reads `ForwardingTables`.
+    /// (an IBA port minus one): what a switch of the model holds.
+    pub fn to_endpoint_tables(&self) -> EndpointTables {
+        let mut t = EndpointTables::empty(self.switch_count(), self.lids.endpoint.len());
+        for s in 0..self.switch_count() {
+            for (e, &lid) in self.lids.endpoint.iter().enumerate() {
+                if let p @ 1..=254 = self.port(s, lid) {
+                    t.set(s, e, p as u16 - 1);
+                }
+            }
+        }
+        t
+    }
+
+    /// The same routes keyed by endpoint, for what reads `ForwardingTables`.
     pub fn to_forwarding_tables(&self) -> ForwardingTables {
-        let ports = (0..self.switch_count())
-            .map(|s| {
-                self.lids
-                    .endpoint
-                    .iter()
-                    .map(|&lid| match self.port(s, lid) {
-                        0 | NO_ROUTE => Vec::new(),
-                        p => vec![p as u16 - 1],
-                    })
-                    .collect()
-            })
-            .collect();
-        ForwardingTables { ports }
+        self.to_endpoint_tables().to_forwarding_tables()
     }
 
     /// Tables keyed by LID from per-endpoint tables (the first port of
     /// every entry): endpoints at `lids`, each switch's own LID on port 0;
     /// other switches' LIDs get no route (the per-endpoint tables say none).
-    pub fn from_forwarding_tables(tables: &ForwardingTables, lids: Lids) -> LinearTables {
-        let mut t = LinearTables::empty(tables.ports.len(), lids);
-        for (s, row) in tables.ports.iter().enumerate() {
+    pub fn from_forwarding_tables(tables: &impl Routes, lids: Lids) -> LinearTables {
+        let mut t = LinearTables::empty(lids.switch.len(), lids);
+        for s in 0..t.switch_count() {
             t.set(s, t.lids.switch[s], 0);
-            for (e, entry) in row.iter().enumerate() {
-                if let Some(&p) = entry.first() {
+            for e in 0..t.lids.endpoint.len() {
+                if let Some(p) = tables.first_port(s, e) {
                     t.set(s, t.lids.endpoint[e], (p + 1) as u8);
                 }
             }
@@ -100,34 +101,27 @@ impl LinearTables {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ForwardingTables {
-    /// `ports[s][e]`: output ports of switch `s` towards endpoint `e`.
-    pub ports: Vec<Vec<Vec<u16>>>,
-}
+/// What the analyses read of any forwarding tables (the per-endpoint lists
+/// of [`ForwardingTables`], the port bytes of [`EndpointTables`]): the
+/// output ports of a switch towards a destination endpoint.
+pub trait Routes {
+    /// Every port a frame for endpoint `e` may leave switch `s` by (none: no route).
+    fn ports_of(&self, s: usize, e: usize) -> impl Iterator<Item = u16> + '_;
 
-/// The smallest heap block glibc's allocator hands out: what an entry's
-/// one-port list takes.
-const MIN_HEAP_BLOCK: u64 = 32;
-
-impl ForwardingTables {
-    /// Heap bytes of the tables of `switches` switches to `endpoints`
-    /// endpoints with one port per entry (a deterministic routing), before
-    /// they are built.
-    pub fn bytes_for(switches: u64, endpoints: u64) -> u64 {
-        let entry = std::mem::size_of::<Vec<u16>>() as u64 + MIN_HEAP_BLOCK;
-        switches * (std::mem::size_of::<Vec<Vec<u16>>>() as u64 + endpoints * entry)
+    /// The first of them (a deterministic routing's only one).
+    fn first_port(&self, s: usize, e: usize) -> Option<u16> {
+        self.ports_of(s, e).next()
     }
 
     /// The switches a packet for endpoint `dest` visits from switch `from`
     /// (both included), taking the first port of every entry; None when an
     /// entry is missing, leads to a free port or another endpoint, or the
     /// route loops.
-    pub fn path(&self, topo: &Topology, map: &[Vec<PortUse>], from: u32, dest: u32) -> Option<Vec<u32>> {
+    fn path(&self, topo: &Topology, map: &[Vec<PortUse>], from: u32, dest: u32) -> Option<Vec<u32>> {
         let mut path = vec![from];
         let mut s = from;
         loop {
-            let &p = self.ports[s as usize][dest as usize].first()?;
+            let p = self.first_port(s as usize, dest as usize)?;
             match map[s as usize].get(p as usize)? {
                 PortUse::Endpoint(e) if *e == dest => return Some(path),
                 PortUse::Link { to, .. } => {
@@ -146,7 +140,7 @@ impl ForwardingTables {
     /// switches (first port of every entry): a yardstick to compare routings
     /// of one topology, e.g. Up*/Down* from several roots. None when some
     /// endpoint is unreachable.
-    pub fn mean_hops(&self, topo: &Topology) -> Option<f64> {
+    fn mean_hops(&self, topo: &Topology) -> Option<f64> {
         let map = topo.port_map();
         let switch_of = topo.endpoint_switch();
         let per_switch = topo.endpoints_per_switch();
@@ -173,7 +167,7 @@ impl ForwardingTables {
                     }
                     to_dest[s as usize] = ON_PATH;
                     walk.push(s);
-                    let &p = self.ports[s as usize][dest].first()?;
+                    let p = self.first_port(s as usize, dest)?;
                     match map[s as usize].get(p as usize)? {
                         PortUse::Endpoint(e) if *e as usize == dest => break 0,
                         PortUse::Link { to, .. } => s = *to,
@@ -192,8 +186,126 @@ impl ForwardingTables {
     }
 }
 
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ForwardingTables {
+    /// `ports[s][e]`: output ports of switch `s` towards endpoint `e`.
+    pub ports: Vec<Vec<Vec<u16>>>,
+}
+
+/// The smallest heap block glibc's allocator hands out: what an entry's
+/// one-port list takes.
+const MIN_HEAP_BLOCK: u64 = 32;
+
+impl ForwardingTables {
+    /// Heap bytes of the tables of `switches` switches to `endpoints`
+    /// endpoints with one port per entry (a deterministic routing), before
+    /// they are built.
+    pub fn bytes_for(switches: u64, endpoints: u64) -> u64 {
+        let entry = std::mem::size_of::<Vec<u16>>() as u64 + MIN_HEAP_BLOCK;
+        switches * (std::mem::size_of::<Vec<Vec<u16>>>() as u64 + endpoints * entry)
+    }
+}
+
+impl Routes for ForwardingTables {
+    fn ports_of(&self, s: usize, e: usize) -> impl Iterator<Item = u16> + '_ {
+        self.ports[s][e].iter().copied()
+    }
+}
+
+/// A switch port byte that routes nowhere.
+pub const NO_PORT: u8 = u8::MAX;
+
+/// Deterministic forwarding tables keyed by destination endpoint, as
+/// compact as a switch's linear forwarding table: one output port byte
+/// (a topology port number, below 255; [`NO_PORT`]: no route) per switch
+/// and endpoint, every switch a row. What an InfiniBand switch of the model
+/// holds, and what the routings of large fabrics build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointTables {
+    endpoints: usize,
+    ports: Vec<u8>,
+}
+
+impl EndpointTables {
+    /// Tables of `switches` switches to `endpoints` endpoints with no route anywhere.
+    pub fn empty(switches: usize, endpoints: usize) -> EndpointTables {
+        EndpointTables { endpoints, ports: vec![NO_PORT; switches * endpoints] }
+    }
+
+    /// Heap bytes of the tables of `switches` switches to `endpoints` endpoints.
+    pub fn bytes_for(switches: u64, endpoints: u64) -> u64 {
+        switches * endpoints
+    }
+
+    pub fn switch_count(&self) -> usize {
+        self.ports.len().checked_div(self.endpoints).unwrap_or(0)
+    }
+
+    pub fn endpoint_count(&self) -> usize {
+        self.endpoints
+    }
+
+    /// Switch `s`'s port towards endpoint `e`.
+    #[inline]
+    pub fn port(&self, s: usize, e: usize) -> Option<u16> {
+        match self.ports[s * self.endpoints + e] {
+            NO_PORT => None,
+            p => Some(p as u16),
+        }
+    }
+
+    /// Switch `s` sends endpoint `e`'s frames out of `port` (below 255: an IBA switch has at most 254 ports).
+    #[inline]
+    pub fn set(&mut self, s: usize, e: usize, port: u16) {
+        debug_assert!(port < NO_PORT as u16, "port {port} beyond a port byte");
+        self.ports[s * self.endpoints + e] = port as u8;
+    }
+
+    /// Switch `s`'s whole table, indexed by endpoint.
+    pub fn row(&self, s: usize) -> &[u8] {
+        &self.ports[s * self.endpoints..(s + 1) * self.endpoints]
+    }
+
+    /// Heap bytes held: one per (switch, endpoint).
+    pub fn memory_bytes(&self) -> u64 {
+        self.ports.capacity() as u64
+    }
+
+    /// The first port of every entry of `tables` over `switches` switches.
+    pub fn from_routes(tables: &impl Routes, switches: usize, endpoints: usize) -> EndpointTables {
+        let mut t = EndpointTables::empty(switches, endpoints);
+        for s in 0..switches {
+            for e in 0..endpoints {
+                if let Some(p) = tables.first_port(s, e) {
+                    t.set(s, e, p);
+                }
+            }
+        }
+        t
+    }
+
+    /// The same routes as per-endpoint lists, for what reads `ForwardingTables`.
+    pub fn to_forwarding_tables(&self) -> ForwardingTables {
+        let ports = (0..self.switch_count())
+            .map(|s| (0..self.endpoints).map(|e| self.port(s, e).into_iter().collect()).collect())
+            .collect();
+        ForwardingTables { ports }
+    }
+}
+
+impl Routes for EndpointTables {
+    fn ports_of(&self, s: usize, e: usize) -> impl Iterator<Item = u16> + '_ {
+        self.port(s, e).into_iter()
+    }
+
+    fn first_port(&self, s: usize, e: usize) -> Option<u16> {
+        self.port(s, e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::Routes;
     use crate::fabric::routing::{routing_tables, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
 

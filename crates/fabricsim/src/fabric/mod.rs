@@ -22,7 +22,7 @@ pub mod saturation;
 pub mod shapes;
 pub mod topology;
 
-pub use forwarding::{ForwardingTables, LinearTables};
+pub use forwarding::{EndpointTables, ForwardingTables, LinearTables, Routes};
 pub use routing::{routing_tables, RoutingParams};
 pub use shapes::{build_shape, ShapeParams};
 pub use topology::{Endpoint, EndpointKind, Link, PortUse, Topology};

@@ -8,7 +8,7 @@
 //! more. Used to choose networks that can carry a study's plotted loads
 //! before any run.
 
-use super::forwarding::ForwardingTables;
+use super::forwarding::Routes;
 use super::topology::{PortUse, Topology};
 
 /// The bound and where it binds.
@@ -23,7 +23,7 @@ pub struct UniformBound {
 
 /// The bound of `tables` over `topo` (first port of every entry); None when
 /// some pair has no route or there are fewer than two endpoints.
-pub fn uniform_bound(topo: &Topology, tables: &ForwardingTables) -> Option<UniformBound> {
+pub fn uniform_bound(topo: &Topology, tables: &impl Routes) -> Option<UniformBound> {
     let n = topo.endpoint_count();
     if n < 2 {
         return None;
@@ -34,7 +34,7 @@ pub fn uniform_bound(topo: &Topology, tables: &ForwardingTables) -> Option<Unifo
         for dest in (0..n).filter(|&d| d != src as u32) {
             let mut s = e.switch;
             for _ in 0..=topo.switch_count() {
-                let &p = tables.ports[s as usize][dest as usize].first()?;
+                let p = tables.first_port(s as usize, dest as usize)?;
                 pairs[s as usize][p as usize] += 1;
                 match map[s as usize][p as usize] {
                     PortUse::Link { to, .. } => s = to,

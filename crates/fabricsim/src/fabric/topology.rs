@@ -347,8 +347,8 @@ impl Topology {
     }
 }
 
-/// Breadth-first hop counts from `src` over the adjacency lists `adj`.
-fn bfs(adj: &[Vec<u32>], src: u32) -> Vec<u32> {
+/// Breadth-first hop counts from `src` over the adjacency lists `adj` (`u32::MAX`: unreachable).
+pub fn bfs(adj: &[Vec<u32>], src: u32) -> Vec<u32> {
     let mut d = vec![u32::MAX; adj.len()];
     d[src as usize] = 0;
     let mut queue = std::collections::VecDeque::from([src]);

@@ -27,8 +27,9 @@ use super::wire::{Delivery, FreedCredit, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::analyze;
+use crate::fabric::forwarding::NO_PORT;
 use crate::fabric::routing::multipath::MultipathTables;
-use crate::fabric::{PortUse, Topology};
+use crate::fabric::{PortUse, Routes, Topology};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::ib::{IbRouting, OnDeadlock, PathSelection};
 use crate::scenario::{IbSpec, Scenario};
@@ -141,7 +142,7 @@ impl IbFabric {
         // The workload first: its checks need only the HCA count, and the tables take longer.
         let mut sources =
             Sources::new(&spec.workload, topo.endpoint_count(), timing.link.bytes_per_second(), scenario.run.seed)?;
-        Footprint::fabric(&topo, &sources).check(&topo, scenario.run.memory_budget_mb)?;
+        Footprint::fabric(&topo, spec.routing.algorithm, &sources).check(&topo, scenario.run.memory_budget_mb)?;
         let (data, control) = wiring::tables(spec, &topo)?;
         let multipath = match spec.routing.algorithm {
             IbRouting::Multipath => Some(wiring::multipath(spec, &topo)?),
@@ -198,17 +199,20 @@ impl IbFabric {
                     PortUse::Free => None,
                 })
                 .collect();
-            let lft = |t: &crate::fabric::ForwardingTables| -> Vec<u16> {
-                t.ports[s].iter().map(|p| p.first().copied().unwrap_or(u16::MAX)).collect()
+            // Multipath tables take the switch's own HCAs from its linear table.
+            let own = |row: &[u8]| -> Vec<u16> {
+                row.iter().map(|&p| if p == NO_PORT { u16::MAX } else { p as u16 }).collect()
             };
             switches.push(IbSwitch::new(SwitchSpec {
                 index: s as u32,
                 peers,
                 input_stages,
                 lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
-                multipath: multipath.as_ref().map(|mp| (SwitchTable::new(s as u32, mp, &topo, &lft(&data)), selection)),
-                data_table: lft(&data),
-                control_table: lft(&control),
+                multipath: multipath
+                    .as_ref()
+                    .map(|mp| (SwitchTable::new(s as u32, mp, &topo, &own(data.row(s))), selection)),
+                data_table: data.row(s).into(),
+                control_table: control.row(s).into(),
                 sl_to_vl: &sl_to_vl,
                 credits,
                 arbiter: &arbiter,
@@ -248,14 +252,16 @@ impl IbFabric {
             sources.route_by(PathChoice::new(mp, &topo, &demands, bytes_per_s, reliable_share, &sls, seed));
         }
         let deps = analyze(&topo, &data)?;
+        let mean_hops = data.mean_hops(&topo).ok_or_else(|| unrouted(spec))?;
         let routing = json!({
             "algorithm": spec.routing.algorithm,
             "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
             "spf_ties": spec.routing.spf_ties(),
             "multipath": multipath.as_ref().map(|mp| multipath_section(mp, &topo, sources.paths())),
-            "mean_hops": data.mean_hops(&topo),
+            "mean_hops": mean_hops,
             "channel_dependencies": deps,
         });
+        drop((data, control));
         let w = &spec.workload;
         let mut used_vls: Vec<u8> = Vec::new();
         let mut sls: Vec<u32> = Vec::new();
@@ -382,6 +388,16 @@ impl IbFabric {
 
     pub fn packets_delivered(&self) -> u64 {
         self.sh.metrics.counters.packets_delivered.iter().sum()
+    }
+}
+
+/// The error for data tables that leave some HCA without a route from
+/// another (only imported ones can: the model's routings route every pair).
+fn unrouted(spec: &IbSpec) -> Error {
+    let what = "forwarding tables that lead every HCA to every other, without loops";
+    match &spec.routing.lft_file {
+        Some(file) => Error::invalid("ib.routing.lft_file", format!("\"{file}\""), what),
+        None => Error::model(format!("the {:?} routing's tables are not {what}", spec.routing.algorithm)),
     }
 }
 

@@ -79,9 +79,10 @@ pub struct SwitchSpec<'a> {
     /// Multipath routing: the switch's multipath table and how unreliable
     /// datagrams choose among its ports.
     pub multipath: Option<(SwitchTable, Selection)>,
-    /// Output port per DLID for data and for control traffic.
-    pub data_table: Vec<u16>,
-    pub control_table: Vec<u16>,
+    /// Output port per DLID for data and for control traffic: a port byte
+    /// per HCA, as a switch's linear forwarding table (every entry routed).
+    pub data_table: Box<[u8]>,
+    pub control_table: Box<[u8]>,
     pub sl_to_vl: &'a SlToVl,
     pub credits: PortCredits,
     pub arbiter: &'a VlArbiter,
@@ -175,8 +176,8 @@ fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
 pub struct IbSwitch {
     index: u32,
     ports: usize,
-    data_table: Vec<u16>,
-    control_table: Vec<u16>,
+    data_table: Box<[u8]>,
+    control_table: Box<[u8]>,
     sl_to_vl: SlToVl,
     vl_order: Vec<u8>,
     inputs: Vec<InPort>,
@@ -207,7 +208,12 @@ impl IbSwitch {
     /// endpoints, before it is built (what [`IbSwitch::memory_bytes`] then counts).
     pub fn bytes_for(ports: u64, endpoints: u64) -> u64 {
         let port = (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>()) as u64;
-        std::mem::size_of::<IbSwitch>() as u64 + ports * port + 2 * endpoints * 2
+        std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + 2 * endpoints
+    }
+
+    /// Bytes of the crossbar's request state: `want` per (input, output) and `wanting` per output.
+    fn crossbar_bytes(ports: u64) -> u64 {
+        ports * ports * 2 + ports * ports.div_ceil(64) * 8
     }
 
     pub fn new(spec: SwitchSpec) -> Self {
@@ -363,9 +369,9 @@ impl IbSwitch {
     fn set_ready(&mut self, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let out = if vl == VL15 {
-            self.control_table[p.dlid as usize]
+            self.control_table[p.dlid as usize] as u16
         } else if p.flags & MULTIPATH == 0 {
-            self.data_table[p.dlid as usize]
+            self.data_table[p.dlid as usize] as u16
         } else {
             self.route_multipath(ctx, vl, id)
         };
@@ -776,7 +782,8 @@ impl IbSwitch {
         (std::mem::size_of::<IbSwitch>()
             + self.inputs.len() * std::mem::size_of::<InPort>()
             + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
-            + (self.data_table.len() + self.control_table.len()) as u64 * 2
+            + Self::crossbar_bytes(self.ports as u64)
+            + (self.data_table.len() + self.control_table.len()) as u64
             + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }
 

@@ -7,10 +7,10 @@
 use crate::error::{Error, Result};
 use crate::fabric::routing::multipath::{multipath_tables, MultipathTables};
 use crate::fabric::routing::spf::next_switches;
-use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams, Ties};
+use crate::fabric::routing::{endpoint_tables, LaneChoice, RoutingParams, Ties};
 use crate::fabric::shapes::{build_shape, ShapeParams};
 use crate::fabric::topology::{EndpointKind, Topology};
-use crate::fabric::{import, lft_dump, ForwardingTables};
+use crate::fabric::{import, lft_dump, EndpointTables, Routes};
 use crate::ib::link::IbLink;
 use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind, SpfTies};
 
@@ -145,8 +145,9 @@ fn check(topo: &Topology, ports: Option<u32>) -> Result<()> {
     Ok(())
 }
 
-/// The data tables (by `ib.routing`) and the control tables (SPF).
-pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, ForwardingTables)> {
+/// The data tables (by `ib.routing`) and the control tables (SPF), a port
+/// byte per switch and HCA.
+pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(EndpointTables, EndpointTables)> {
     let n = topo.switch_count() as u32;
     if let Some(r) = spec.routing.root.filter(|&r| r > n) {
         return Err(Error::invalid("ib.routing.root", r, format!("a switch of the fabric, 1 to {n}")));
@@ -155,13 +156,13 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(ForwardingTables, Forwa
         return Err(Error::invalid("ib.routing.roots", r, format!("switches of the fabric, 1 to {n}")));
     }
     let params = routing_params(spec);
-    let control = routing_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params.clone() })?;
+    let control = endpoint_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params.clone() })?;
     let data = match spec.routing.algorithm {
-        IbRouting::Imported => imported_tables(spec, topo)?.to_forwarding_tables(),
+        IbRouting::Imported => imported_tables(spec, topo)?.to_endpoint_tables(),
         // Multipath packets take the multipath tables; the linear ones are
         // SPF's, the default the study's flag bit selects.
         IbRouting::Multipath => control.clone(),
-        other => routing_tables(other.name(), topo, &params)?,
+        other => endpoint_tables(other.name(), topo, &params)?,
     };
     Ok((data, control))
 }
@@ -250,7 +251,7 @@ fn linear(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables>
 pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
     let topo = topology(spec)?;
     let (data, _) = tables(spec, &topo)?;
-    let (switches, deps) = crate::fabric::report::switch_tables(&topo, &data, "HCA")?;
+    let (switches, deps) = crate::fabric::report::switch_tables(&topo, &data.to_forwarding_tables(), "HCA")?;
     Ok(serde_json::json!({
         "kind": spec.topology.kind,
         "terminal_nodes": topo.endpoint_count(),
@@ -267,7 +268,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
 
 /// The deadlock verdict on each data VL the workload uses (imported tables
 /// included): `[{"vl": v, "acyclic": ..., "cycle": [...]}]`.
-fn per_vl(spec: &IbSpec, topo: &Topology, data: &ForwardingTables) -> Result<serde_json::Value> {
+fn per_vl(spec: &IbSpec, topo: &Topology, data: &EndpointTables) -> Result<serde_json::Value> {
     let vls: Vec<u8> = spec.data_vls_in_use().into_iter().map(|v| v as u8).collect();
     let reports = crate::fabric::deadlock::analyze_per_lane(topo, data, &vls)?;
     Ok(reports
@@ -278,7 +279,7 @@ fn per_vl(spec: &IbSpec, topo: &Topology, data: &ForwardingTables) -> Result<ser
 
 /// The routing's uniform-traffic saturation bound (`fabric::saturation`),
 /// with the switch output where it binds (switches from 1).
-pub fn uniform_saturation(topo: &Topology, tables: &ForwardingTables) -> serde_json::Value {
+pub fn uniform_saturation(topo: &Topology, tables: &impl Routes) -> serde_json::Value {
     match crate::fabric::saturation::uniform_bound(topo, tables) {
         Some(b) => serde_json::json!({
             "injection_rate": b.injection_rate,
@@ -386,7 +387,7 @@ mod tests {
         std::fs::write(&dump, lft_dump::export(&topo, &ours)).unwrap();
         let s = spec(&format!("{base}[ib.routing]\nalgorithm = \"imported\"\nlft_file = \"{}\"\n", dump.display()));
         let (data, _) = tables(&s, &topo).unwrap();
-        assert_eq!(data, ours.to_forwarding_tables());
+        assert_eq!(data, ours.to_endpoint_tables());
         std::fs::remove_dir_all(&dir).unwrap();
         let e =
             Scenario::from_toml_str(&format!("{base}[ib.routing]\nalgorithm = \"imported\"\n"), "t.toml").unwrap_err();

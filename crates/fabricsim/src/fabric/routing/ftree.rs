@@ -14,8 +14,9 @@
 //! is exactly D-Mod-K; elsewhere routes stay minimal but the balance and
 //! deadlock freedom of a tree are not promised.
 
+use super::balanced::switch_links;
 use super::min_hop::least_hop_tables;
-use super::{Algorithm, ForwardingTables, RoutingParams};
+use super::{Algorithm, EndpointTables, ForwardingTables, RoutingParams};
 use crate::error::Result;
 use crate::fabric::topology::Topology;
 
@@ -26,20 +27,44 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &[],
     tables,
     lfts: None,
+    endpoint_tables: Some(endpoint_tables),
 };
 
-fn tables(topo: &Topology, _params: &RoutingParams) -> Result<ForwardingTables> {
-    let dist = topo.distances();
-    let per_switch = topo.endpoints_per_switch();
-    let leaves: Vec<usize> = (0..per_switch.len()).filter(|&s| per_switch[s] > 0).collect();
-    let level: Vec<u32> =
-        (0..per_switch.len()).map(|s| leaves.iter().map(|&l| dist[s][l]).min().unwrap_or(0)).collect();
+fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    Ok(endpoint_tables(topo, params)?.to_forwarding_tables())
+}
+
+fn endpoint_tables(topo: &Topology, _params: &RoutingParams) -> Result<EndpointTables> {
+    let level = levels(topo);
     Ok(least_hop_tables(topo, |s, e, closer| {
         let k = closer.len() as u64;
         // Digit `level` of `e` in base k (k^level may overflow on deep graphs: saturate).
         let place = k.checked_pow(level[s]).unwrap_or(u64::MAX).max(1);
         closer[((e as u64 / place) % k) as usize]
     }))
+}
+
+/// Every switch's hops to the nearest switch with endpoints (one
+/// breadth-first search from all of them; `u32::MAX`: none reachable).
+fn levels(topo: &Topology) -> Vec<u32> {
+    let links = switch_links(topo);
+    let mut level = vec![u32::MAX; links.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (s, &k) in topo.endpoints_per_switch().iter().enumerate() {
+        if k > 0 {
+            level[s] = 0;
+            queue.push_back(s as u32);
+        }
+    }
+    while let Some(u) = queue.pop_front() {
+        for &(_, v) in &links[u as usize] {
+            if level[v as usize] == u32::MAX {
+                level[v as usize] = level[u as usize] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    level
 }
 
 #[cfg(test)]

@@ -18,10 +18,10 @@
 //! crate has [`super::ftree`].
 
 use super::balanced::{balanced_tables, switch_links, Candidates, FixedCandidates, PortRule};
-use super::{Algorithm, ForwardingTables, LinearTables, RoutingParams};
+use super::{Algorithm, EndpointTables, ForwardingTables, LinearTables, RoutingParams};
 use crate::error::Result;
 use crate::fabric::lids::Lids;
-use crate::fabric::topology::{PortUse, Topology};
+use crate::fabric::topology::Topology;
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "min_hop",
@@ -30,6 +30,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &[],
     tables,
     lfts: Some(lfts),
+    endpoint_tables: None,
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
@@ -106,44 +107,43 @@ pub(super) fn least_hop_ports(links: &[Vec<(u8, u32)>], dist: &[u32], cand: &mut
     }
 }
 
-/// Forwarding tables in which every switch sends each destination endpoint,
-/// in LID (index) order, out of one of its least-hop ports: a switch's own
-/// endpoints by their ports, any other by `choose(switch, endpoint,
-/// least-hop ports in port order)`. The minimal routing engines share this
-/// and differ only in the choice.
-pub(super) fn least_hop_tables(
-    topo: &Topology,
-    mut choose: impl FnMut(usize, usize, &[usize]) -> usize,
-) -> ForwardingTables {
-    let map = topo.port_map();
-    let dist = topo.distances();
-    let switch_of = topo.endpoint_switch();
-    let mut ports = vec![vec![Vec::new(); switch_of.len()]; map.len()];
-    let mut closer: Vec<usize> = Vec::new();
-    for (s, row) in map.iter().enumerate() {
-        for (e, &d) in switch_of.iter().enumerate() {
-            let d = d as usize;
-            let port = if d == s {
-                row.iter().position(|u| *u == PortUse::Endpoint(e as u32))
-            } else {
-                // The least-hop ports: links to a switch one hop closer.
-                closer.clear();
-                closer.extend((0..row.len()).filter(|&p| match row[p] {
-                    PortUse::Link { to, .. } => dist[to as usize][d].checked_add(1) == Some(dist[s][d]),
-                    _ => false,
-                }));
-                (!closer.is_empty()).then(|| choose(s, e, &closer))
-            };
-            if let Some(p) = port {
-                ports[s][e] = vec![p as u16];
+/// Tables in which every switch sends each destination endpoint out of one
+/// of its least-hop ports: a switch's own endpoints by their ports, any
+/// other by `choose(switch, endpoint, least-hop ports)` (IBA port numbers,
+/// in port order), which returns one of them. The minimal routing engines
+/// share this and differ only in the choice. One breadth-first search per
+/// destination switch: time linear in switches x endpoints, and no hop
+/// matrix.
+pub(super) fn least_hop_tables(topo: &Topology, mut choose: impl FnMut(usize, usize, &[u8]) -> u8) -> EndpointTables {
+    let n = topo.switch_count();
+    let links = switch_links(topo);
+    let mut hops = HopsTo::new(n);
+    let mut cand = Candidates::new(n);
+    let mut t = EndpointTables::empty(n, topo.endpoint_count() as usize);
+    let mut on_switch: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (e, ep) in topo.endpoints.iter().enumerate() {
+        on_switch[ep.switch as usize].push(e as u32);
+    }
+    for (d, ends) in on_switch.iter().enumerate().filter(|(_, ends)| !ends.is_empty()) {
+        hops.search(&links, d as u32);
+        least_hop_ports(&links, &hops.dist, &mut cand);
+        for &e in ends {
+            let e = e as usize;
+            t.set(d, e, topo.endpoints[e].port);
+            for s in (0..n).filter(|&s| s != d) {
+                let closer = cand.of(s);
+                if !closer.is_empty() {
+                    t.set(s, e, choose(s, e, closer) as u16 - 1);
+                }
             }
         }
     }
-    ForwardingTables { ports }
+    t
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::fabric::Routes;
     use std::collections::HashMap;
 
     use crate::fabric::deadlock::analyze;

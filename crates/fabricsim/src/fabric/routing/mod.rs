@@ -25,7 +25,7 @@ pub mod updn;
 pub mod updown;
 mod updown_tree;
 
-pub use super::forwarding::{ForwardingTables, LinearTables};
+pub use super::forwarding::{EndpointTables, ForwardingTables, LinearTables};
 use super::lids::Lids;
 use super::topology::Topology;
 use crate::error::{Error, Result};
@@ -118,6 +118,10 @@ pub struct Algorithm {
     /// subnet manager does (switch LIDs included); the others' are made from
     /// `tables`.
     pub lfts: Option<fn(&Topology, &RoutingParams) -> Result<LinearTables>>,
+    /// The compact tables keyed by endpoint, for the engines that build
+    /// them directly, in memory linear in switches x endpoints (deterministic
+    /// lanes only); the others' are made from `lfts` or `tables`.
+    pub endpoint_tables: Option<fn(&Topology, &RoutingParams) -> Result<EndpointTables>>,
 }
 
 /// Every routing algorithm, by name.
@@ -180,10 +184,28 @@ pub fn linear_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Res
     }
 }
 
+/// The compact tables keyed by endpoint (first port of every entry) of
+/// algorithm `name` over `topo`: built directly where the algorithm can,
+/// else from its LID-keyed or per-endpoint tables.
+pub fn endpoint_tables(name: &str, topo: &Topology, params: &RoutingParams) -> Result<EndpointTables> {
+    let alg = algorithm(name, &params.selector_key())?;
+    routing_tables_checked(alg, params)?;
+    match (alg.endpoint_tables, alg.lfts) {
+        (Some(build), _) if params.lanes == LaneChoice::Deterministic => build(topo, params),
+        (_, Some(lfts)) => Ok(lfts(topo, params)?.to_endpoint_tables()),
+        _ => Ok(EndpointTables::from_routes(
+            &(alg.tables)(topo, params)?,
+            topo.switch_count(),
+            topo.endpoint_count() as usize,
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::Routes;
 
     #[test]
     fn unknown_algorithm_lists_the_registry() {

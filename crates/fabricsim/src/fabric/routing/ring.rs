@@ -14,6 +14,7 @@ pub(super) const CLOCKWISE: Algorithm = Algorithm {
     params: &[],
     tables: clockwise,
     lfts: None,
+    endpoint_tables: None,
 };
 
 pub(super) const CENTRAL: Algorithm = Algorithm {
@@ -22,6 +23,7 @@ pub(super) const CENTRAL: Algorithm = Algorithm {
     params: &[],
     tables: central,
     lfts: None,
+    endpoint_tables: None,
 };
 
 fn clockwise(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {

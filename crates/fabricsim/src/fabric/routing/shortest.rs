@@ -20,6 +20,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &[],
     tables,
     lfts: None,
+    endpoint_tables: None,
 };
 
 /// `next[s][d]`: the next switches a route from switch `s` to destination

@@ -17,6 +17,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &[],
     tables,
     lfts: None,
+    endpoint_tables: None,
 };
 
 /// Largest number of combinations the smart search tries exhaustively.

@@ -14,9 +14,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::shortest::{partitioned, shortest_next, NextSwitches};
-use super::{Algorithm, ForwardingTables, RoutingParams, Ties};
+use super::{Algorithm, EndpointTables, ForwardingTables, LaneChoice, RoutingParams, Ties};
 use crate::error::Result;
-use crate::fabric::topology::Topology;
+use crate::fabric::topology::{bfs, PortUse, Topology};
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "spf",
@@ -25,10 +25,79 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &["ties"],
     tables,
     lfts: None,
+    endpoint_tables: Some(endpoint_tables),
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
+    if params.lanes == LaneChoice::Deterministic {
+        return Ok(endpoint_tables(topo, params)?.to_forwarding_tables());
+    }
     Ok(partitioned(topo, &next_switches(topo, params.ties), params.lanes))
+}
+
+/// The tables with deterministic lanes, as [`partitioned`] makes them from
+/// [`next_switches`] (destination `k` of its switch on lane `k mod m` of
+/// the link to its next switch), without the matrices of next switches,
+/// hops and link ports between every pair of switches: the first hops of
+/// one switch at a time (lowest-numbered ties) or the distances to one
+/// destination switch at a time (balanced ties). Memory is the tables.
+fn endpoint_tables(topo: &Topology, params: &RoutingParams) -> Result<EndpointTables> {
+    let n = topo.switch_count();
+    let adj = topo.adjacency();
+    let (first, per_switch) = (topo.first_endpoint(), topo.endpoints_per_switch());
+    // Each switch's link lanes as (neighbour, port), in port order per neighbour.
+    let lanes: Vec<Vec<(u32, u16)>> = topo
+        .port_map()
+        .iter()
+        .map(|row| {
+            let mut l: Vec<(u32, u16)> = row
+                .iter()
+                .enumerate()
+                .filter_map(|(p, u)| match *u {
+                    PortUse::Link { to, .. } => Some((to, p as u16)),
+                    _ => None,
+                })
+                .collect();
+            l.sort_unstable();
+            l
+        })
+        .collect();
+    let mut t = EndpointTables::empty(n, topo.endpoint_count() as usize);
+    for (e, ep) in topo.endpoints.iter().enumerate() {
+        t.set(ep.switch as usize, e, ep.port);
+    }
+    // Switch `s` sends switch `d`'s endpoints to neighbour `next`.
+    let route = |t: &mut EndpointTables, s: usize, d: usize, next: u32| {
+        let to_next = &lanes[s][lanes[s].partition_point(|l| l.0 < next)..];
+        let m = to_next.iter().take_while(|l| l.0 == next).count() as u32;
+        for k in 0..per_switch[d] {
+            t.set(s, (first[d] + k) as usize, to_next[(k % m) as usize].1);
+        }
+    };
+    match params.ties {
+        Ties::Lowest => {
+            for s in 0..n {
+                for (d, hop) in first_hops_in(&adj, s as u32).into_iter().enumerate() {
+                    if let Some(next) = hop.filter(|_| per_switch[d] > 0) {
+                        route(&mut t, s, d, next);
+                    }
+                }
+            }
+        }
+        Ties::Balanced => {
+            for d in (0..n).filter(|&d| per_switch[d] > 0) {
+                let dist = bfs(&adj, d as u32);
+                for s in (0..n).filter(|&s| s != d && dist[s] != u32::MAX) {
+                    let equal = || adj[s].iter().copied().filter(|&v| dist[v as usize].checked_add(1) == Some(dist[s]));
+                    let k = equal().count();
+                    if let Some(next) = equal().nth(d % k.max(1)) {
+                        route(&mut t, s, d, next);
+                    }
+                }
+            }
+        }
+    }
+    Ok(t)
 }
 
 /// The next switch of every switch towards every other under `ties`.
@@ -95,6 +164,7 @@ mod tests {
     use super::*;
     use crate::fabric::routing::routing_tables;
     use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::Routes;
 
     #[test]
     fn every_route_is_a_shortest_path() {
@@ -139,5 +209,32 @@ mod tests {
         let shape = ShapeParams { trunks: Some(vec![[1, 2, 1], [2, 4, 1], [4, 3, 1], [3, 1, 1]]), ..shape };
         let topo = build_shape("custom", &shape).unwrap();
         assert_eq!(first_hops(&topo, 0), vec![None, Some(1), Some(2), Some(1)]);
+    }
+
+    #[test]
+    fn the_compact_tables_are_those_of_the_next_switch_matrix() {
+        // The deterministic tables built a switch (or destination switch) at
+        // a time, against `partitioned` over `next_switches`, on networks
+        // with parallel lanes, fat trees and both tie rules.
+        let mut topos: Vec<Topology> = (0..24u64)
+            .map(|seed| {
+                let kind = if seed % 2 == 0 { "irregular" } else { "random" };
+                build_shape(kind, &ShapeParams { seed, switches: Some(12 + seed as u32), ..ShapeParams::default() })
+                    .unwrap()
+            })
+            .collect();
+        for kind in ["star", "house"] {
+            let shape = ShapeParams { radix: Some(16), multiplicity: Some(3), ..ShapeParams::default() };
+            topos.push(build_shape(kind, &shape).unwrap());
+        }
+        let tree = ShapeParams { arity: Some(3), levels: Some(3), ..ShapeParams::default() };
+        topos.push(build_shape("fat_tree", &tree).unwrap());
+        for (i, topo) in topos.iter().enumerate() {
+            for ties in [Ties::Lowest, Ties::Balanced] {
+                let params = RoutingParams { ties, ..RoutingParams::default() };
+                let matrix = partitioned(topo, &next_switches(topo, ties), LaneChoice::Deterministic);
+                assert_eq!(routing_tables("spf", topo, &params).unwrap(), matrix, "network {i}, {ties:?}");
+            }
+        }
     }
 }

@@ -48,6 +48,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &["roots"],
     tables,
     lfts: Some(lfts),
+    endpoint_tables: None,
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {

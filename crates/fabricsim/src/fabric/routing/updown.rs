@@ -40,6 +40,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &["root"],
     tables,
     lfts: None,
+    endpoint_tables: None,
 };
 
 /// The direction of every link under one root.
@@ -181,6 +182,7 @@ mod tests {
     use super::*;
     use crate::fabric::routing::routing_tables;
     use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::Routes;
 
     fn irregular(switches: u32, seed: u64) -> Topology {
         build_shape("irregular", &ShapeParams { switches: Some(switches), seed, ..ShapeParams::default() }).unwrap()

@@ -23,6 +23,7 @@ pub(super) const ALGORITHM: Algorithm = Algorithm {
     params: &["root"],
     tables,
     lfts: None,
+    endpoint_tables: None,
 };
 
 fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
@@ -68,6 +69,7 @@ mod tests {
     use super::*;
     use crate::fabric::routing::routing_tables;
     use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::Routes;
 
     /// Fig. 4a (a-b, a-c, b-c, b-d, c-d) from root b: a's table sends b, c
     /// and d all by b (Fig. 5b), the cross link a-c unused.
