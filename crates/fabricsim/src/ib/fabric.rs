@@ -116,6 +116,8 @@ pub type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
 pub struct IbFabric {
     /// Calendar bucket width: 2^this picoseconds.
     bucket_shift: u32,
+    /// Calendar buckets: 2^this, so that the ring spans a few packet times.
+    ring_bits: u32,
     pub(super) sh: Shared,
     pub(super) switches: Vec<IbSwitch>,
     pub(super) hcas: Vec<Hca>,
@@ -290,6 +292,11 @@ impl IbFabric {
         // width gives the same run).
         let ports: u64 = switches.iter().map(|s| s.ports() as u64).sum();
         let bucket = timing.wire(8) * 256 / ports.max(256);
+        let bucket_shift = CalendarQueue::<Event>::shift_for(bucket);
+        // As buckets narrow with the fabric's ports, the ring grows so that
+        // it spans four full-packet times: events a packet time ahead (a
+        // packet's tail, the credits it frees) stay out of the overflow heap.
+        let ring_bits = CalendarQueue::<Event>::ring_bits_for(bucket_shift, 4 * largest);
         let sendable_sls = (0..16u8)
             .filter(|&sl| {
                 let vl = sl_to_vl.vl(ServiceLevel::new(sl as u32, "sl").expect("SL below 16"));
@@ -297,7 +304,8 @@ impl IbFabric {
             })
             .fold(0u16, |m, sl| m | 1 << sl);
         Ok(IbFabric {
-            bucket_shift: CalendarQueue::<Event>::shift_for(bucket),
+            bucket_shift,
+            ring_bits,
             sh: Shared {
                 packets: Arena::with_capacity(1 << 14),
                 messages: Arena::with_capacity(1 << 12),
@@ -469,7 +477,7 @@ impl Model for IbFabric {
     }
 
     fn event_set(&self) -> CalendarQueue<Event> {
-        CalendarQueue::new(1 << 14, self.bucket_shift)
+        CalendarQueue::with_ring(1 << 14, self.bucket_shift, self.ring_bits)
     }
 
     fn start(&mut self, cx: &mut Cx) -> Time {

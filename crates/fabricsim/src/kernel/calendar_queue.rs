@@ -25,8 +25,9 @@ use super::event_set::{key, key_time, EventSet};
 use super::time::Time;
 
 const NIL: u32 = u32::MAX;
-/// Buckets in the ring: 4096 span 67 us at the InfiniBand model's 16.4 ns on 1x links.
-const RING_BITS: u32 = 12;
+/// Buckets in the ring unless told: 4096 span 67 us at the InfiniBand
+/// model's 16.4 ns on 1x links.
+pub const RING_BITS: u32 = 12;
 
 /// An event in a bucket's list; `next` links the list (or the free list).
 #[derive(Clone, Copy)]
@@ -63,14 +64,22 @@ pub struct CalendarQueue<E> {
     far_next: u128,
     next_seq: u64,
     current: u128,
+    far_pushes: u64,
 }
 
 impl<E: Copy> CalendarQueue<E> {
     /// A queue whose buckets are `2^shift` ps wide, with room for `capacity`
     /// near-future events before its pool grows.
     pub fn new(capacity: usize, shift: u32) -> Self {
-        assert!(shift < 64 - RING_BITS, "bucket width 2^{shift} ps");
-        let n = 1usize << RING_BITS;
+        Self::with_ring(capacity, shift, RING_BITS)
+    }
+
+    /// A queue of `2^ring_bits` buckets `2^shift` ps wide: its ring spans
+    /// `2^(shift + ring_bits)` ps, beyond which events wait in the heap.
+    pub fn with_ring(capacity: usize, shift: u32, ring_bits: u32) -> Self {
+        assert!((6..=24).contains(&ring_bits), "a ring of 2^{ring_bits} buckets");
+        assert!(shift < 64 - ring_bits, "bucket width 2^{shift} ps");
+        let n = 1usize << ring_bits;
         CalendarQueue {
             heads: vec![NIL; n],
             tails: vec![NIL; n],
@@ -85,6 +94,7 @@ impl<E: Copy> CalendarQueue<E> {
             far_next: u128::MAX,
             next_seq: 0,
             current: 0,
+            far_pushes: 0,
         }
     }
 
@@ -94,6 +104,23 @@ impl<E: Copy> CalendarQueue<E> {
         per_bucket.max(1).ilog2()
     }
 
+    /// The fewest ring bits (at least [`RING_BITS`]) whose buckets of
+    /// `2^shift` ps span at least `span` ps.
+    pub fn ring_bits_for(shift: u32, span: Time) -> u32 {
+        let buckets = (span >> shift).max(1);
+        buckets.next_power_of_two().ilog2().max(RING_BITS)
+    }
+
+    /// The time the ring spans, in ps: events scheduled further ahead go to the heap.
+    pub fn span(&self) -> Time {
+        (self.mask + 1) << self.shift
+    }
+
+    /// Events pushed to the heap so far, for being beyond the ring's span when scheduled.
+    pub fn far_pushes(&self) -> u64 {
+        self.far_pushes
+    }
+
     #[inline(always)]
     fn insert(&mut self, key: u128, event: E) {
         debug_assert!(key_time(key) >> self.shift >= self.cursor, "an event scheduled in the past");
@@ -101,6 +128,7 @@ impl<E: Copy> CalendarQueue<E> {
         if bucket - self.cursor > self.mask {
             self.far.push_keyed(key, event);
             self.far_next = self.far_next.min(key);
+            self.far_pushes += 1;
             return;
         }
         let node = Node { key, event, next: NIL };

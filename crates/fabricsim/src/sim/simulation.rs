@@ -72,6 +72,11 @@ impl<M: Model> Simulation<M> {
         self.clock.queue.is_empty()
     }
 
+    /// The event set.
+    pub fn event_set(&self) -> &M::Queue {
+        &self.clock.queue
+    }
+
     /// Bytes the event set holds.
     pub fn event_set_bytes(&self) -> u64 {
         self.clock.queue.memory_bytes()
