@@ -367,7 +367,9 @@ def family_value(fr: FigureRuns, scheme: Scheme, x: float, metric: str) -> Famil
     dead = sum(p.status in NO_VALUE or "deadlock" in p.r.flags for p in pts)
     vals = []
     for p in pts:
-        if p.status in NO_VALUE:
+        # A stalled fabric still has a DMP (every refused frame missed); its
+        # latencies and DMT would describe only the packets that got out.
+        if p.status == DEADLOCK or (p.status == STALLED and metric != DMP):
             continue
         v, ci = value(p.r, metric)
         if metric == DMT and not math.isfinite(v):
@@ -497,8 +499,8 @@ def fig7_claims(fr: FigureRuns) -> dict[str, Measured]:
     spf_dead = deadlocked(fr, SPF)
     where = ", ".join(f"network {n} at {pct(x)}" for n, x in spf_dead) or "none"
     ours["f7-spf-deadlocks"] = Value(len(spf_dead), None, f"SPF deadlocked or stalled: {where}")
-    drop_dead = [(n, x) for n, x in spf_dead if fr.drawn[(SPF_DROP.key, n)].runs[x].status in NO_VALUE]
-    ours["f7-drop-avoids-deadlock"] = Value(len(drop_dead), None, "SPF+Drop deadlocked where SPF did: "
+    drop_dead = deadlocked(fr, SPF_DROP)
+    ours["f7-drop-avoids-deadlock"] = Value(len(drop_dead), None, "SPF+Drop deadlocked: "
                                             + (", ".join(f"network {n} at {pct(x)}" for n, x in drop_dead) or "none"))
     for m in ("dmp", "dmt"):
         ours[f"abstract-{m}"] = reduction(fr, MP_LFU, [top], SHORT[m])
