@@ -5,7 +5,10 @@ video trace is built in)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,6 +43,30 @@ def test_the_bare_infiniband_default_works_from_an_empty_directory_and_carries_i
 def test_every_file_under_scenarios_is_a_shipped_scenario_run_here():
     files = sorted(p for p in REPO.glob("scenarios/**/*") if p.is_file())
     assert len(SHIPPED) >= 19 and files == SHIPPED, set(files) ^ set(SHIPPED)
+
+
+def test_the_package_directory_alone_runs_the_bare_infiniband_default(tmp_path):
+    # What a wheel installs is the package directory (python/fabricsim with its
+    # extension module): a copy of it, and nothing of the repository on the path.
+    import fabricsim
+
+    site = tmp_path / "site"
+    shutil.copytree(Path(fabricsim.__file__).parent, site / "fabricsim",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "ib.toml").write_text("[ib]\n")
+    env = dict(os.environ, PYTHONPATH=str(site), PYTHONSAFEPATH="1")
+    code = ("import sys, fabricsim, fabricsim.cli; assert fabricsim.__file__.startswith(sys.argv[1]), fabricsim.__file__; "
+            "sys.argv = ['fabricsim'] + sys.argv[2:]; fabricsim.cli.main()")
+    proc = subprocess.run([sys.executable, "-c", code, str(site), "run", "ib.toml", "--json",
+                           "--set", "run.warmup_observations=20000", "--set", "run.max_observations=100000"],
+                          capture_output=True, text=True, cwd=work, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["counters"]["real_time_packets_delivered"] > 0
+    assert not OVERLOADED & set(r["run"]["flags"]), r["run"]["flags"]
+    assert sorted(p.name for p in work.iterdir()) == ["ib.toml"]
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED])

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import fabricsim
 import pytest
 
 from conftest import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_a_lower_maximum_on_the_built_in_scenario_needs_no_minimum():
@@ -45,7 +48,16 @@ def test_a_key_of_another_mode_is_refused_naming_the_mode(tmp_path):
     (tmp_path / "n.toml").write_text('[netperf]\ntest = "TCP_STREAM"\nrequest_bytes = 64\n')
     proc = run_cli("run", "n.toml", cwd=tmp_path)
     assert proc.returncode == 2
-    assert "netperf.request_bytes" in proc.stderr and 'netperf.test = "TCP_STREAM"' in proc.stderr, proc.stderr
+    assert "`netperf.request_bytes` = 64: does nothing" in proc.stderr, proc.stderr
+    assert 'netperf.test = "TCP_STREAM"' in proc.stderr, proc.stderr
+    for scenario, key, value, mode in [
+        ("switched-fcal/heavy-load.toml", "switched_loop.light_scope", '"system"', 'switched_loop.load = "heavy"'),
+        ("fcal-loop/graph9.toml", "initiator.outstanding", "4", 'initiator.mode = "light"'),
+    ]:
+        proc = run_cli("run", str(REPO / "scenarios" / scenario), "--set", f"{key}={value}",
+                       "--set", 'initiator.mode="light"' if key.startswith("initiator") else "run.seed=1")
+        assert proc.returncode == 2 and f"`{key}` = {value}: does nothing" in proc.stderr, proc.stderr
+        assert mode in proc.stderr, proc.stderr
 
 
 def test_bench_calls_packets_packets_and_the_kernel_moves_nothing():

@@ -3,7 +3,7 @@
 //! the mode that makes them moot. Whether a key was given is read from the
 //! scenario as written (defaults filled in cannot tell).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use super::hosts::NetperfTest;
 use super::loops::IoMode;
@@ -69,13 +69,13 @@ fn initiator_light(m: &ModelSpec) -> Option<&'static str> {
 }
 
 /// Refuses a key of `given` that does nothing in the scenario's mode.
-pub fn check(scenario: &Scenario, given: &HashSet<String>) -> Result<()> {
+pub fn check(scenario: &Scenario, given: &HashMap<String, String>) -> Result<()> {
     for (key, moot) in RULES {
-        if !given.contains(*key) {
+        let Some(value) = given.get(*key) else {
             continue;
-        }
+        };
         if let Some(mode) = moot(&scenario.model) {
-            return Err(Error::invalid(key, "given", format!("only where it applies; not with {mode}"))
+            return Err(Error::invalid(key, value, format!("only where it applies; not with {mode}"))
                 .with_message("does nothing in this mode"));
         }
     }
@@ -96,14 +96,15 @@ pub fn prune(scenario: &Scenario, value: &mut serde_json::Value) {
     }
 }
 
-/// The dotted keys of a scenario as written (tables and list elements walked; indices left out).
-pub fn given_keys(value: &serde_json::Value) -> HashSet<String> {
-    fn walk(v: &serde_json::Value, path: &str, out: &mut HashSet<String>) {
+/// The dotted keys of a scenario as written (tables and list elements walked;
+/// indices left out), each with its value as written, for error messages.
+pub fn given_keys(value: &serde_json::Value) -> HashMap<String, String> {
+    fn walk(v: &serde_json::Value, path: &str, out: &mut HashMap<String, String>) {
         match v {
             serde_json::Value::Object(m) => {
                 for (k, v) in m {
                     let key = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                    out.insert(key.clone());
+                    out.insert(key.clone(), v.to_string());
                     walk(v, &key, out);
                 }
             }
@@ -111,7 +112,7 @@ pub fn given_keys(value: &serde_json::Value) -> HashSet<String> {
             _ => {}
         }
     }
-    let mut out = HashSet::new();
+    let mut out = HashMap::new();
     walk(value, "", &mut out);
     out
 }

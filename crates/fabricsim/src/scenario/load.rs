@@ -308,7 +308,7 @@ impl Scenario {
     }
 
     /// A scenario file as read, refusing the keys it gives that do nothing in its mode.
-    fn from_file_given(file: ScenarioFile, given: &std::collections::HashSet<String>) -> Result<Scenario> {
+    fn from_file_given(file: ScenarioFile, given: &std::collections::HashMap<String, String>) -> Result<Scenario> {
         let scenario = Scenario::from_file(file)?;
         super::applies::check(&scenario, given)?;
         Ok(scenario)
