@@ -446,6 +446,7 @@ struct Runs {
     refused: u64,
     cut: u64,
     slowest: Duration,
+    slowest_input: String,
 }
 
 /// Scenarios of values inside (or at the edges of) every range build, or
@@ -485,7 +486,10 @@ fn plausible_scenarios_build_and_run_or_fail_cleanly() {
                 let mut tally = per_model.lock().unwrap();
                 let t = &mut tally[m];
                 t.runs += 1;
-                t.slowest = t.slowest.max(start.elapsed());
+                if start.elapsed() > t.slowest {
+                    t.slowest = start.elapsed();
+                    t.slowest_input = text.clone();
+                }
                 match outcome {
                     Ok(r) => {
                         t.measured += u64::from(r.run.observations > 0);
@@ -512,6 +516,10 @@ fn plausible_scenarios_build_and_run_or_fail_cleanly() {
             t.cut,
             t.slowest.as_secs_f64()
         );
+        if t.slowest > run_limit() {
+            // Longer than a run may take: the build was slow; show what asked for it.
+            eprintln!("plausible {}: the slowest input\n{}", entry.name, t.slowest_input);
+        }
         // Every model is drawn a fifth of the time; at least a quarter of those must run.
         assert!(t.runs * 20 >= cases() as u64, "plausible {}: only {} of {} inputs ran", entry.name, t.runs, cases());
     }
