@@ -128,7 +128,7 @@ def test_seed003_family_scenarios_and_verdicts():
     from fabricsim.reproduce import iba_2007 as iba
     from fabricsim.result import RunResult
 
-    assert {"iba-2007/fig7", "iba-2007/fig8", "iba-2007/fig9"} <= set(experiments())
+    assert {"iba-2007/fig7", "iba-2007/fig8", "iba-2007/fig9", "iba-2007/spf-ties"} <= set(experiments())
     assert [s.label for s in iba.SCHEMES] == ["Up*/Down*", "SPF", "SPF+Drop", "Multipath+LFU", "Multipath+LFU+Drop",
                                               "Multipath+Credit", "Multipath+Credit+Drop"]
     assert [s.label for s in iba.FIGURES["9"].schemes] == ["Up*/Down*", "SPF", "SPF+Drop", "Multipath+LFU",
@@ -143,6 +143,11 @@ def test_seed003_family_scenarios_and_verdicts():
     assert sc["ib"]["switch"] == {"hoq_life": iba.HOQ_LIFE}
     assert sc["ib"]["workload"] == {"injection_rate": 0.28, "real_time_share": 0.7, "trace": iba.REAL_TRACE}
     Scenario.coerce(sc).validate()
+    ties = iba.scenario(quick, iba.FIGURES["ties"], 1, iba.SPF_LOWEST, None, 0.5)
+    assert ties["ib"]["routing"] == {"algorithm": "spf", "ties": "lowest"} and "switch" not in ties["ib"]
+    # Its balanced runs are Fig. 7's own scenarios (run once when both run in one process).
+    assert iba.scenario(quick, iba.FIGURES["ties"], 1, iba.SPF, None, 0.5) == iba.scenario(quick, iba.FIGURES["7"], 1,
+                                                                                           iba.SPF, None, 0.5)
     ud = iba.scenario(quick, iba.FIGURES["7"], 1, iba.UPDOWN, 5, 0.1)
     assert ud["ib"]["routing"] == {"algorithm": "updown_tree", "root": 5} and "switch" not in ud["ib"]
     assert sc["run"]["warmup_observations"] == pytest.approx(0.02 * iba.packets_per_s(30, 0.28), abs=1)

@@ -94,7 +94,9 @@ MP_CREDIT = Scheme("mp-credit", "Multipath+Credit", {"algorithm": "multipath", "
 MP_CREDIT_DROP = Scheme("mp-credit-drop", "Multipath+Credit+Drop", {"algorithm": "multipath", "selection": "max_credit"},
                         drop=True)
 SCHEMES = (UPDOWN, SPF, SPF_DROP, MP_LFU, MP_LFU_DROP, MP_CREDIT, MP_CREDIT_DROP)
-BY_KEY = {s.key: s for s in SCHEMES}
+# The tie rule the study leaves open, for `iba-2007/spf-ties` only.
+SPF_LOWEST = Scheme("spf-lowest", "SPF, lowest-numbered ties", {"algorithm": "spf", "ties": "lowest"})
+BY_KEY = {s.key: s for s in SCHEMES + (SPF_LOWEST,)}
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,8 @@ FIGURES = {
     "7": Figure("7", 15, 0.7, LOADS_15, (0.2, 0.5, 0.6), METRICS),
     "8": Figure("8", 15, 0.3, LOADS_15, (0.2, 0.5, 0.6), METRICS),
     "9": Figure("9", 30, 0.7, LOADS_30, (0.12, 0.2, 0.28), (RT, CTL, BE), (UPDOWN, SPF, SPF_DROP, MP_LFU, MP_LFU_DROP)),
+    # Fig. 7's networks and mix, SPF under both tie rules (its balanced runs are Fig. 7's own).
+    "ties": Figure("7", 15, 0.7, LOADS_15, (0.2, 0.5, 0.6), METRICS, (SPF, SPF_LOWEST)),
 }
 
 
@@ -626,3 +630,11 @@ def fig9(ctx: Context) -> ExperimentOutput:
     fr = figure_runs(ctx, FIGURES["9"])
     fr7 = figure_runs(ctx, FIGURES["7"])  # dropping at 15 nodes, for the comparison the text makes
     return output(fr, fig9_claims(fr, fr7))
+
+
+@experiment(id="iba-2007/spf-ties", title="SPF's open tie rule: balanced by destination against lowest-numbered (Fig. 7's networks)",
+            seed_ref=SOURCE)
+def spf_ties(ctx: Context) -> ExperimentOutput:
+    """The study states no tie rule for SPF; this shows what the choice changes
+    on Fig. 7's family. It makes no claim of the study's, so it has no rows."""
+    return output(figure_runs(ctx, FIGURES["ties"]), {})
