@@ -748,3 +748,30 @@ fn the_calendar_spans_a_few_packet_times_on_a_thousand_hcas() {
     assert!(events > 100_000, "{events} events");
     assert!(far * 20 < events, "{far} of {events} events went to the overflow heap");
 }
+
+/// Traffic patterns reach the fabric: four HCAs of a 16-HCA fat tree in
+/// incast send a quarter of the messages all sixteen send uniformly in the
+/// same 2 ms at the same rate each, and the target's link carries their
+/// 4 x 20%: nothing refused or discarded, nearly all delivered by the end.
+#[test]
+fn an_incast_sends_from_its_senders_only_and_delivers_every_packet() {
+    let toml = |pattern: &str| {
+        format!(
+            "[run]\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\nprecision = 0\n\
+             max_time_ms = 2\n\
+             [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 2\n[ib.routing]\nalgorithm = \"ftree\"\n\
+             [ib.workload]\ninjection_rate = 0.2\nreal_time_share = 0\ncontrol_period_ms = 0\n{pattern}"
+        )
+    };
+    let incast = run(&toml("pattern = \"incast\"\nincast_target = 5\nincast_senders = 4\n"));
+    let uniform = run(&toml(""));
+    let c = |r: &RunReport, k: &str| r.counter(k).unwrap_or_else(|| panic!("no counter {k}"));
+    for r in [&incast, &uniform] {
+        assert_eq!(c(r, "best_effort_messages_refused") + c(r, "packets_discarded"), 0);
+        let (injected, delivered) = (c(r, "best_effort_packets_injected"), c(r, "best_effort_packets_delivered"));
+        assert!(injected > 300 && delivered * 100 >= injected * 95, "{delivered} of {injected} delivered");
+    }
+    let share =
+        c(&incast, "best_effort_messages_generated") as f64 / c(&uniform, "best_effort_messages_generated") as f64;
+    assert!((share - 0.25).abs() < 0.05, "incast sent {share} of uniform's messages");
+}
