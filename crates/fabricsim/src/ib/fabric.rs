@@ -14,11 +14,12 @@ use super::hca::{Hca, HcaEvent, HcaSpec};
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
+use super::multicast::{self, Groups, SwitchMulticast};
 use super::multipath::{PathChoice, Selection, SwitchTable};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use super::report::DeadlockWatch;
 use super::shared::Shared;
-use super::sources::{SourceEvent, Sources};
+use super::sources::{MulticastStreams, SourceEvent, Sources};
 use super::switch::{IbSwitch, SwitchEvent, SwitchSpec};
 use super::timing::IbTiming;
 use super::vl::{PortCredits, SlToVl, VL15};
@@ -31,7 +32,8 @@ use crate::fabric::forwarding::NO_PORT;
 use crate::fabric::routing::multipath::MultipathTables;
 use crate::fabric::{PortUse, Routes, Topology};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
-use crate::scenario::ib::{IbRouting, OnDeadlock, PathSelection};
+use crate::scenario::ib::{IbRouting, MulticastScheme, OnDeadlock, PathSelection};
+use crate::scenario::ib_multicast::DEFAULT_CENTRAL_BUFFER;
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{
     Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
@@ -58,6 +60,8 @@ pub enum Event {
     SwitchSent { switch: u32, port: u16 },
     /// A head of output `port` may have outlived its lifetime limit.
     SwitchExpire { switch: u32, port: u16 },
+    /// Output `port` has moved a multicast copy out of its central FIFO.
+    CentralDone { switch: u32, port: u16 },
     /// Credits for `vl` reach output `port` of `switch`.
     SwitchCredit { switch: u32, port: u16, vl: u8, blocks: u16 },
 }
@@ -85,6 +89,7 @@ impl Carries<SwitchEvent> for Event {
             SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
             SwitchEvent::Sent { port } => Event::SwitchSent { switch, port },
             SwitchEvent::Expire { port } => Event::SwitchExpire { switch, port },
+            SwitchEvent::CentralDone { port } => Event::CentralDone { switch, port },
         }
     }
 }
@@ -132,6 +137,8 @@ pub struct IbFabric {
     /// The switches' and HCAs' own state, fixed in size: measured once at build.
     fixed_bytes: u64,
     pub(super) watch: DeadlockWatch,
+    /// The multicast groups (with `[ib.multicast]`).
+    groups: Option<Groups>,
     scenario: Scenario,
 }
 
@@ -141,9 +148,18 @@ impl IbFabric {
         let spec = scenario.infiniband()?;
         let timing = IbTiming::new(spec)?;
         let topo = wiring::topology(spec)?;
+        let groups = match &spec.multicast {
+            Some(m) => Some(Groups::new(m, topo.endpoint_count(), scenario.run.seed)?),
+            None => None,
+        };
+        let streams = spec.multicast.as_ref().zip(groups.as_ref()).map(|(m, groups)| MulticastStreams {
+            groups,
+            share: m.share,
+            at_source: m.scheme == MulticastScheme::ReplicatedUnicast,
+        });
         // The workload first: its checks need only the HCA count, and the tables take longer.
-        let mut sources =
-            Sources::new(&spec.workload, topo.endpoint_count(), timing.link.bytes_per_second(), scenario.run.seed)?;
+        let link_rate = timing.link.bytes_per_second();
+        let mut sources = Sources::new(&spec.workload, topo.endpoint_count(), link_rate, scenario.run.seed, streams)?;
         Footprint::fabric(&topo, spec.routing.algorithm, &sources).check(&topo, scenario.run.memory_budget_mb)?;
         let (data, control) = wiring::tables(spec, &topo)?;
         let multipath = match spec.routing.algorithm {
@@ -183,6 +199,23 @@ impl IbFabric {
         let prop = timing.propagation;
         let input_stages = timing.pipeline();
         let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
+        for (s, ports) in map.iter().enumerate() {
+            for (p, u) in ports.iter().enumerate() {
+                if let PortUse::Endpoint(n) = *u {
+                    attachments[n as usize] = (s as u32, p as u16);
+                }
+            }
+        }
+        // Multicast trees over the data tables, unless the sources replicate.
+        let mut mc_tables = match (&spec.multicast, &groups) {
+            (Some(m), Some(g)) if m.scheme != MulticastScheme::ReplicatedUnicast => {
+                let port = |p: u8| if p == NO_PORT { u16::MAX } else { p as u16 };
+                let data_lft: Vec<Vec<u16>> =
+                    (0..map.len()).map(|s| data.row(s).iter().map(|&p| port(p)).collect()).collect();
+                multicast::tables(g, &data_lft, &map, &attachments)?.into_iter().map(Some).collect()
+            }
+            _ => vec![None; map.len()],
+        };
         let mut switches = Vec::with_capacity(map.len());
         for (s, ports) in map.iter().enumerate() {
             let peers: Vec<Option<Wire>> = ports
@@ -190,7 +223,7 @@ impl IbFabric {
                 .enumerate()
                 .map(|(p, u)| match *u {
                     PortUse::Endpoint(n) => {
-                        attachments[n as usize] = (s as u32, p as u16);
+                        debug_assert_eq!(attachments[n as usize], (s as u32, p as u16));
                         Some(Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop))
                     }
                     PortUse::Link { to, .. } => {
@@ -205,6 +238,12 @@ impl IbFabric {
             let own = |row: &[u8]| -> Vec<u16> {
                 row.iter().map(|&p| if p == NO_PORT { u16::MAX } else { p as u16 }).collect()
             };
+            let multicast = spec.multicast.as_ref().zip(mc_tables[s].take()).map(|(m, table)| SwitchMulticast {
+                table,
+                scheme: m.scheme,
+                order: m.order(),
+                central_bytes: m.central_buffer_bytes.unwrap_or(DEFAULT_CENTRAL_BUFFER),
+            });
             switches.push(IbSwitch::new(SwitchSpec {
                 index: s as u32,
                 peers,
@@ -221,6 +260,7 @@ impl IbFabric {
                 vl_order: &vl_order,
                 vl_buffer_bytes: spec.vl_buffer_bytes,
                 credit_block: spec.credit_block_bytes,
+                multicast,
             }));
         }
         let buffer_bytes = (spec.hca.buffer_mb * 1024.0 * 1024.0) as u64;
@@ -238,13 +278,17 @@ impl IbFabric {
                     buffer_bytes,
                     streams: sources.streams_to(i as u32),
                     datagram_sources: if multipath.is_some() { attachments.len() } else { 0 },
+                    multicast_slots: multicast_slots(&sources, i as u32),
                 })
             })
             .collect();
         let largest = timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
         // Look for a deadlock every 1000 full-packet times unless told.
         let deadlock_check = spec.deadlock_check_us.map_or(1000 * largest, time::from_us);
-        let metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
+        let mut metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
+        if spec.multicast.is_some() {
+            metrics = metrics.with_multicast();
+        }
         if let Some(mp) = &multipath {
             let reliable_share = spec.routing.reliable_share.unwrap_or(DEFAULT_RELIABLE_SHARE);
             let demands = sources.stream_demands();
@@ -312,6 +356,9 @@ impl IbFabric {
                 timing,
                 metrics,
                 freed: None,
+                cover: Vec::new(),
+                mc_records: 0,
+                mc_cover: 0,
             },
             switches,
             hcas,
@@ -322,6 +369,7 @@ impl IbFabric {
             sendable_sls,
             fixed_bytes,
             watch: DeadlockWatch::new(deadlock_check),
+            groups,
             scenario: scenario.clone(),
         })
     }
@@ -366,6 +414,50 @@ impl IbFabric {
             ..Message::default()
         };
         let ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
+        if let Some(c) = self.sh.freed.take() {
+            self.return_credit(cx, c);
+        }
+        ok
+    }
+
+    /// Puts a message of `bytes` payload bytes of `class` on `sl` for
+    /// multicast group `group` into `src`'s send queue now, as the scheme
+    /// sends it (one message replicated by the switches, or one per member).
+    /// False if a message was refused, or there is no such group.
+    pub fn inject_multicast(
+        &mut self,
+        cx: &mut Cx,
+        src: u32,
+        group: u16,
+        class: TrafficClass,
+        sl: u8,
+        bytes: u64,
+    ) -> bool {
+        let Some(groups) = self.groups.as_ref().filter(|g| (group as usize) < g.len()) else {
+            return false;
+        };
+        let members: Vec<u32> = groups.destinations(group as usize, src).collect();
+        let at_source = self.spec().multicast.as_ref().is_some_and(|m| m.scheme == MulticastScheme::ReplicatedUnicast);
+        let msg = Message {
+            t_created: cx.now(),
+            seg: Segmentation::new(bytes, class.mtu()),
+            src,
+            dst: group as u32,
+            stream: NO_STREAM,
+            class,
+            sl: ServiceLevel::new(sl as u32, "sl").expect("an SL below 16"),
+            group,
+            copies: members.len() as u16,
+            ..Message::default()
+        };
+        let mut ok = true;
+        if at_source {
+            for dst in members {
+                ok &= enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, Message { dst, copies: 0, ..msg });
+            }
+        } else {
+            ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
+        }
         if let Some(c) = self.sh.freed.take() {
             self.return_credit(cx, c);
         }
@@ -447,19 +539,38 @@ fn multipath_section(mp: &MultipathTables, topo: &Topology, paths: Option<&PathC
 fn enqueue(hca: &mut Hca, cx: &mut Cx, sh: &mut Shared, msg: Message) -> bool {
     let wire = msg.seg.total_wire_bytes();
     let class = msg.class;
+    let copies = msg.copies;
     let m = sh.messages.insert(msg);
     let ok = hca.enqueue(cx, sh, m);
     if !ok {
         sh.messages.remove(m);
+        // A refused multicast frame misses at every member.
+        if copies > 1 {
+            sh.metrics.frame_refused_at_members(copies as u32 - 1);
+        }
     }
     sh.metrics.message_generated(class, wire, ok);
     ok
+}
+
+/// Per switch-replicated multicast stream, HCA `hca`'s slot for it (`NO_STREAM`: not a member).
+fn multicast_slots(sources: &Sources, hca: u32) -> Vec<u32> {
+    sources
+        .multicast_members
+        .iter()
+        .map(|members| members.iter().find(|&&(m, _)| m == hca).map_or(NO_STREAM, |&(_, slot)| slot))
+        .collect()
 }
 
 impl Simulation<IbFabric> {
     /// [`IbFabric::inject`] now.
     pub fn inject(&mut self, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
         self.with(|f, cx| f.inject(cx, src, dst, class, sl, bytes))
+    }
+
+    /// [`IbFabric::inject_multicast`] now.
+    pub fn inject_multicast(&mut self, src: u32, group: u16, class: TrafficClass, sl: u8, bytes: u64) -> bool {
+        self.with(|f, cx| f.inject_multicast(cx, src, group, class, sl, bytes))
     }
 }
 
@@ -511,6 +622,9 @@ impl Model for IbFabric {
             }
             Event::SwitchExpire { switch, port } => {
                 self.switches[switch as usize].handle(cx, sh, SwitchEvent::Expire { port })
+            }
+            Event::CentralDone { switch, port } => {
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::CentralDone { port })
             }
             Event::SwitchCredit { switch, port, vl, blocks } => {
                 self.switches[switch as usize].on_credit(cx, sh, port as usize, vl, blocks as u32)

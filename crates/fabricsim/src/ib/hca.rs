@@ -15,8 +15,9 @@
 
 use super::fifo::Fifo;
 use super::message::{Message, NO_STREAM};
+use super::multicast::{MULTICAST_LID, NO_GROUP};
 use super::output_port::{lane, OutputPort};
-use super::packet::{Packet, TrafficClass, MULTIPATH};
+use super::packet::{Packet, TrafficClass, DROPPABLE, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
@@ -116,6 +117,9 @@ pub struct HcaSpec<'a> {
     pub streams: usize,
     /// Sources whose datagrams it checks for order (multipath; else 0).
     pub datagram_sources: usize,
+    /// Per multicast stream (switch-replicated), its slot among the streams
+    /// this HCA receives, or `NO_STREAM` if it is not a member.
+    pub multicast_slots: Vec<u32>,
 }
 
 pub struct Hca {
@@ -141,6 +145,8 @@ pub struct Hca {
     /// Multipath: per source HCA, when the last reliable and unreliable
     /// datagram delivered here was created (empty otherwise).
     last_datagram: Vec<[Time; 2]>,
+    /// See [`HcaSpec::multicast_slots`].
+    multicast_slots: Vec<u32>,
 }
 
 impl Hca {
@@ -150,7 +156,17 @@ impl Hca {
     }
 
     pub fn new(spec: HcaSpec) -> Self {
-        let HcaSpec { index, wire, sl_to_vl, credits, arbiter, buffer_bytes, streams, datagram_sources } = spec;
+        let HcaSpec {
+            index,
+            wire,
+            sl_to_vl,
+            credits,
+            arbiter,
+            buffer_bytes,
+            streams,
+            datagram_sources,
+            multicast_slots,
+        } = spec;
         let mut vl_sls = [0u16; 16];
         let mut sl_vl = [NO_VL; 16];
         for sl in 0..16u8 {
@@ -179,6 +195,7 @@ impl Hca {
             deadlines: vec![PlayoutDeadlines::new(); streams],
             last_frame: vec![0; streams],
             last_datagram: vec![[0; 2]; datagram_sources],
+            multicast_slots,
         }
     }
 
@@ -254,7 +271,7 @@ impl Hca {
         let i = msg.sent;
         let bytes = msg.seg.wire_bytes(i);
         let now = cx.now();
-        let packet = Packet {
+        let mut packet = Packet {
             t_created: msg.t_created,
             t_arrived: now,
             message: m,
@@ -266,6 +283,13 @@ impl Hca {
             class: msg.class,
             flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected) | if msg.multipath { MULTIPATH } else { 0 },
         };
+        let copies = msg.copies;
+        if copies > 0 {
+            // Switch-replicated: to the group's multicast LID, never dropped
+            // (a copy's loss would have to be counted at every member below it).
+            packet.dlid = MULTICAST_LID + msg.group;
+            packet.flags = (packet.flags & !DROPPABLE) | MULTICAST;
+        }
         msg.sent += 1;
         self.port.sent(vl, bytes);
         self.queued_bytes -= msg.seg.payload(i) as u64;
@@ -282,6 +306,10 @@ impl Hca {
         let id = sh.packets.insert(packet);
         let t = sh.timing.wire(bytes);
         sh.metrics.injected(&packet, t);
+        if copies > 0 {
+            sh.mc_set(id, copies);
+            sh.metrics.counters.packets_injected[packet.class as usize] += copies as u64 - 1;
+        }
         cx.push(now + t, self.index, HcaEvent::Sent);
         self.wire.send(cx, id, t);
     }
@@ -299,17 +327,26 @@ impl Hca {
     pub fn on_packet(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: u32) {
         let now = cx.now();
         let p = sh.packets[packet];
-        debug_assert_eq!(p.dlid as u32, self.index, "packet delivered to the wrong HCA");
+        let multicast = p.flags & MULTICAST != 0;
+        debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
         if p.vl != VL15 {
             sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, self.block) as u16));
         }
+        if multicast {
+            let members = sh.mc_clear(packet);
+            debug_assert_eq!(members, 1, "a copy reaching an HCA stands for that member alone");
+        }
         sh.packets.remove(packet);
         let msg = &mut sh.messages[p.message];
+        if msg.group != NO_GROUP {
+            sh.metrics.multicast_delivered(now - p.t_created);
+        }
         // A frame is judged by its last packet (never dropped), which
         // follows the others on their path.
         if p.is_last() && msg.stream != NO_STREAM {
-            let slot = msg.stream as usize;
+            let slot = if multicast { self.multicast_slots[msg.stream as usize] } else { msg.stream } as usize;
+            debug_assert_ne!(slot, NO_STREAM as usize, "a multicast frame delivered to a non-member");
             let late = self.deadlines[slot].on_frame_number(msg.frame as u64, msg.t_created, now);
             sh.metrics.frame(now - msg.t_created, late, msg.dropped > 0);
             let c = &mut sh.metrics.counters;

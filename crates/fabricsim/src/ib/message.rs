@@ -10,7 +10,7 @@ use crate::kernel::Time;
 /// `Message::stream` of a message that belongs to no video stream.
 pub const NO_STREAM: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Message {
     /// When it entered the source HCA's send queue: the origin of its packets' latency.
     pub t_created: Time,
@@ -37,8 +37,40 @@ pub struct Message {
     /// destination); false for an unreliable one (may overtake).
     pub reliable: bool,
     pub path: Pattern,
+    /// The multicast group of a frame of a multicast stream (sent as one
+    /// message or, replicated at the source, as one per member), else
+    /// [`super::multicast::NO_GROUP`].
+    pub group: u16,
+    /// Members a switch-replicated message is delivered to (its packets
+    /// are counted done once per member); 0 for a unicast message.
+    pub copies: u16,
     /// The message behind it in its HCA send queue ([`super::fifo::Fifo`]).
     pub next: u32,
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Message {
+            t_created: 0,
+            seg: Segmentation::default(),
+            src: 0,
+            dst: 0,
+            sent: 0,
+            done: 0,
+            dropped: 0,
+            stream: 0,
+            frame: 0,
+            class: TrafficClass::default(),
+            sl: ServiceLevel::default(),
+            protected: false,
+            multipath: false,
+            reliable: false,
+            path: Pattern::default(),
+            group: super::multicast::NO_GROUP,
+            copies: 0,
+            next: 0,
+        }
+    }
 }
 
 impl Message {
@@ -53,6 +85,6 @@ impl Message {
     #[inline]
     pub fn packet_done(&mut self) -> bool {
         self.done += 1;
-        self.done == self.seg.packets
+        self.done == self.seg.packets * self.copies.max(1) as u32
     }
 }

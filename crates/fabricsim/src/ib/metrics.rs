@@ -66,6 +66,8 @@ pub struct IbMetrics {
     hca_link_busy: TallyId,
     /// Wire bytes sent on each VL over every link.
     vl_bytes: [TallyId; 16],
+    /// Latency of the packets of multicast frames (with multicast only).
+    multicast_latency: Option<DurationId>,
 }
 
 impl IbMetrics {
@@ -99,6 +101,33 @@ impl IbMetrics {
             switch_link_busy,
             hca_link_busy,
             vl_bytes,
+            multicast_latency: None,
+        }
+    }
+
+    /// Measures the latency of multicast packets too (seed 003 Fig. 10c).
+    pub fn with_multicast(mut self) -> Self {
+        self.multicast_latency = Some(self.set.duration("multicast_latency_us", true));
+        self
+    }
+
+    /// A packet of a multicast frame reached a member `latency` after its creation.
+    #[inline]
+    pub fn multicast_delivered(&mut self, latency: Time) {
+        if let Some(id) = self.multicast_latency {
+            self.set.record(id, latency);
+        }
+    }
+
+    pub fn multicast_latency(&self) -> Option<DurationId> {
+        self.multicast_latency
+    }
+
+    /// A multicast frame refused at its source misses at `extra` more members than one.
+    pub fn frame_refused_at_members(&mut self, extra: u32) {
+        for _ in 0..extra {
+            self.counters.frames_refused += 1;
+            self.missing.add(1.0);
         }
     }
 

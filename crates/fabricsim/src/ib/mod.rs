@@ -28,6 +28,7 @@ pub mod lifetime;
 pub mod link;
 pub mod message;
 pub mod metrics;
+pub mod multicast;
 pub mod multipath;
 pub mod output_port;
 pub mod packet;

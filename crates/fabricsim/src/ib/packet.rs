@@ -198,6 +198,9 @@ pub const LAST: u8 = 1 << 1;
 pub const DROPPABLE: u8 = 1 << 2;
 /// Routed by the multipath tables with its message's path bits.
 pub const MULTIPATH: u8 = 1 << 3;
+/// Replicated by the switches along its group's tree; its DLID is a
+/// multicast LID and its message names the group and the source.
+pub const MULTICAST: u8 = 1 << 4;
 
 /// Whether seed 003's selective dropping (section 3.5) may discard a packet:
 /// only real-time and best-effort packets, never a packet of a protected

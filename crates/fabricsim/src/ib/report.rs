@@ -89,7 +89,7 @@ impl IbFabric {
             "accepted_load_pct".into(),
             MetricSummary::with_ci(t.mean(now) * scale, t.interval().map(|c| c.half_width * scale)),
         ));
-        for id in m.latency {
+        for id in m.latency.into_iter().chain(m.multicast_latency()) {
             out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
         }
         for (name, dmp) in [
@@ -158,11 +158,14 @@ impl IbFabric {
         let delivered: u64 = c.packets_delivered.iter().sum();
         let dropped = self.sh.metrics.packets_dropped();
         let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64 - dropped as i64;
-        if self.sh.packets.live() as i64 != in_flight {
+        // A multicast packet counts once per member: injected, and then
+        // delivered, dropped or in flight (a copy stands for the members it leads to).
+        if self.sh.deliveries_in_flight() as i64 != in_flight {
             return Err(Error::model(format!(
-                "packet conservation violated: {} packets alive, but {injected} injected - {delivered} delivered - \
-                 {} discarded - {dropped} dropped = {in_flight}",
+                "packet conservation violated: {} packets alive ({} deliveries due), but {injected} injected - \
+                 {delivered} delivered - {} discarded - {dropped} dropped = {in_flight}",
                 self.sh.packets.live(),
+                self.sh.deliveries_in_flight(),
                 c.packets_discarded
             )));
         }

@@ -7,7 +7,7 @@
 use super::lifetime::DropReason;
 use super::message::Message;
 use super::metrics::IbMetrics;
-use super::packet::Packet;
+use super::packet::{Packet, MULTICAST};
 use super::timing::IbTiming;
 use super::wire::FreedCredit;
 use crate::kernel::Arena;
@@ -19,6 +19,12 @@ pub struct Shared {
     pub metrics: IbMetrics,
     /// Credits freed by the event being handled (one packet's at most).
     pub freed: Option<FreedCredit>,
+    /// Multicast: per packet record, the member deliveries it stands for
+    /// (a copy on its way to k members counts k in the audit); the live
+    /// multicast records and the sum of what they stand for.
+    pub cover: Vec<u16>,
+    pub mc_records: u64,
+    pub mc_cover: u64,
 }
 
 impl Shared {
@@ -27,6 +33,34 @@ impl Shared {
     pub fn free(&mut self, c: FreedCredit) {
         debug_assert!(self.freed.is_none(), "an event frees one packet's credits");
         self.freed = Some(c);
+    }
+
+    /// Multicast record `id` now stands for `members` deliveries.
+    #[inline]
+    pub fn mc_set(&mut self, id: u32, members: u16) {
+        let i = id as usize;
+        if i >= self.cover.len() {
+            self.cover.resize((i + 1).next_power_of_two(), 0);
+        }
+        self.cover[i] = members;
+        self.mc_records += 1;
+        self.mc_cover += members as u64;
+    }
+
+    /// Multicast record `id` is gone (delivered, or replaced by its copies);
+    /// returns the deliveries it stood for.
+    #[inline]
+    pub fn mc_clear(&mut self, id: u32) -> u16 {
+        let c = self.cover[id as usize];
+        self.mc_records -= 1;
+        self.mc_cover -= c as u64;
+        c
+    }
+
+    /// Packet records alive counted as deliveries still due: a multicast
+    /// record counts the members it stands for.
+    pub fn deliveries_in_flight(&self) -> u64 {
+        self.packets.live() as u64 - self.mc_records + self.mc_cover
     }
 
     /// Drops a packet a switch held past its lifetime limit: counted by
@@ -44,11 +78,14 @@ impl Shared {
 
     /// Discards a packet (its SL has no VL here) and counts it.
     pub fn discard(&mut self, packet: u32) {
-        self.metrics.discarded();
-        let m = self.packets[packet].message;
+        let p = self.packets[packet];
+        let n = if p.flags & MULTICAST != 0 { self.mc_clear(packet) } else { 1 };
         self.packets.remove(packet);
-        if self.messages[m].packet_done() {
-            self.messages.remove(m);
+        for _ in 0..n {
+            self.metrics.discarded();
+            if self.messages[p.message].packet_done() {
+                self.messages.remove(p.message);
+            }
         }
     }
 }

@@ -31,6 +31,7 @@ use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 use super::message::{Message, NO_STREAM};
+use super::multicast::{Groups, NO_GROUP};
 use super::multipath::{PathChoice, StreamDemand};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
@@ -73,6 +74,19 @@ pub struct VideoSource {
     pub stream: VideoStream,
     /// Release time of frame 0.
     pub phase: Time,
+    /// A multicast stream's group (else `NO_GROUP`; `dst` is then unused)
+    /// and its index among the multicast streams.
+    pub group: u16,
+    pub multicast: u32,
+}
+
+/// Which video streams go to a multicast group, and how they are sent.
+pub struct MulticastStreams<'a> {
+    pub groups: &'a Groups,
+    /// The share of each HCA's streams that are multicast.
+    pub share: f64,
+    /// Replicated unicast: the source sends one message per member.
+    pub at_source: bool,
 }
 
 impl VideoSource {
@@ -107,6 +121,10 @@ pub struct Sources {
     paths: Option<PathChoice>,
     /// Best-effort destinations by `ib.workload.pattern` (None: uniform).
     pattern: Option<PatternDestinations>,
+    /// Per multicast stream: each member it is sent to and the stream's slot there.
+    pub multicast_members: Vec<Vec<(u32, u32)>>,
+    /// Multicast frames leave their source as one message per member.
+    replicate_at_source: bool,
     hcas: u32,
     stopped: bool,
 }
@@ -164,7 +182,13 @@ fn wire_rate(trace: &VideoTrace, profile: StreamProfile) -> f64 {
 
 impl Sources {
     /// The sources of `hcas` HCAs on links of `link_bytes_per_second`.
-    pub fn new(spec: &IbWorkloadSpec, hcas: u32, link_bytes_per_second: f64, seed: u64) -> Result<Self> {
+    pub fn new(
+        spec: &IbWorkloadSpec,
+        hcas: u32,
+        link_bytes_per_second: f64,
+        seed: u64,
+        multicast: Option<MulticastStreams>,
+    ) -> Result<Self> {
         let real_time = spec.injection_rate * spec.real_time_share * link_bytes_per_second;
         let best_effort = spec.injection_rate * (1.0 - spec.real_time_share) * link_bytes_per_second;
         let mut video = Vec::new();
@@ -193,18 +217,26 @@ impl Sources {
             let m = wanted as u32;
             for i in 0..hcas {
                 let mut rng = RandomStream::new(seed, "ib.video", i as u64);
+                let mut group_rng = RandomStream::new(seed, "ib.multicast.stream", i as u64);
                 let chosen: Vec<usize> = (0..m).map(|j| (i + j) as usize % PAPER_STREAM_COUNT).collect();
                 let sum: f64 = chosen.iter().map(|&k| rates[k]).sum();
                 // Headers make the wire rate slightly sub-linear in the
                 // scale; the measured offered load is reported beside it.
                 let factor = real_time / sum;
-                for &k in &chosen {
+                for (j, &k) in chosen.iter().enumerate() {
                     let p = profiles[k];
                     let num = (p.scale() * factor * SCALE_UNIT as f64).round().max(1.0) as u32;
                     let start = rng.below(trace.len() as u32);
                     let profile = StreamProfile { scale_num: num, scale_den: SCALE_UNIT, start };
                     let phase = (rng.uniform() * frame_time(1) as f64) as Time;
                     let dst = other(&mut rng, i, hcas);
+                    // Every 1/share-th stream of the HCA is multicast, to a group drawn uniformly.
+                    let group = match &multicast {
+                        Some(mc) if ((j + 1) as f64 * mc.share).floor() > (j as f64 * mc.share).floor() => {
+                            group_rng.below(mc.groups.len() as u32) as u16
+                        }
+                        _ => NO_GROUP,
+                    };
                     video.push(VideoSource {
                         hca: i,
                         dst,
@@ -212,6 +244,8 @@ impl Sources {
                         slot: 0,
                         stream: VideoStream::new(trace.clone(), profile),
                         phase,
+                        group,
+                        multicast: 0,
                     });
                 }
             }
@@ -236,9 +270,23 @@ impl Sources {
             per_hca[v.hca as usize] += 1;
         }
         let mut received = vec![0u32; hcas as usize];
+        let mut multicast_members = Vec::new();
         for v in &mut video {
-            v.slot = received[v.dst as usize];
-            received[v.dst as usize] += 1;
+            if v.group == NO_GROUP {
+                v.slot = received[v.dst as usize];
+                received[v.dst as usize] += 1;
+            } else {
+                let groups = multicast.as_ref().expect("multicast streams only with groups").groups;
+                let members: Vec<(u32, u32)> = groups
+                    .destinations(v.group as usize, v.hca)
+                    .map(|d| {
+                        received[d as usize] += 1;
+                        (d, received[d as usize] - 1)
+                    })
+                    .collect();
+                v.multicast = multicast_members.len() as u32;
+                multicast_members.push(members);
+            }
         }
         let pattern = match spec.destinations(hcas)? {
             Some(p) => {
@@ -269,6 +317,8 @@ impl Sources {
             received,
             paths: None,
             pattern,
+            multicast_members,
+            replicate_at_source: multicast.as_ref().is_some_and(|m| m.at_source),
             hcas,
             stopped: false,
         })
@@ -356,6 +406,27 @@ impl Sources {
                         protected: frame.kind.is_protected(),
                         ..Message::default()
                     };
+                    if v.group != NO_GROUP {
+                        let members = &self.multicast_members[v.multicast as usize];
+                        msg.group = v.group;
+                        if self.replicate_at_source {
+                            for &(dst, slot) in members {
+                                emit(cx, Message { dst, stream: slot, ..msg });
+                            }
+                        } else {
+                            // One message for the group's multicast LID, replicated by the switches.
+                            emit(
+                                cx,
+                                Message {
+                                    dst: v.group as u32,
+                                    stream: v.multicast,
+                                    copies: members.len() as u16,
+                                    ..msg
+                                },
+                            );
+                        }
+                        continue;
+                    }
                     if let Some(p) = &self.paths {
                         p.stream(stream, &mut msg);
                     }
@@ -511,7 +582,7 @@ mod tests {
     /// Best-effort only sources of `hcas` HCAs under `pattern`.
     fn sources(hcas: u32, spec: IbWorkloadSpec) -> Sources {
         let spec = IbWorkloadSpec { real_time_share: 0.0, control_period_ms: 0.0, ..spec };
-        Sources::new(&spec, hcas, 250e6, 7).unwrap()
+        Sources::new(&spec, hcas, 250e6, 7, None).unwrap()
     }
 
     #[test]
@@ -567,7 +638,7 @@ mod tests {
     fn pattern_keys_are_checked_against_the_fabric() {
         let spec = |toml: &str| {
             let s = crate::Scenario::from_toml_str(&format!("[ib.workload]\n{toml}"), "t.toml")?;
-            Sources::new(&s.infiniband().unwrap().workload, 8, 250e6, 1).map(|_| ())
+            Sources::new(&s.infiniband().unwrap().workload, 8, 250e6, 1, None).map(|_| ())
         };
         let e = spec("pattern = \"incast\"\nincast_target = 8\n").unwrap_err();
         assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("ib.workload.incast_target"), Some("8")), "{e}");

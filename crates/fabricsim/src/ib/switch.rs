@@ -23,11 +23,14 @@
 //!    (last stage) costs no time. The output VL space is freed when the
 //!    packet's tail has left.
 
+mod replication;
+
 use super::fifo::PacketFifo;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
+use super::multicast::SwitchMulticast;
 use super::multipath::{Selection, SwitchTable};
 use super::output_port::{lane, OutputPort};
-use super::packet::{Packet, TrafficClass, MULTIPATH};
+use super::packet::{Packet, TrafficClass, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
@@ -45,6 +48,8 @@ pub enum SwitchEvent {
     Sent { port: u16 },
     /// A head packet of output `port` may have outlived its lifetime limit.
     Expire { port: u16 },
+    /// Output `port` has moved a multicast copy out of its central FIFO.
+    CentralDone { port: u16 },
 }
 
 /// What a switch schedules: its own events and deliveries over its cables.
@@ -90,6 +95,8 @@ pub struct SwitchSpec<'a> {
     pub vl_order: &'a [u8],
     pub vl_buffer_bytes: u32,
     pub credit_block: u32,
+    /// The switch's multicast table and replication scheme (None: unicast only).
+    pub multicast: Option<SwitchMulticast>,
 }
 
 /// One input port: its VL queues and the crossbar state of their heads.
@@ -133,6 +140,8 @@ struct OutPort {
     queued_vls: u16,
     /// Whether a crossbar transfer into this output is under way.
     busy: bool,
+    /// A multicast packet waits for this output: the replication is asked first.
+    mc_held: bool,
     /// The last round found no requesting idle input whose head fits its
     /// output VL, and no output VL space has been freed since. Then only an
     /// input that has changed (a new head, or idle again) can win, and only
@@ -165,7 +174,7 @@ struct Multipath {
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
 /// (VL15: none, it is not flow controlled).
 #[inline]
-fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
+pub(super) fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
     if vl == VL15 {
         0
     } else {
@@ -199,6 +208,7 @@ pub struct IbSwitch {
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,
     multipath: Option<Box<Multipath>>,
+    replication: Option<Box<replication::Replication>>,
     /// Packets through the crossbar, for utilization and bench figures.
     pub transfers: u64,
 }
@@ -266,6 +276,7 @@ impl IbSwitch {
                     queued: 0,
                     queued_vls: 0,
                     busy: false,
+                    mc_held: false,
                     next_input: 0,
                     blocked: false,
                     port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
@@ -285,6 +296,7 @@ impl IbSwitch {
             multipath: spec.multipath.map(|(table, selection)| {
                 Box::new(Multipath { table, selection, used: vec![0; p], choices: Vec::with_capacity(p) })
             }),
+            replication: spec.multicast.map(|m| Box::new(replication::Replication::new(m, p))),
             transfers: 0,
         }
     }
@@ -317,6 +329,7 @@ impl IbSwitch {
             SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
             SwitchEvent::Sent { port } => self.on_sent(cx, sh, port as usize),
             SwitchEvent::Expire { port } => self.on_expire(cx, sh, port as usize),
+            SwitchEvent::CentralDone { port } => self.on_central_done(cx, sh, port as usize),
         }
     }
 
@@ -349,6 +362,7 @@ impl IbSwitch {
         p.vl = vl;
         p.t_arrived = now - self.input_stages;
         let bytes = p.bytes as u32;
+        let multicast = p.flags & MULTICAST != 0;
         let q = &mut self.inputs[port].vls[lane(vl)].queue;
         let alone = q.is_empty();
         q.push_back(&mut ctx.packets, id);
@@ -356,8 +370,26 @@ impl IbSwitch {
         // Only the head of an input VL requests the crossbar; a packet that
         // arrives behind others requests when it becomes the head.
         if alone {
+            if multicast {
+                self.mc_request(ctx, port, vl, id);
+                self.mc_pump(cx, ctx);
+                return;
+            }
             let out = self.set_ready(ctx, port, vl, id);
             self.try_output_for(cx, ctx, out, port);
+        }
+    }
+
+    /// The packet now at the head of input VL (`input`, `vl`), if any,
+    /// requests its output (or, multicast, its tree's outputs).
+    #[inline]
+    fn next_head(&mut self, ctx: &mut Shared, input: usize, vl: u8) {
+        if let Some(next) = self.inputs[input].vls[lane(vl)].queue.front() {
+            if ctx.packets[next].flags & MULTICAST != 0 {
+                self.mc_request(ctx, input, vl, next);
+            } else {
+                self.set_ready(ctx, input, vl, next);
+            }
         }
     }
 
@@ -450,6 +482,10 @@ impl IbSwitch {
         if self.outputs[out].busy {
             return;
         }
+        // Multicast first (it may reserve the output against unicast packets).
+        if self.outputs[out].mc_held && self.mc_output(cx, ctx, out) {
+            return;
+        }
         let start = self.outputs[out].next_input as usize;
         if self.words == 1 {
             // Up to 64 ports: walk only the inputs that want this output, in
@@ -480,7 +516,7 @@ impl IbSwitch {
     /// idle again): a blocked output need only offer to `i`.
     #[inline]
     fn try_output_for(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, i: usize) {
-        if !self.outputs[out].blocked {
+        if !self.outputs[out].blocked || self.outputs[out].mc_held {
             self.try_output(cx, ctx, out);
         } else if !self.inputs[i].busy && self.wants(out, i) {
             self.offer(cx, ctx, i, out);
@@ -536,7 +572,6 @@ impl IbSwitch {
         let v = &mut port.vls[lane(vl)];
         let id = v.queue.pop_front(&ctx.packets).expect("a requesting VL has a head packet");
         let blocks = v.head_blocks;
-        let next = v.queue.front();
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
@@ -546,6 +581,33 @@ impl IbSwitch {
         port.transfer_vl = vl;
         port.transfer_bytes = bytes as u16;
         port.transfer_blocks = blocks;
+        self.enter_output(cx, ctx, out, vl, id, blocks);
+        // At link rate the transfer cannot end before the tail has arrived.
+        let wire = ctx.timing.wire(bytes);
+        let tail = p.t_arrived - ctx.timing.header + wire;
+        let now = cx.now();
+        let end: Time = (now + wire).max(tail);
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
+        // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
+        self.next_head(ctx, input, vl);
+        // The output link may start this packet at once (cut-through): its
+        // transfer and its transmission then end together, in one event.
+        let merge = (end == now + wire).then_some(id);
+        self.try_link(cx, ctx, out, merge);
+    }
+
+    /// Packet `id` crosses into output VL (`out`, `vl`), taking `blocks`
+    /// of its space: the output is busy until the crossing ends.
+    #[inline]
+    fn enter_output(
+        &mut self,
+        cx: &mut impl SwitchContext,
+        ctx: &mut Shared,
+        out: usize,
+        vl: u8,
+        id: u32,
+        blocks: u16,
+    ) {
         let o = &mut self.outputs[out];
         o.busy = true;
         o.blocked = false;
@@ -562,25 +624,15 @@ impl IbSwitch {
         if alone {
             self.head_changed(cx, ctx, out, vl, Some(id));
         }
-        // At link rate the transfer cannot end before the tail has arrived.
-        let wire = ctx.timing.wire(bytes);
-        let tail = p.t_arrived - ctx.timing.header + wire;
-        let now = cx.now();
-        let end: Time = (now + wire).max(tail);
-        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
-        // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
-        if let Some(next) = next {
-            self.set_ready(ctx, input, vl, next);
-        }
-        // The output link may start this packet at once (cut-through): its
-        // transfer and its transmission then end together, in one event.
-        let merge = (end == now + wire).then_some(id);
-        self.try_link(cx, ctx, out, merge);
     }
 
     /// The crossbar transfer from `input` has ended: its input VL space is
     /// free (credits go upstream) and both crossbar ports can take the next.
     fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
+        if self.inputs[input].transfer_out == replication::MULTICAST_TRANSFER {
+            self.mc_transfer_done(cx, ctx, input);
+            return;
+        }
         let port = &mut self.inputs[input];
         let (out, vl, bytes, blocks) =
             (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes, port.transfer_blocks);
@@ -591,6 +643,10 @@ impl IbSwitch {
         self.outputs[out].busy = false;
         ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
         self.return_credits(cx, ctx, input, vl, blocks as u32);
+        // The input is idle again: a multicast head of it may start now.
+        if self.replication.is_some() {
+            self.mc_pump(cx, ctx);
+        }
         self.try_output(cx, ctx, out);
         self.try_input(cx, ctx, input);
         self.try_link(cx, ctx, out, None);
@@ -775,6 +831,7 @@ impl IbSwitch {
         let len = |q: &PacketFifo| q.len(packets);
         self.inputs.iter().flat_map(|p| p.vls.iter().map(|v| &v.queue)).map(len).sum::<usize>()
             + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
+            + self.mc_packets_held(packets)
     }
 
     /// Bytes of the switch's state (its VL queues are linked through the packets).

@@ -147,6 +147,7 @@ pub fn ranges() -> impl Iterator<Item = &'static Range> {
         .chain(super::loops::RANGES)
         .chain(super::switched_loops::RANGES)
         .chain(super::ib::RANGES)
+        .chain(super::ib_multicast::RANGES)
         .chain(super::hosts::RANGES)
 }
 

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::check::{require, Range};
+pub use super::ib_multicast::{IbMulticastSpec, MulticastOrder, MulticastScheme};
 use crate::error::{Error, Result};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
@@ -458,6 +459,9 @@ pub struct IbSpec {
     pub topology: IbTopologySpec,
     pub routing: IbRoutingSpec,
     pub workload: IbWorkloadSpec,
+    /// Multicast groups and replication (seed 003 section 5.2); absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multicast: Option<IbMulticastSpec>,
 }
 
 impl Default for IbSpec {
@@ -477,6 +481,7 @@ impl Default for IbSpec {
             topology: IbTopologySpec::default(),
             routing: IbRoutingSpec::default(),
             workload: IbWorkloadSpec::default(),
+            multicast: None,
         }
     }
 }
@@ -755,6 +760,15 @@ impl IbSpec {
             SLACK.check_int(k)?;
         }
         self.workload.validate()?;
+        if let Some(m) = &self.multicast {
+            m.validate()?;
+            require(
+                !multipath,
+                "ib.multicast",
+                "given",
+                "a linear forwarding table routing (multicast trees follow it), not ib.routing.algorithm = \"multipath\"",
+            )?;
+        }
         // Every SL the workload uses must reach a data VL, or its packets
         // would be discarded at the first hop.
         let vl_of = |sl: u32| self.vl_of(sl);

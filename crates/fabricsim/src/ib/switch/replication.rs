@@ -1,0 +1,480 @@
+//! How a switch copies a multicast packet to the outputs of its group's
+//! tree (seed 003 section 3.6.1). A multicast packet at the head of its
+//! input VL becomes a request for the outputs its entry names, served
+//! before the unicast crossbar looks at those outputs:
+//!
+//! - synchronous: the request reserves its outputs against unicast
+//!   packets; among multicast requests the first in `order` (FCFS: the
+//!   earliest arrival; or the inputs round robin) holds an output, a later
+//!   one may take it only while the earlier has not started; the copies
+//!   cross in lock-step, once the input and every output are idle and every
+//!   output VL has room;
+//! - asynchronous: copies cross one output at a time, whichever is free
+//!   first; the first copy moves the packet out of its input VL (its credits
+//!   go back) into the input's one-packet buffer, a counter of remaining
+//!   outputs frees it after the last; one multicast packet per input at a time;
+//! - central buffer: the input writes the packet into a multicast FIFO of
+//!   every output (once each has room), freeing its input VL; each output
+//!   serves its FIFO before the unicast input VLs.
+//!
+//! A copy stands for the members its output leads to (`Shared::mc_set`), so
+//! the conservation audit counts a multicast packet once per member.
+
+use super::{IbSwitch, SwitchContext, SwitchEvent};
+use crate::ib::fifo::PacketFifo;
+use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
+use crate::ib::output_port::lane;
+use crate::ib::shared::Shared;
+use crate::kernel::Time;
+use crate::scenario::ib::{MulticastOrder, MulticastScheme};
+
+/// `InPort::transfer_out` of a multicast transfer (its outputs are the replication's).
+pub(super) const MULTICAST_TRANSFER: u16 = u16::MAX;
+
+/// A multicast packet at the head of an input VL, or (asynchronous) in its input's buffer.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    input: u16,
+    vl: u8,
+    id: u32,
+    /// When its header reached this switch (FCFS order).
+    t: Time,
+    group: u16,
+    src: u32,
+    /// Outputs still to be given a copy.
+    remaining: u64,
+    blocks: u16,
+    /// Asynchronous: the first copy has taken it out of its input VL.
+    buffered: bool,
+}
+
+/// An output's multicast FIFO (central buffer).
+#[derive(Clone, Copy, Debug, Default)]
+struct Central {
+    fifo: PacketFifo,
+    bytes: u32,
+    /// Bytes of the copy crossing from the FIFO to the output VL.
+    moving: u32,
+}
+
+pub(in crate::ib) struct Replication {
+    scheme: MulticastScheme,
+    order: MulticastOrder,
+    table: McTable,
+    /// Requests in arrival order (FCFS order for synchronous replication).
+    requests: Vec<Request>,
+    /// Round robin: the input first in turn.
+    next_input: usize,
+    /// Per input: the outputs of its multicast transfer under way, whether
+    /// that transfer takes the packet out of its input VL, and its request.
+    transfer: Vec<(u64, bool, Request)>,
+    central: Vec<Central>,
+    central_bytes: u32,
+    /// Scratch: request indices in service order (no allocation per event).
+    order_scratch: Vec<usize>,
+    /// Synchronous: the outputs multicast packets have reserved against
+    /// unicast ones (as of the last look).
+    reserved: u64,
+}
+
+impl Replication {
+    pub(in crate::ib) fn new(m: SwitchMulticast, ports: usize) -> Self {
+        let none = Request { input: 0, vl: 0, id: 0, t: 0, group: 0, src: 0, remaining: 0, blocks: 0, buffered: false };
+        Replication {
+            scheme: m.scheme,
+            order: m.order,
+            table: m.table,
+            requests: Vec::with_capacity(4 * ports),
+            next_input: 0,
+            transfer: vec![(0, false, none); ports],
+            central: vec![Central::default(); ports],
+            central_bytes: m.central_bytes,
+            order_scratch: Vec::with_capacity(4 * ports),
+            reserved: 0,
+        }
+    }
+}
+
+impl IbSwitch {
+    fn rep(&mut self) -> &mut Replication {
+        self.replication.as_mut().expect("multicast packets only where switches replicate")
+    }
+
+    /// Multicast packet `id` is the head of input VL (`input`, `vl`): it
+    /// requests the outputs of its tree here.
+    pub(super) fn mc_request(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32) {
+        let p = &ctx.packets[id];
+        let group = p.dlid - MULTICAST_LID;
+        let src = ctx.messages[p.message].src;
+        let blocks = super::credit_blocks(p, vl, self.block);
+        let t = p.t_arrived;
+        let r = self.rep();
+        let remaining = r.table.outputs(group as usize, src);
+        debug_assert!(remaining != 0, "a tree switch copies to some output");
+        // Kept in arrival order (heads may request later than they arrived).
+        let at = r.requests.iter().rposition(|q| q.t <= t).map_or(0, |k| k + 1);
+        r.requests
+            .insert(at, Request { input: input as u16, vl, id, t, group, src, remaining, blocks, buffered: false });
+        self.mc_refresh_held();
+    }
+
+    /// Marks the outputs a multicast packet waits for (central buffer: the
+    /// outputs with copies in their FIFO): the unicast crossbar asks the
+    /// replication first there.
+    fn mc_refresh_held(&mut self) {
+        let r = self.replication.as_ref().expect("replicating switch");
+        let held = if r.scheme == MulticastScheme::CentralBuffer {
+            r.central.iter().enumerate().filter(|(_, c)| !c.fifo.is_empty()).fold(0u64, |m, (o, _)| m | 1 << o)
+        } else {
+            r.requests.iter().fold(0u64, |m, q| m | q.remaining)
+        };
+        for (o, out) in self.outputs.iter_mut().enumerate() {
+            out.mc_held = held & (1 << o) != 0;
+        }
+    }
+
+    /// Output `out`, idle and wanted by multicast: whatever multicast work
+    /// can start does; true if unicast packets must not take the output now
+    /// (it is busy, or reserved by a synchronous request).
+    pub(super) fn mc_output(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) -> bool {
+        if self.rep().scheme == MulticastScheme::CentralBuffer {
+            self.serve_central(cx, ctx, out);
+        } else {
+            self.mc_pump(cx, ctx);
+        }
+        self.outputs[out].busy || self.rep().reserved & (1 << out) != 0
+    }
+
+    /// Starts every multicast transfer that can start, in service order.
+    pub(super) fn mc_pump(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared) {
+        // One start at a time: a start changes what the others may do (and
+        // may add the next head's request), so the order is taken afresh.
+        while let Some((k, outs)) = self.next_start(ctx) {
+            let r = self.rep();
+            let q = r.requests[k];
+            match r.scheme {
+                MulticastScheme::Synchronous => {
+                    r.requests.remove(k);
+                    self.start_copies(cx, ctx, q, outs, true);
+                }
+                MulticastScheme::Asynchronous => {
+                    let rq = &mut r.requests[k];
+                    rq.remaining &= !outs;
+                    rq.buffered = true;
+                    self.start_copies(cx, ctx, q, outs, !q.buffered);
+                }
+                MulticastScheme::CentralBuffer => {
+                    r.requests.remove(k);
+                    self.write_central(cx, ctx, q);
+                }
+                MulticastScheme::ReplicatedUnicast => unreachable!("no switch replication"),
+            }
+            self.mc_refresh_held();
+        }
+    }
+
+    /// The first request in service order that can start now, and the
+    /// outputs it starts to (central buffer: its FIFOs).
+    fn next_start(&mut self, ctx: &Shared) -> Option<(usize, u64)> {
+        let r = self.replication.as_mut().expect("replicating switch");
+        if r.requests.is_empty() {
+            return None;
+        }
+        let mut order = std::mem::take(&mut r.order_scratch);
+        order.clear();
+        order.extend(0..r.requests.len());
+        if r.order == MulticastOrder::RoundRobin {
+            let (n, start) = (self.ports, r.next_input);
+            let reqs = &r.requests;
+            order.sort_by_key(|&k| ((reqs[k].input as usize + n - start) % n, reqs[k].t));
+        }
+        let r = self.replication.as_ref().expect("replicating switch");
+        // Inputs whose buffer holds a packet (asynchronous: one at a time).
+        let buffered = r.requests.iter().filter(|q| q.buffered).fold(0u64, |m, q| m | 1 << q.input);
+        // Outputs held by a request earlier in order (synchronous).
+        let mut claimed = 0u64;
+        let mut found = None;
+        for &k in &order {
+            let q = &r.requests[k];
+            let input = q.input as usize;
+            let idle = !self.inputs[input].busy;
+            match r.scheme {
+                MulticastScheme::Synchronous => {
+                    // Only a packet every output has room for reserves them
+                    // (so a full VL buffer holds no output from other VLs).
+                    if !self.has_room(q.remaining, q.vl, q.blocks) {
+                        continue;
+                    }
+                    if idle && q.remaining & claimed == 0 && self.all_idle(q.remaining) {
+                        found = Some((k, q.remaining));
+                        break;
+                    }
+                    claimed |= q.remaining;
+                }
+                MulticastScheme::Asynchronous => {
+                    if !idle || (!q.buffered && buffered & (1 << input) != 0) {
+                        continue;
+                    }
+                    let mut outs = q.remaining;
+                    while outs != 0 {
+                        let o = outs.trailing_zeros() as usize;
+                        outs &= outs - 1;
+                        if self.all_ready(1 << o, q.vl, q.blocks) {
+                            found = Some((k, 1 << o));
+                            break;
+                        }
+                    }
+                    if found.is_some() {
+                        break;
+                    }
+                }
+                MulticastScheme::CentralBuffer => {
+                    let bytes = ctx.packets[q.id].bytes as u32;
+                    let mut outs = q.remaining;
+                    let mut room = true;
+                    while outs != 0 {
+                        let o = outs.trailing_zeros() as usize;
+                        outs &= outs - 1;
+                        room &= r.central[o].bytes + bytes <= r.central_bytes;
+                    }
+                    if idle && room {
+                        found = Some((k, q.remaining));
+                        break;
+                    }
+                }
+                MulticastScheme::ReplicatedUnicast => unreachable!("no switch replication"),
+            }
+        }
+        let r = self.replication.as_mut().expect("replicating switch");
+        r.order_scratch = order;
+        r.reserved = claimed;
+        found
+    }
+
+    /// Whether every output of `outs` has room for `blocks` on `vl`.
+    fn has_room(&self, mut outs: u64, vl: u8, blocks: u16) -> bool {
+        while outs != 0 {
+            let o = outs.trailing_zeros() as usize;
+            outs &= outs - 1;
+            if self.outputs[o].free[lane(vl)] < blocks {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether no crossbar transfer goes into any output of `outs`.
+    fn all_idle(&self, mut outs: u64) -> bool {
+        while outs != 0 {
+            let o = outs.trailing_zeros() as usize;
+            outs &= outs - 1;
+            if self.outputs[o].busy {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether every output of `outs` is idle and has room for `blocks` on `vl`.
+    fn all_ready(&self, mut outs: u64, vl: u8, blocks: u16) -> bool {
+        while outs != 0 {
+            let o = outs.trailing_zeros() as usize;
+            outs &= outs - 1;
+            let out = &self.outputs[o];
+            if out.busy || out.free[lane(vl)] < blocks {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The copies of request `q` to `outs` cross the crossbar now; `first`:
+    /// this transfer takes the packet out of its input VL.
+    fn start_copies(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request, outs: u64, first: bool) {
+        let input = q.input as usize;
+        if first {
+            let popped = self.inputs[input].vls[lane(q.vl)].queue.pop_front(&ctx.packets);
+            debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
+        }
+        let p = ctx.packets[q.id];
+        let bytes = p.bytes as u32;
+        // Whether these are the packet's last copies here (`q` is the request before this start).
+        let last = q.remaining == outs;
+        let mut left = outs;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let cover = self.rep().table.cover(q.group as usize, q.src, o);
+            // The last copy of all is the record itself; others are new records.
+            let id = if last && left == 0 {
+                ctx.mc_clear(q.id);
+                q.id
+            } else {
+                let c = ctx.mc_clear(q.id);
+                ctx.mc_set(q.id, c - cover);
+                ctx.packets.insert(p)
+            };
+            ctx.mc_set(id, cover);
+            self.enter_output(cx, ctx, o, q.vl, id, q.blocks);
+        }
+        let port = &mut self.inputs[input];
+        port.busy = true;
+        port.transfer_out = MULTICAST_TRANSFER;
+        port.transfer_vl = q.vl;
+        port.transfer_bytes = bytes as u16;
+        port.transfer_blocks = if first { q.blocks } else { 0 };
+        let ports = self.ports;
+        let r = self.rep();
+        r.transfer[input] = (outs, first, q);
+        if r.order == MulticastOrder::RoundRobin {
+            r.next_input = if input + 1 == ports { 0 } else { input + 1 };
+        }
+        let end = self.crossing_end(cx.now(), ctx, &p);
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
+        if first {
+            self.next_head(ctx, input, q.vl);
+        }
+        let mut left = outs;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            self.try_link(cx, ctx, o, None);
+        }
+    }
+
+    /// When a crossing of packet `p` that starts now ends: at link rate,
+    /// and not before its tail has arrived.
+    fn crossing_end(&self, now: Time, ctx: &Shared, p: &crate::ib::packet::Packet) -> Time {
+        let wire = ctx.timing.wire(p.bytes as u32);
+        (now + wire).max(p.t_arrived - ctx.timing.header + wire)
+    }
+
+    /// Central buffer: input `q.input` writes the packet into the FIFO of
+    /// every output of its request.
+    fn write_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request) {
+        let input = q.input as usize;
+        let popped = self.inputs[input].vls[lane(q.vl)].queue.pop_front(&ctx.packets);
+        debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
+        let p = ctx.packets[q.id];
+        let mut left = q.remaining;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let cover = self.rep().table.cover(q.group as usize, q.src, o);
+            let id = if left == 0 {
+                ctx.mc_clear(q.id);
+                q.id
+            } else {
+                let c = ctx.mc_clear(q.id);
+                ctx.mc_set(q.id, c - cover);
+                ctx.packets.insert(p)
+            };
+            ctx.mc_set(id, cover);
+            let c = &mut self.rep().central[o];
+            c.fifo.push_back(&mut ctx.packets, id);
+            c.bytes += p.bytes as u32;
+        }
+        let port = &mut self.inputs[input];
+        port.busy = true;
+        port.transfer_out = MULTICAST_TRANSFER;
+        port.transfer_vl = q.vl;
+        port.transfer_bytes = p.bytes;
+        port.transfer_blocks = q.blocks;
+        self.rep().transfer[input] = (0, true, q);
+        let end = self.crossing_end(cx.now(), ctx, &p);
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
+        self.next_head(ctx, input, q.vl);
+        let mut left = q.remaining;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            self.outputs[o].mc_held = true;
+            if !self.outputs[o].busy {
+                self.serve_central(cx, ctx, o);
+            }
+        }
+    }
+
+    /// Central buffer: idle output `out` moves its FIFO's head copy to its
+    /// output VL if it has room.
+    fn serve_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
+        if self.outputs[out].busy {
+            return;
+        }
+        let Some(id) = self.rep().central[out].fifo.front() else {
+            return;
+        };
+        let p = ctx.packets[id];
+        let blocks = super::credit_blocks(&p, p.vl, self.block);
+        if self.outputs[out].free[lane(p.vl)] < blocks {
+            return;
+        }
+        let c = &mut self.rep().central[out];
+        c.fifo.pop_front(&ctx.packets);
+        c.moving = p.bytes as u32;
+        self.enter_output(cx, ctx, out, p.vl, id, blocks);
+        let end = self.crossing_end(cx.now(), ctx, &p);
+        cx.push(end, self.index, SwitchEvent::CentralDone { port: out as u16 });
+        self.try_link(cx, ctx, out, None);
+    }
+
+    /// Central buffer: output `out` has moved a copy out of its FIFO.
+    pub(super) fn on_central_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
+        let c = &mut self.rep().central[out];
+        c.bytes -= c.moving;
+        c.moving = 0;
+        self.outputs[out].busy = false;
+        self.mc_refresh_held();
+        self.mc_pump(cx, ctx);
+        self.try_output(cx, ctx, out);
+        self.try_link(cx, ctx, out, None);
+    }
+
+    /// The multicast transfer from `input` has ended: its outputs are idle
+    /// again; if it took the packet out of its input VL, that space is free
+    /// (credits go upstream).
+    pub(super) fn mc_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
+        let (outs, first, q) = self.rep().transfer[input];
+        let port = &mut self.inputs[input];
+        port.busy = false;
+        let bytes = port.transfer_bytes;
+        let mut left = outs;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            self.outputs[o].busy = false;
+        }
+        if first {
+            ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
+            self.return_credits(cx, ctx, input, q.vl, q.blocks as u32);
+        }
+        let r = self.rep();
+        if r.scheme == MulticastScheme::Asynchronous {
+            // The packet leaves the input's buffer with its last copy.
+            if let Some(k) = r.requests.iter().position(|x| x.id == q.id && x.input == q.input) {
+                if r.requests[k].remaining == 0 {
+                    r.requests.remove(k);
+                }
+            }
+            self.mc_refresh_held();
+        }
+        self.mc_pump(cx, ctx);
+        let mut left = outs;
+        while left != 0 {
+            let o = left.trailing_zeros() as usize;
+            left &= left - 1;
+            self.try_output(cx, ctx, o);
+            self.try_link(cx, ctx, o, None);
+        }
+        self.try_input(cx, ctx, input);
+    }
+
+    /// Multicast packets in the switch outside the VL buffers (an
+    /// asynchronous input's buffer, central FIFOs), for the audit.
+    pub(super) fn mc_packets_held(&self, packets: &crate::kernel::Arena<crate::ib::packet::Packet>) -> usize {
+        self.replication.as_ref().map_or(0, |r| {
+            r.central.iter().map(|c| c.fifo.len(packets)).sum::<usize>()
+                + r.requests.iter().filter(|q| q.buffered && q.remaining != 0).count()
+        })
+    }
+}

@@ -1,0 +1,192 @@
+//! Multicast in the InfiniBand model (seed 003 sections 3.6 and 5.2): each
+//! replication scheme's timing on an idle switch, every multicast packet
+//! delivered once to every member and counted once per member by the
+//! conservation audit, the same member deliveries whichever the scheme,
+//! synchronous replication free of deadlock under heavy load, and the
+//! errors bad input gets.
+
+use fabricsim::ib::packet::TrafficClass;
+use fabricsim::ib::IbFabric;
+use fabricsim::kernel::Time;
+use fabricsim::sim::Simulation;
+use fabricsim::{RunReport, Scenario};
+
+fn scenario(toml: &str) -> Scenario {
+    Scenario::from_toml_str(toml, "multicast.toml").unwrap_or_else(|e| panic!("valid scenario: {e}\n{toml}"))
+}
+
+fn run(toml: &str) -> RunReport {
+    fabricsim::run(&scenario(toml)).unwrap_or_else(|e| panic!("run succeeds: {e}\n{toml}"))
+}
+
+const SCHEMES: [&str; 4] = ["replicated_unicast", "synchronous", "asynchronous", "central_buffer"];
+
+/// Switch 1 with HCA 0, switch 2 with HCAs 1 and 2; one group of all three; no sources.
+fn two_switches(scheme: &str) -> String {
+    format!(
+        "[ib.topology]\nkind = \"custom\"\nhcas = [1, 2]\ncables = [[1, 2]]\n\
+         [ib.workload]\ninjection_rate = 0\ncontrol_period_ms = 0\n\
+         [ib.multicast]\nscheme = \"{scheme}\"\nshare = 0\ngroups = [[0, 1, 2]]\n"
+    )
+}
+
+/// One 1024-byte packet from HCA 0 to its group on an idle fabric. A
+/// unicast packet over two switches takes L = 2 (propagation + LRH +
+/// forwarding + arbitration) + propagation + wire(1050). Synchronous
+/// replication sends both copies at switch 2 at once, and the central
+/// buffer writes the packet into both outputs' FIFOs, which serve it at
+/// once (cut-through): both members have it at L. Asynchronous replication
+/// sends the second copy when the first copy's crossbar transfer ends, one
+/// wire time later; replicated unicast sends two packets back to back from
+/// the source, the second one wire time after the first.
+#[test]
+fn each_scheme_times_its_copies_on_an_idle_fabric() {
+    let (prop, lrh, stages, wire) = (5_000, 32_000, 100_000, 1050 * 4_000);
+    let l: Time = 2 * (prop + lrh + stages) + prop + wire;
+    for (scheme, second) in
+        [("synchronous", l), ("central_buffer", l), ("asynchronous", l + wire), ("replicated_unicast", l + wire)]
+    {
+        let mut f = Simulation::new(IbFabric::build(&scenario(&two_switches(scheme))).unwrap());
+        assert!(f.inject_multicast(0, 0, TrafficClass::RealTime, 1, 1024), "{scheme}");
+        assert!(!f.inject_multicast(0, 1, TrafficClass::RealTime, 1, 1024), "{scheme}: there is no group 1");
+        f.run_until(l - 1);
+        assert_eq!(f.packets_delivered(), 0, "{scheme}: a copy before {l} ps");
+        f.run_until(l);
+        let at_l = if second == l { 2 } else { 1 };
+        assert_eq!(f.packets_delivered(), at_l, "{scheme}: copies at {l} ps");
+        f.run_until(second);
+        assert_eq!(f.packets_delivered(), 2, "{scheme}: both copies by {second} ps");
+        f.run_until(Time::MAX);
+        assert_eq!(f.packets_delivered(), 2, "{scheme}: exactly one copy per member");
+        // Switch replication crosses the first switch once, replicated unicast twice.
+        let hops = if scheme == "replicated_unicast" { 4 } else { 3 };
+        assert_eq!(f.packet_hops(), hops, "{scheme}");
+        let probe = f.ib_metrics().set.probe(f.ib_metrics().latency[TrafficClass::RealTime as usize]);
+        assert_eq!(probe.count(), 2, "{scheme}");
+        assert!((probe.mean_us() - (l + second) as f64 / 2.0 * 1e-6).abs() < 1e-9, "{scheme}");
+    }
+}
+
+/// The family's first 15-switch network at `load`, 70:30, with multicast
+/// `scheme` and `extra` keys in `[ib.multicast]`, then `more` sections.
+fn family(scheme: &str, load: f64, extra: &str, more: &str) -> String {
+    format!(
+        "[run]\nseed = 3\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\n\
+         precision = 0\nmax_time_ms = 30\n[ib.topology]\nkind = \"random\"\nseed = 1\n\
+         [ib.workload]\ninjection_rate = {load}\nreal_time_share = 0.7\n\
+         [ib.multicast]\nscheme = \"{scheme}\"\n{extra}{more}"
+    )
+}
+
+/// Runs the sources for `ms` simulated ms, stops them and runs until nothing
+/// is left to do; returns the audit's counters (the audit fails on any
+/// packet or copy unaccounted for) and whether the fabric emptied.
+fn drained(toml: &str, ms: u64) -> (impl Fn(&str) -> i64, bool, Simulation<IbFabric>) {
+    use fabricsim::sim::Model;
+    let mut f = Simulation::new(IbFabric::build(&scenario(toml)).unwrap());
+    f.start();
+    f.run_until(ms * 1_000_000_000);
+    f.model.stop_sources();
+    f.run_until(Time::MAX);
+    let counters = f.model.audit(f.pending()).unwrap_or_else(|e| panic!("audit: {e}\n{toml}"));
+    let empty = f.model.ib_metrics().counters.packets_injected.iter().sum::<u64>() as i64
+        == counters.iter().filter(|(k, _)| k.ends_with("_packets_delivered")).map(|(_, v)| v).sum::<i64>();
+    let c = move |k: &str| counters.iter().find(|(n, _)| n == k).unwrap_or_else(|| panic!("no counter {k}")).1;
+    (c, empty, f)
+}
+
+/// The same sources (seed, streams, groups) under every scheme: a drained
+/// run delivers every multicast packet once to every member, so the member
+/// deliveries and the frames judged at the members are the same whatever
+/// the scheme, and the audit (run succeeding) found every copy. Switch
+/// replication crosses fewer crossbars and loads the HCA links less.
+#[test]
+fn every_scheme_delivers_each_packet_once_to_every_member() {
+    let mut seen: Vec<(i64, i64, i64, i64)> = Vec::new();
+    for scheme in SCHEMES {
+        let (c, empty, f) = drained(&family(scheme, 0.3, "", ""), 30);
+        assert!(empty, "{scheme}: the fabric did not empty");
+        assert_eq!(c("packets_in_flight"), 0, "{scheme}");
+        assert_eq!(c("messages_in_progress"), 0, "{scheme}");
+        assert_eq!(c("real_time_packets_injected"), c("real_time_packets_delivered"), "{scheme}");
+        assert_eq!(c("real_time_messages_refused"), 0, "{scheme}");
+        let m = f.ib_metrics();
+        assert!(m.set.probe(m.multicast_latency().unwrap()).count() > 1000, "{scheme}");
+        seen.push((
+            c("real_time_packets_delivered"),
+            c("frames_delivered"),
+            c("crossbar_transfers"),
+            c("frames_out_of_order"),
+        ));
+    }
+    let unicast = seen[0];
+    for (k, s) in seen.iter().enumerate().skip(1) {
+        assert_eq!((s.0, s.1), (unicast.0, unicast.1), "{}: member deliveries and frames", SCHEMES[k]);
+        assert!(s.2 < unicast.2, "{}: {} crossbar transfers, replicated unicast {}", SCHEMES[k], s.2, unicast.2);
+        assert_eq!(s.3, 0, "{}: frames out of order", SCHEMES[k]);
+    }
+}
+
+/// Stopped mid-run, copies are in flight in VL buffers, an asynchronous
+/// input's buffer and central FIFOs; the audit counts each as the members
+/// it leads to (the run fails if the counts disagree).
+#[test]
+fn undrained_runs_account_for_every_copy() {
+    for scheme in SCHEMES {
+        let r = run(&family(scheme, 0.5, "", ""));
+        let c = |k: &str| r.counter(k).unwrap();
+        let sum = |what: &str| -> i64 {
+            ["real_time", "best_effort", "control"].iter().map(|k| c(&format!("{k}_packets_{what}"))).sum()
+        };
+        assert!(c("packets_in_flight") > 0, "{scheme}");
+        assert_eq!(sum("injected"), sum("delivered") + c("packets_discarded") + c("packets_in_flight"), "{scheme}");
+    }
+}
+
+/// Synchronous replication under FCFS (and round robin) at three times the
+/// load the network carries, on deadlock-free Up*/Down* tables: every packet
+/// still drains (a multicast packet waiting forever for outputs would stop
+/// the drain), with small HCA buffers so the drain is short.
+#[test]
+fn synchronous_replication_does_not_deadlock_under_heavy_load() {
+    for order in ["fcfs", "round_robin"] {
+        let extra = format!("order = \"{order}\"\nshare = 0.5\n");
+        let more = "[ib.routing]\nalgorithm = \"updown\"\n[ib.hca]\nbuffer_mb = 0.25\n";
+        let (c, empty, _) = drained(&family("synchronous", 1.0, &extra, more), 30);
+        assert!(c("real_time_messages_refused") > 0, "{order}: the load is above saturation");
+        assert!(empty, "{order}: packets stuck after the sources stopped");
+        assert_eq!(c("packets_in_flight"), 0, "{order}");
+        assert!(c("real_time_packets_delivered") > 10_000, "{order}");
+    }
+}
+
+fn error(toml: &str) -> fabricsim::Error {
+    match Scenario::from_toml_str(toml, "multicast.toml") {
+        Err(e) => e,
+        Ok(s) => match IbFabric::build(&s) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted:\n{toml}"),
+        },
+    }
+}
+
+#[test]
+fn bad_multicast_input_names_key_value_and_what_is_allowed() {
+    let cases: [(&str, &str, &str); 7] = [
+        ("[ib.multicast]\nshare = 1.5\n", "ib.multicast.share", "1.5"),
+        ("[ib.multicast]\ngroup_sizes = [1]\n", "ib.multicast.group_sizes", "[1]"),
+        ("[ib.multicast]\ngroups = [[0, 0]]\n", "ib.multicast.groups[0]", "[0, 0]"),
+        ("[ib.multicast]\ngroups = [[0, 99]]\n", "ib.multicast.groups[0]", "99"),
+        ("[ib.multicast]\nscheme = \"asynchronous\"\norder = \"fcfs\"\n", "ib.multicast.order", "given"),
+        ("[ib.multicast]\ncentral_buffer_bytes = 8400\n", "ib.multicast.central_buffer_bytes", "8400"),
+        ("[ib.routing]\nalgorithm = \"multipath\"\n[ib.multicast]\n", "ib.multicast", "given"),
+    ];
+    for (toml, key, value) in cases {
+        let e = error(toml);
+        assert_eq!(e.key.as_deref(), Some(key), "{toml}: {e}");
+        assert_eq!(e.value.as_deref(), Some(value), "{toml}: {e}");
+        assert!(e.allowed.as_deref().is_some_and(|a| !a.is_empty()), "{toml}: {e}");
+    }
+    let e = error("[ib.multicast]\nscheme = \"broadcast\"\n");
+    assert!(e.to_string().contains("scheme"), "{e}");
+}
