@@ -17,6 +17,12 @@
 //! With the InfiniBand buckets it took 24% to 85% more on the loop,
 //! switched-loop and TCP models, whose events are sparse in time, so those
 //! keep the heap.
+//! An event scheduled for the current time (a zero-length fibre, a credit
+//! handed back at once) follows every pending event of that time, so it
+//! waits in a FIFO lane instead of a bucket; a pop takes the earliest of the
+//! lane's head, the ring's and the far set's. On the 16-port switch, where
+//! 6 of the 15 events per data frame are such, this takes 5% fewer
+//! instructions per data frame, and 2% more with `push` inlined.
 //! Node slots are reused through a free list: steady-state scheduling never
 //! allocates.
 
@@ -42,6 +48,7 @@ struct Node<E> {
 enum Earliest {
     Bucket(usize),
     Far,
+    Now,
 }
 
 pub struct CalendarQueue<E> {
@@ -62,6 +69,11 @@ pub struct CalendarQueue<E> {
     /// Key of the far set's earliest event (`u128::MAX`: none), so a pop
     /// need not look into the heap.
     far_next: u128,
+    /// Events scheduled for `now` while it is the current time, by
+    /// sequence number (in order); those before `lane_head` are taken.
+    lane: Vec<(u64, E)>,
+    lane_head: usize,
+    now: Time,
     next_seq: u64,
     current: u128,
     far_pushes: u64,
@@ -92,6 +104,9 @@ impl<E: Copy> CalendarQueue<E> {
             near: 0,
             far: EventQueue::with_capacity(1024),
             far_next: u128::MAX,
+            lane: Vec::with_capacity(64),
+            lane_head: 0,
+            now: 0,
             next_seq: 0,
             current: 0,
             far_pushes: 0,
@@ -176,6 +191,24 @@ impl<E: Copy> CalendarQueue<E> {
     /// The earliest event's key and where it is.
     #[inline]
     fn earliest(&self) -> Option<(u128, Earliest)> {
+        let Some(&(seq, _)) = self.lane.get(self.lane_head) else { return self.ring_earliest() };
+        let lane = key(self.now, seq);
+        // Every pending event is at `now` or later: one earlier than the
+        // lane's head heads the current bucket or the far set.
+        let b = (self.cursor & self.mask) as usize;
+        let head = self.heads[b];
+        if head != NIL && self.nodes[head as usize].key < lane {
+            Some((self.nodes[head as usize].key, Earliest::Bucket(b)))
+        } else if self.far_next < lane {
+            Some((self.far_next, Earliest::Far))
+        } else {
+            Some((lane, Earliest::Now))
+        }
+    }
+
+    /// The earliest event of the ring and the far set.
+    #[inline]
+    fn ring_earliest(&self) -> Option<(u128, Earliest)> {
         let far = self.far_next;
         if self.near == 0 {
             return (far != u128::MAX).then_some((far, Earliest::Far));
@@ -223,8 +256,18 @@ impl<E: Copy> CalendarQueue<E> {
                 self.near -= 1;
                 node.event
             }
+            Earliest::Now => {
+                let event = self.lane[self.lane_head].1;
+                self.lane_head += 1;
+                if self.lane_head == self.lane.len() {
+                    self.lane.clear();
+                    self.lane_head = 0;
+                }
+                event
+            }
         };
         self.current = key;
+        self.now = key_time(key);
         // Every pending event is at or after this one: the ring moves up to it.
         self.cursor = key_time(key) >> self.shift;
         (key_time(key), event)
@@ -239,11 +282,16 @@ impl<E: Copy> CalendarQueue<E> {
 }
 
 impl<E: Copy> EventSet<E> for CalendarQueue<E> {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, time: Time, event: E) {
         let k = key(time, self.next_seq);
         self.next_seq += 1;
-        self.insert(k, event);
+        if time == self.now {
+            // After every pending event of this time, so in push order.
+            self.lane.push((self.next_seq - 1, event));
+        } else {
+            self.insert(k, event);
+        }
     }
 
     #[inline]
@@ -261,13 +309,14 @@ impl<E: Copy> EventSet<E> for CalendarQueue<E> {
 
     #[inline]
     fn len(&self) -> usize {
-        self.near + self.far.len()
+        self.near + self.far.len() + self.lane.len() - self.lane_head
     }
 
     fn memory_bytes(&self) -> u64 {
         (self.nodes.capacity() * std::mem::size_of::<Node<E>>()
             + (self.heads.len() + self.tails.len()) * 4
-            + self.occupied.len() * 8) as u64
+            + self.occupied.len() * 8
+            + self.lane.capacity() * std::mem::size_of::<(u64, E)>()) as u64
             + self.far.memory_bytes()
     }
 
@@ -391,6 +440,29 @@ mod tests {
                 heap.push(t, step);
             }
         }
+    }
+
+    #[test]
+    fn events_for_the_current_time_follow_its_pending_events_and_reserved_keys() {
+        let mut cal = CalendarQueue::new(4, 3);
+        let mut heap = EventQueue::new();
+        for (t, e) in [(10, 'a'), (10, 'b'), (12, 'z')] {
+            EventSet::push(&mut cal, t, e);
+            heap.push(t, e);
+        }
+        let (kc, kh) = (cal.reserve_key(10), heap.reserve_key(10));
+        assert_eq!(cal.pop(), heap.pop());
+        // At time 10: 'c' and 'd' take the lane, the reserved 'r' goes before them.
+        EventSet::push(&mut cal, 10, 'c');
+        heap.push(10, 'c');
+        cal.push_keyed(kc, 'r');
+        heap.push_keyed(kh, 'r');
+        EventSet::push(&mut cal, 10, 'd');
+        heap.push(10, 'd');
+        assert_eq!(cal.len(), 5);
+        let order: Vec<_> = std::iter::from_fn(|| cal.pop()).collect();
+        assert_eq!(order, vec![(10, 'b'), (10, 'r'), (10, 'c'), (10, 'd'), (12, 'z')]);
+        assert_eq!(order, std::iter::from_fn(|| heap.pop()).collect::<Vec<_>>());
     }
 
     #[test]
