@@ -48,7 +48,7 @@ fn no_routing(why: &str) -> Result<serde_json::Value> {
 
 models! {
     scenario;
-    FcFabric(_) => FcFabric, fixed_work: false, routing: crate::fabric::report::routing_report(scenario);
+    FcFabric(_) => FcFabric, fixed_work: false, routing: crate::fc::wiring::routing_report(scenario);
     ArbitratedLoop(spec) => LoopModel, fixed_work: spec.initiator.fixed_work(),
         routing: no_routing("an arbitrated loop has no switches or routing");
     InfiniBand(spec) => IbFabric, fixed_work: false, routing: {

@@ -1,7 +1,7 @@
 //! Cascaded fabrics: routing, deadlock, fairness and class 1 connections.
 
 use fabricsim::fabric::deadlock::analyze;
-use fabricsim::fabric::{ForwardingTables, Topology};
+use fabricsim::fc::wiring;
 use fabricsim::{RunReport, Scenario, StopReason};
 
 fn scenario(toml: &str) -> Scenario {
@@ -33,8 +33,8 @@ fn clockwise_envelope_deadlocks_and_is_reported() {
     // The static analysis of the same routing finds the same ring.
     let s = scenario("[topology]\nkind = \"envelope\"\n[routing]\npaths = \"clockwise\"\n");
     let fc = s.fc_fabric().unwrap();
-    let topo = Topology::from_spec(&fc.topology, 16).unwrap();
-    let deps = analyze(&topo, &ForwardingTables::build(&topo, fc.topology.kind, &fc.routing).unwrap()).unwrap();
+    let topo = wiring::topology(&fc.topology, 16).unwrap();
+    let deps = analyze(&topo, &wiring::tables(&topo, fc.topology.kind, &fc.routing).unwrap()).unwrap();
     assert!(!deps.acyclic);
 }
 

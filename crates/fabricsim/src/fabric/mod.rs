@@ -4,13 +4,12 @@
 //!
 //! A model builds its fabric with `shapes::build_shape(name, &params)`,
 //! routes it with `routing::routing_tables(name, &topo, &params)` and checks
-//! it with `deadlock::analyze_with_lanes`. `from_scenario` maps the
-//! scenario's topology kinds and path policies onto those names.
+//! it with `deadlock::analyze_with_lanes`. Each model maps its scenario
+//! sections onto those names (`fc::wiring`, `ib::wiring`).
 
 pub mod cycles;
 pub mod deadlock;
 pub mod forwarding;
-pub mod from_scenario;
 pub mod identity;
 pub mod import;
 pub mod lft_compare;
@@ -25,4 +24,4 @@ pub mod topology;
 pub use forwarding::{EndpointTables, ForwardingTables, LinearTables, Routes};
 pub use routing::{routing_tables, RoutingParams};
 pub use shapes::{build_shape, ShapeParams};
-pub use topology::{Endpoint, EndpointKind, Link, PortUse, Topology};
+pub use topology::{Endpoint, EndpointKind, FarEnd, Link, PortUse, Topology, Wiring};

@@ -56,6 +56,22 @@ pub enum PortUse {
     Free,
 }
 
+/// A fabric's ports as a model's links: per switch, the link on each port
+/// (None: free); per endpoint, the (switch, port) it is attached to.
+#[derive(Clone, Debug)]
+pub struct Wiring<L> {
+    pub links: Vec<Vec<Option<L>>>,
+    pub attachments: Vec<(u32, u16)>,
+}
+
+/// The far end of a switch port's link: an endpoint, or port `port` of
+/// switch `switch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FarEnd {
+    Endpoint(u32),
+    Switch { switch: u32, port: u16 },
+}
+
 /// Switches, endpoints and links, all 0-based. Endpoints are numbered switch
 /// by switch (all of switch 0's first), so a switch's endpoints form one
 /// block, which routing partitions over next hops.
@@ -213,6 +229,33 @@ impl Topology {
             }
         }
         peer
+    }
+
+    /// Every switch's ports as the links `link` builds from each port's far
+    /// end, and where each endpoint is attached: what a model wires its
+    /// components from.
+    pub fn wire<L>(&self, mut link: impl FnMut(FarEnd) -> L) -> Wiring<L> {
+        let peer = self.peer_ports();
+        let mut attachments = vec![(0u32, 0u16); self.endpoint_count() as usize];
+        let mut links = Vec::with_capacity(self.switch_count());
+        for (s, ports) in self.port_map().into_iter().enumerate() {
+            let mut row = Vec::with_capacity(ports.len());
+            for (p, u) in ports.into_iter().enumerate() {
+                row.push(match u {
+                    PortUse::Endpoint(n) => {
+                        attachments[n as usize] = (s as u32, p as u16);
+                        Some(link(FarEnd::Endpoint(n)))
+                    }
+                    PortUse::Link { to, .. } => {
+                        let port = peer[s][p].expect("links are wired both ways");
+                        Some(link(FarEnd::Switch { switch: to, port }))
+                    }
+                    PortUse::Free => None,
+                });
+            }
+            links.push(row);
+        }
+        Wiring { links, attachments }
     }
 
     /// What every port of every switch is wired to.
@@ -382,6 +425,20 @@ mod tests {
         assert_eq!(t.first_endpoint(), vec![0, 2, 3]);
         assert_eq!(t.multiplicity(1, 0), 2);
         t.validate("topology", "switch.ports").unwrap();
+    }
+
+    #[test]
+    fn wiring_leads_each_port_to_its_far_end_and_attaches_each_endpoint() {
+        let t = Topology::canonical(vec![6, 6, 6], &[2, 1, 3], EndpointKind::Terminal, &[(1, 2, 1), (0, 1, 2)]);
+        let w = t.wire(|end| end);
+        // Switch 1's lanes to switch 0 end on switch 0's ports 0 and 1.
+        assert_eq!(w.links[1][0], Some(FarEnd::Switch { switch: 0, port: 0 }));
+        assert_eq!(w.links[1][1], Some(FarEnd::Switch { switch: 0, port: 1 }));
+        assert_eq!(w.links[2][0], Some(FarEnd::Switch { switch: 1, port: 2 }));
+        assert_eq!(w.links[1][3], Some(FarEnd::Endpoint(2)));
+        assert_eq!(w.links[1][4], None);
+        assert_eq!(w.attachments, t.endpoints.iter().map(|e| (e.switch, e.port)).collect::<Vec<_>>());
+        assert_eq!(w.attachments[2], (1, 3));
     }
 
     #[test]

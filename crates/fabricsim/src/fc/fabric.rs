@@ -13,17 +13,19 @@ use super::node::{NPort, NPortSpec, NodeEvent};
 use super::shared::Shared;
 use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
+use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::wait_for_cycle;
-use crate::fabric::{ForwardingTables, PortUse, Topology};
+use crate::fabric::{FarEnd, Wiring};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::report::MetricSummary;
-use crate::scenario::{Arrivals, FcFabricSpec, Pattern, Scenario, WorkloadSpec};
-use crate::sim::driver::{accepted_below_offered, Metrics};
+use crate::scenario::{Arrivals, FcFabricSpec, Scenario};
+use crate::sim::model::{accepted_below_offered, Metrics};
 use crate::sim::{
     Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
 };
-use crate::traffic::{Destinations, MessageSource, SourcePlace};
+use crate::traffic::patterns::{fabric_destinations, jain_index};
+use crate::traffic::{MessageSource, SourcePlace};
 
 /// Every event of the fabric, flat so that it stays 12 bytes: each
 /// component's own events and what its links deliver, with the index of the
@@ -120,31 +122,18 @@ impl FcFabric {
         let fc = scenario.fc_fabric()?;
         let timing = FcTiming::new(fc);
         let buffers = fc.switch.buffers_per_port;
-        let topo = Topology::from_spec(&fc.topology, fc.switch.ports)?;
-        let tables = ForwardingTables::build(&topo, fc.topology.kind, &fc.routing)?;
-        let map = topo.port_map();
-        let peer = topo.peer_ports();
-        let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
-        let mut switches = Vec::with_capacity(map.len());
-        for (s, ports) in map.iter().enumerate() {
-            let peers: Vec<Option<Link>> = ports
-                .iter()
-                .enumerate()
-                .map(|(p, u)| match *u {
-                    PortUse::Endpoint(n) => {
-                        attachments[n as usize] = (s as u32, p as u16);
-                        Some(Link::new(PortRef::node(n), timing.propagation))
-                    }
-                    PortUse::Link { to, .. } => {
-                        let q = peer[s][p].expect("trunks are wired both ways");
-                        Some(Link::new(PortRef::switch(to, q), timing.propagation))
-                    }
-                    PortUse::Free => None,
-                })
-                .collect();
+        let topo = wiring::topology(&fc.topology, fc.switch.ports)?;
+        let tables = wiring::tables(&topo, fc.topology.kind, &fc.routing)?;
+        let prop = timing.propagation;
+        let Wiring { links, attachments } = topo.wire(|end| match end {
+            FarEnd::Endpoint(n) => Link::new(PortRef::node(n), prop),
+            FarEnd::Switch { switch, port } => Link::new(PortRef::switch(switch, port), prop),
+        });
+        let mut switches = Vec::with_capacity(links.len());
+        for (s, peers) in links.iter().enumerate() {
             switches.push(FcSwitch::new(FcSwitchSpec {
                 id: s as u32,
-                peers: &peers,
+                peers,
                 buffers_per_port: buffers,
                 peer_buffers: buffers,
                 forwarding: &tables.ports[s],
@@ -155,7 +144,7 @@ impl FcFabric {
         let n = attachments.len() as u32;
         let p = &fc.protocol;
         let spec = NPortSpec { class: p.class, bb_credit: buffers, e2e_credit: p.end_to_end_credit, nodes: n };
-        let destinations = destinations(&fc.workload, &topo)?;
+        let destinations = fabric_destinations(&fc.workload, &topo.endpoint_switch(), topo.switch_count() as u32)?;
         let nodes = attachments
             .iter()
             .zip(destinations)
@@ -290,7 +279,8 @@ impl FcFabric {
     }
 
     /// Jain's fairness index of per-source throughput: 1 when every sending
-    /// node gets the same, 1/n when one node gets everything.
+    /// node gets the same, 1/n when one node gets everything; NaN when no
+    /// node got anything.
     fn jain_index(&self) -> f64 {
         let xs: Vec<f64> = self
             .nodes
@@ -299,12 +289,10 @@ impl FcFabric {
             .filter(|(_, n)| n.source().is_active())
             .map(|(i, _)| self.sh.metrics.source(i).0 as f64)
             .collect();
-        let sum: f64 = xs.iter().sum();
-        let sq: f64 = xs.iter().map(|x| x * x).sum();
-        if sq == 0.0 {
+        if xs.iter().all(|&x| x == 0.0) {
             f64::NAN
         } else {
-            sum * sum / (xs.len() as f64 * sq)
+            jain_index(&xs)
         }
     }
 
@@ -493,59 +481,4 @@ impl Model for FcFabric {
             "saturated": saturated,
         })
     }
-}
-
-/// Where each node's messages go under the scenario's traffic pattern.
-fn destinations(w: &WorkloadSpec, topo: &Topology) -> Result<Vec<Destinations>> {
-    let n = topo.endpoint_count();
-    let node_switch = topo.endpoint_switch();
-    Ok(match w.pattern {
-        Pattern::Uniform => vec![Destinations::AllOthers; n as usize],
-        Pattern::Pair => {
-            let [src, dst] = w.pair.expect("validated: pair given");
-            if src >= n || dst >= n {
-                return Err(Error::invalid(
-                    "workload.pair",
-                    format!("[{src}, {dst}]"),
-                    format!("node numbers below {n}"),
-                ));
-            }
-            (0..n).map(|i| if i == src { Destinations::Among(vec![dst]) } else { Destinations::Silent }).collect()
-        }
-        Pattern::ToSwitch => {
-            let switches = topo.switch_count() as u32;
-            let d = w.destination_switch.expect("validated: destination_switch given");
-            if d < 1 || d > switches {
-                return Err(Error::invalid("workload.destination_switch", d, format!("a switch from 1 to {switches}")));
-            }
-            let sources: Vec<u32> = match &w.source_switches {
-                Some(list) => {
-                    for &s in list {
-                        if s < 1 || s > switches {
-                            return Err(Error::invalid(
-                                "workload.source_switches",
-                                s,
-                                format!("switches from 1 to {switches}"),
-                            ));
-                        }
-                    }
-                    list.clone()
-                }
-                None => (1..=switches).filter(|&s| s != d).collect(),
-            };
-            let targets: Vec<u32> = (0..n).filter(|&i| node_switch[i as usize] + 1 == d).collect();
-            if targets.is_empty() {
-                return Err(Error::invalid("workload.destination_switch", d, "a switch with terminal nodes"));
-            }
-            (0..n)
-                .map(|i| {
-                    if sources.contains(&(node_switch[i as usize] + 1)) {
-                        Destinations::Among(targets.iter().copied().filter(|&t| t != i).collect())
-                    } else {
-                        Destinations::Silent
-                    }
-                })
-                .collect()
-        }
-    })
 }

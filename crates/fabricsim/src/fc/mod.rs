@@ -16,6 +16,7 @@ pub mod switched_loop;
 pub mod switched_report;
 pub mod switched_wiring;
 pub mod timing;
+pub mod wiring;
 
 pub use fabric::FcFabric;
 pub use switched_loop::SwitchedLoopModel;

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::fabric::deadlock::wait_for_cycle;
 use crate::kernel::{time, Time};
 use crate::report::MetricSummary;
-use crate::sim::driver::Metrics;
+use crate::sim::model::Metrics;
 
 impl SwitchedLoopModel {
     pub(super) fn metric_summaries(&self, stop: Time) -> Metrics {

@@ -58,11 +58,7 @@ pub fn loops(
             vec![port(0, al_pas.next().expect("an AL_PA per port"), s.host_fair, s.host_receive_buffers, 0)];
         for (i, g) in spec.disks.iter().enumerate() {
             let params = drive(&g.model).ok_or_else(|| {
-                Error::invalid(
-                    &format!("disks[{i}].model"),
-                    &g.model,
-                    crate::storage::drive_params::drive_names().join(", "),
-                )
+                Error::invalid(&format!("disks[{i}].model"), &g.model, crate::storage::drive_names().join(", "))
             })?;
             for _ in 0..g.count {
                 let k = ports.len() as u64;

@@ -17,20 +17,19 @@ use super::metrics::IbMetrics;
 use super::multicast::{self, Groups, SwitchMulticast};
 use super::multipath::{PathChoice, Selection, SwitchTable};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
-use super::report::DeadlockWatch;
 use super::shared::Shared;
 use super::sources::{MulticastStreams, SourceEvent, Sources};
-use super::switch::{IbSwitch, SwitchEvent, SwitchSpec};
+use super::switch::{IbSwitch, InputVl, SwitchEvent, SwitchSpec};
 use super::timing::IbTiming;
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
 use super::wire::{Delivery, FreedCredit, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::analyze;
+use crate::fabric::deadlock::{analyze, WaitWatch};
 use crate::fabric::forwarding::NO_PORT;
 use crate::fabric::routing::multipath::MultipathTables;
-use crate::fabric::{PortUse, Routes, Topology};
+use crate::fabric::{FarEnd, Routes, Topology, Wiring};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::ib::{IbRouting, MulticastScheme, OnDeadlock, PathSelection};
 use crate::scenario::ib_multicast::DEFAULT_CENTRAL_BUFFER;
@@ -118,6 +117,20 @@ impl Carries<Delivery> for Event {
 /// The assembly's context: the driver's clock and event set.
 pub type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
 
+/// What the deadlock search keeps between two looks.
+#[derive(Debug)]
+pub(super) struct DeadlockWatch {
+    pub(super) waits: WaitWatch<InputVl>,
+    /// Simulated time between two looks.
+    pub(super) period: Time,
+}
+
+impl DeadlockWatch {
+    pub(super) fn new(period: Time) -> Self {
+        DeadlockWatch { waits: WaitWatch::default(), period }
+    }
+}
+
 pub struct IbFabric {
     /// Calendar bucket width: 2^this picoseconds.
     bucket_shift: u32,
@@ -194,18 +207,16 @@ impl IbFabric {
                 vl_order.push(e.vl);
             }
         }
-        let map = topo.port_map();
-        let peer = topo.peer_ports();
         let prop = timing.propagation;
         let input_stages = timing.pipeline();
-        let mut attachments = vec![(0u32, 0u16); topo.endpoint_count() as usize];
-        for (s, ports) in map.iter().enumerate() {
-            for (p, u) in ports.iter().enumerate() {
-                if let PortUse::Endpoint(n) = *u {
-                    attachments[n as usize] = (s as u32, p as u16);
-                }
+        // Every switch takes the same input-stage time.
+        let Wiring { links: wires, attachments } = topo.wire(|end| match end {
+            FarEnd::Endpoint(n) => Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop),
+            FarEnd::Switch { switch, port } => {
+                Wire::cut_through(PortRef::switch(switch, port), prop, timing.header, input_stages)
             }
-        }
+        });
+        let map = topo.port_map();
         // Multicast trees over the data tables, unless the sources replicate.
         let mut mc_tables = match (&spec.multicast, &groups) {
             (Some(m), Some(g)) if m.scheme != MulticastScheme::ReplicatedUnicast => {
@@ -216,24 +227,8 @@ impl IbFabric {
             }
             _ => vec![None; map.len()],
         };
-        let mut switches = Vec::with_capacity(map.len());
-        for (s, ports) in map.iter().enumerate() {
-            let peers: Vec<Option<Wire>> = ports
-                .iter()
-                .enumerate()
-                .map(|(p, u)| match *u {
-                    PortUse::Endpoint(n) => {
-                        debug_assert_eq!(attachments[n as usize], (s as u32, p as u16));
-                        Some(Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop))
-                    }
-                    PortUse::Link { to, .. } => {
-                        let q = peer[s][p].expect("links are wired both ways");
-                        // Every switch takes the same input-stage time.
-                        Some(Wire::cut_through(PortRef::switch(to, q), prop, timing.header, input_stages))
-                    }
-                    PortUse::Free => None,
-                })
-                .collect();
+        let mut switches = Vec::with_capacity(wires.len());
+        for (s, peers) in wires.into_iter().enumerate() {
             // Multipath tables take the switch's own HCAs from its linear table.
             let own = |row: &[u8]| -> Vec<u16> {
                 row.iter().map(|&p| if p == NO_PORT { u16::MAX } else { p as u16 }).collect()

@@ -12,24 +12,9 @@ use super::lifetime::DropReason;
 use super::packet::TrafficClass;
 use super::switch::InputVl;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::WaitWatch;
 use crate::kernel::{time, Time};
 use crate::report::MetricSummary;
-use crate::sim::driver::{accepted_below_offered, Metrics, Sections};
-
-/// What the deadlock search keeps between two looks.
-#[derive(Debug)]
-pub(super) struct DeadlockWatch {
-    pub(super) waits: WaitWatch<InputVl>,
-    /// Simulated time between two looks.
-    pub(super) period: Time,
-}
-
-impl DeadlockWatch {
-    pub(super) fn new(period: Time) -> Self {
-        DeadlockWatch { waits: WaitWatch::default(), period }
-    }
-}
+use crate::sim::model::{accepted_below_offered, Metrics, Sections};
 
 impl IbFabric {
     /// The waits a deadlock is made of: input VL a waits on a full output

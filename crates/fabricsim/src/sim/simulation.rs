@@ -3,7 +3,7 @@
 
 use super::clock::Clock;
 use super::component::Context;
-use super::driver::Model;
+use super::model::Model;
 use crate::kernel::{EventSet, Time};
 
 /// Derefs to the model, so its accessors read as the simulation's.

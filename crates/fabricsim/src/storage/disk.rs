@@ -147,7 +147,7 @@ impl Disk {
 
 #[cfg(test)]
 mod tests {
-    use super::super::drive_params::drive;
+    use super::super::drives::drive;
     use super::*;
 
     #[test]

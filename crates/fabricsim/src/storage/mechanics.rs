@@ -106,7 +106,7 @@ impl Mechanics {
 
 #[cfg(test)]
 mod tests {
-    use super::super::drive_params::drive;
+    use super::super::drives::drive;
     use super::*;
 
     #[test]

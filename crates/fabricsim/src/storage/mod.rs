@@ -18,5 +18,6 @@ pub mod scsi_initiator;
 
 pub use disk::{Disk, Scheduler};
 pub use disk_target::{DiskEvent, DiskTarget};
-pub use drive_params::{drive, drive_names, DriveParams};
+pub use drive_params::DriveParams;
+pub use drives::{drive, drive_names};
 pub use scsi_initiator::{InitiatorEvent, ScsiInitiator};

@@ -30,7 +30,7 @@ use crate::kernel::{time, Arena, EventQueue, LineRate, Time};
 use crate::report::MetricSummary;
 use crate::scenario::hosts::TCP_IP_HEADER_BYTES;
 use crate::scenario::{FcFabricSpec, NetperfTest, Scenario, TcpNetperfSpec};
-use crate::sim::driver::{Metrics, Sections};
+use crate::sim::model::{Metrics, Sections};
 use crate::sim::{
     Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
 };

@@ -101,11 +101,7 @@ impl LoopModel {
         let mut disks = Vec::with_capacity(model.disk_count() as usize);
         for (i, g) in model.disks.iter().enumerate() {
             let params = drive(&g.model).ok_or_else(|| {
-                Error::invalid(
-                    &format!("disks[{i}].model"),
-                    &g.model,
-                    crate::storage::drive_params::drive_names().join(", "),
-                )
+                Error::invalid(&format!("disks[{i}].model"), &g.model, crate::storage::drive_names().join(", "))
             })?;
             for _ in 0..g.count {
                 let k = disks.len() as u8;
