@@ -171,7 +171,7 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert set(rows) == {
         "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "ib-multipath",
-        "tcp-stream",
+        "ib-multicast", "tcp-stream",
     }
     sw = rows["fc-switch"]
     assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
@@ -184,7 +184,7 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     assert rows["tcp-stream"]["sim_s_per_wall_s"] > 0
     # InfiniBand: packets delivered; every packet crosses at least one switch
     # (a fat tree's up to 2n - 1), and a transfer counts when it starts.
-    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath"):
+    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath", "ib-multicast"):
         ib = rows[name]
         assert ib["frames"] >= 3000 and ib["hops"] >= ib["frames"] and ib["frame_hops_per_s"] > 0
 

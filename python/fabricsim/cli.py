@@ -282,7 +282,7 @@ def bench(
     which: str = typer.Option(
         "all", "--which",
         help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, ib-multipath, "
-        "tcp-stream or all.",
+        "ib-multicast, tcp-stream or all.",
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),

@@ -38,7 +38,7 @@ pub struct BenchResult {
 }
 
 /// Every benchmark's name, in the order `fabricsim bench` runs them.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "kernel-hold",
     "fc-switch",
     "fc-envelope",
@@ -47,12 +47,14 @@ pub const NAMES: [&str; 9] = [
     "ib-irregular",
     "ib-fat-tree",
     "ib-multipath",
+    "ib-multicast",
     "tcp-stream",
 ];
 
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
 /// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
-/// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`, `ib-multipath`) or
+/// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`, `ib-multipath`,
+/// `ib-multicast`: a multicast packet once per member) or
 /// simulated milliseconds of netperf TCP_STREAM (`tcp-stream`). An unknown
 /// name is an error listing the known ones.
 pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String> {
@@ -66,6 +68,7 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "ib-irregular" => run(ib_irregular(size)),
         "ib-fat-tree" => run(ib_fat_tree(size)),
         "ib-multipath" => run(ib_multipath(size)),
+        "ib-multicast" => run(ib_multicast(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
         other => Err(format!("unknown benchmark `{other}`; allowed: {}", NAMES.join(", "))),
     }
@@ -264,6 +267,24 @@ pub fn ib_multipath_scenario(packets: u64) -> Scenario {
 
 pub fn ib_multipath(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-multipath", &crate::run(&ib_multipath_scenario(packets))?))
+}
+
+/// Seed 003's multicast (Fig. 10) with synchronous replication under FCFS:
+/// the 70:30 mix with 20% of the video multicast to three groups (2, 4 and
+/// 4 members), on the family's first network (random, 15 switches, seed 1)
+/// with Up*/Down* tables at 20% injection, which it carries (no run flag),
+/// stopping after `packets` delivered (a multicast packet once per member).
+pub fn ib_multicast_scenario(packets: u64) -> Scenario {
+    let toml = format!(
+        "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
+         [ib.topology]\nkind = \"random\"\nseed = 1\n[ib.routing]\nalgorithm = \"updown\"\n\
+         [ib.workload]\ninjection_rate = 0.2\n[ib.multicast]\nscheme = \"synchronous\"\n"
+    );
+    Scenario::from_toml_str(&toml, "<ib-multicast benchmark>").expect("benchmark scenario is valid")
+}
+
+pub fn ib_multicast(packets: u64) -> Result<BenchResult> {
+    Ok(packet_result("ib-multicast", &crate::run(&ib_multicast_scenario(packets))?))
 }
 
 /// Seed 002's headline test: netperf TCP_STREAM, C110 to C110, 2 MB

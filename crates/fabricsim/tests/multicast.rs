@@ -190,3 +190,11 @@ fn bad_multicast_input_names_key_value_and_what_is_allowed() {
     let e = error("[ib.multicast]\nscheme = \"broadcast\"\n");
     assert!(e.to_string().contains("scheme"), "{e}");
 }
+
+/// The bench row's scenario carries its load in steady state: no run flag.
+#[test]
+fn the_bench_scenario_carries_its_load() {
+    let r = fabricsim::run(&fabricsim::bench::ib_multicast_scenario(60_000)).unwrap();
+    assert!(r.run.flags.is_empty(), "{:?}", r.run.flags);
+    assert!(r.counter("crossbar_transfers").unwrap() > 60_000);
+}
