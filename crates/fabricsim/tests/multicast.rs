@@ -172,7 +172,13 @@ fn error(toml: &str) -> fabricsim::Error {
 
 #[test]
 fn bad_multicast_input_names_key_value_and_what_is_allowed() {
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 9] = [
+        (
+            &format!("{SEPARATE}sls = [1]\n").replace("sls = [6, 7, 8, 9, 10, 11]\nsls", "sls"),
+            "ib.multicast.sls[0]",
+            "1",
+        ),
+        ("[ib.multicast]\nbandwidth = \"linear\"\n", "ib.multicast.bandwidth", "linear"),
         ("[ib.multicast]\nshare = 1.5\n", "ib.multicast.share", "1.5"),
         ("[ib.multicast]\ngroup_sizes = [1]\n", "ib.multicast.group_sizes", "[1]"),
         ("[ib.multicast]\ngroups = [[0, 0]]\n", "ib.multicast.groups[0]", "[0, 0]"),
@@ -197,4 +203,74 @@ fn the_bench_scenario_carries_its_load() {
     let r = fabricsim::run(&fabricsim::bench::ib_multicast_scenario(60_000)).unwrap();
     assert!(r.run.flags.is_empty(), "{:?}", r.run.flags);
     assert!(r.counter("crossbar_transfers").unwrap() > 60_000);
+}
+
+/// Fig. 10f's VL layout: unicast video on SLs 1-5, multicast on 6-11 (6:5),
+/// best-effort on 12-14 and 0.
+const SEPARATE: &str = "[ib.workload]\nreal_time_sls = [1, 2, 3, 4, 5]\nbest_effort_sls = [12, 13, 14, 0]\n\
+                        [ib.multicast]\nscheme = \"asynchronous\"\nsls = [6, 7, 8, 9, 10, 11]\n";
+
+/// The bandwidth policies set the default high-priority table: unicast
+/// video VLs 32 each, a group's multicast VLs (group g on positions g and
+/// g + 3 of the 6) 32 (equal), 32 x members (linear) or 32 x (1 + log2
+/// members) (logarithmic), with groups of 2, 4 and 4 members.
+#[test]
+fn bandwidth_policies_weigh_the_multicast_vls() {
+    for (policy, two, four) in [("equal", 32, 32), ("linear", 64, 128), ("logarithmic", 64, 96)] {
+        let s = scenario(&format!("{SEPARATE}bandwidth = \"{policy}\"\n"));
+        let ib = s.infiniband().unwrap();
+        let high: Vec<(u32, u32)> = ib.vl_arbitration.high().iter().map(|e| (e.vl, e.weight)).collect();
+        let want: Vec<(u32, u32)> = vec![
+            (1, 32),
+            (2, 32),
+            (3, 32),
+            (4, 32),
+            (5, 32),
+            (6, two),
+            (7, four),
+            (8, four),
+            (9, two),
+            (10, four),
+            (11, four),
+        ];
+        assert_eq!(high, want, "{policy}");
+        let low: Vec<u32> = ib.vl_arbitration.low().iter().map(|e| e.vl).collect();
+        assert_eq!(low, vec![12, 13, 14, 0], "{policy}");
+    }
+    // The table the policy set, given back (as a report's scenario echo does), is accepted.
+    let s = scenario(&format!("{SEPARATE}bandwidth = \"linear\"\n"));
+    let entries: Vec<String> = s
+        .infiniband()
+        .unwrap()
+        .vl_arbitration
+        .high()
+        .iter()
+        .map(|e| format!("{{vl = {}, weight = {}}}", e.vl, e.weight))
+        .collect();
+    let high = format!("[ib.vl_arbitration]\nhigh = [{}]\n", entries.join(", "));
+    scenario(&format!("{SEPARATE}bandwidth = \"linear\"\n{high}"));
+    // Another table with the policy is refused.
+    let e = Scenario::from_toml_str(
+        &format!("{SEPARATE}bandwidth = \"linear\"\n{}", high.replace("weight = 128", "weight = 100")),
+        "m.toml",
+    )
+    .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("ib.multicast.bandwidth"), "{e}");
+}
+
+/// With separate VLs a run sends multicast packets on the multicast VLs
+/// only and unicast video on its own; every copy still arrives.
+#[test]
+fn separate_vls_carry_the_multicast_packets() {
+    let toml = format!(
+        "[run]\nseed = 3\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\n\
+         precision = 0\nmax_time_ms = 30\n[ib.topology]\nkind = \"random\"\nseed = 1\n{SEPARATE}bandwidth = \"logarithmic\"\n"
+    );
+    let (c, empty, f) = drained(&toml, 30);
+    assert!(empty && c("packets_in_flight") == 0);
+    let m = f.ib_metrics();
+    let bytes: Vec<u64> = (0..16).map(|v| m.vl_bytes_sent(v)).collect();
+    assert!((6..=11).all(|v| bytes[v] > 0), "multicast VLs: {bytes:?}");
+    assert!((1..=5).all(|v| bytes[v] > 0), "unicast video VLs: {bytes:?}");
+    assert!(bytes[15] > 0, "control on VL15");
 }

@@ -165,11 +165,26 @@ impl IbFabric {
             Some(m) => Some(Groups::new(m, topo.endpoint_count(), scenario.run.seed)?),
             None => None,
         };
-        let streams = spec.multicast.as_ref().zip(groups.as_ref()).map(|(m, groups)| MulticastStreams {
-            groups,
-            share: m.share,
-            at_source: m.scheme == MulticastScheme::ReplicatedUnicast,
-        });
+        let mut streams = None;
+        if let (Some(m), Some(groups)) = (&spec.multicast, groups.as_ref()) {
+            let mut sls = Vec::new();
+            if let Some(list) = &m.sls {
+                for g in 0..groups.len() {
+                    let at = m.sl_positions(g);
+                    sls.push(
+                        at.iter()
+                            .map(|&i| ServiceLevel::new(list[i], "ib.multicast.sls"))
+                            .collect::<Result<Vec<_>>>()?,
+                    );
+                }
+            }
+            streams = Some(MulticastStreams {
+                groups,
+                share: m.share,
+                at_source: m.scheme == MulticastScheme::ReplicatedUnicast,
+                sls,
+            });
+        }
         // The workload first: its checks need only the HCA count, and the tables take longer.
         let link_rate = timing.link.bytes_per_second();
         let mut sources = Sources::new(&spec.workload, topo.endpoint_count(), link_rate, scenario.run.seed, streams)?;
@@ -311,6 +326,9 @@ impl IbFabric {
         }
         if w.real_time_share < 1.0 {
             sls.extend(&w.best_effort_sls);
+        }
+        if let Some(l) = spec.multicast.as_ref().and_then(|m| m.sls.as_ref()) {
+            sls.extend(l);
         }
         for sl in sls {
             if let Some(v) = sl_to_vl.vl(ServiceLevel::new(sl, "ib.workload")?) {

@@ -87,6 +87,8 @@ pub struct MulticastStreams<'a> {
     pub share: f64,
     /// Replicated unicast: the source sends one message per member.
     pub at_source: bool,
+    /// Separate multicast VLs: per group, the SLs its streams take in turn (empty: the unicast video SLs).
+    pub sls: Vec<Vec<ServiceLevel>>,
 }
 
 impl VideoSource {
@@ -265,9 +267,21 @@ impl Sources {
             .collect::<Result<_>>()?;
         let mut stream_sl = Vec::with_capacity(video.len());
         let mut per_hca = vec![0usize; hcas as usize];
+        // Separate multicast VLs: a group's streams take its SLs in turn.
+        let mc_sls: &[Vec<ServiceLevel>] = multicast.as_ref().map_or(&[], |m| &m.sls);
+        let mut per_group = vec![0usize; hcas as usize * mc_sls.len()];
         for v in &video {
-            stream_sl.push(rt_sls[per_hca[v.hca as usize] % rt_sls.len()]);
-            per_hca[v.hca as usize] += 1;
+            match mc_sls.get(v.group as usize).filter(|s| !s.is_empty()) {
+                Some(sls) => {
+                    let k = v.hca as usize * mc_sls.len() + v.group as usize;
+                    stream_sl.push(sls[per_group[k] % sls.len()]);
+                    per_group[k] += 1;
+                }
+                None => {
+                    stream_sl.push(rt_sls[per_hca[v.hca as usize] % rt_sls.len()]);
+                    per_hca[v.hca as usize] += 1;
+                }
+            }
         }
         let mut received = vec![0u32; hcas as usize];
         let mut multicast_members = Vec::new();

@@ -621,11 +621,27 @@ impl IbSpec {
             vls.into_iter().map(|vl| ArbitrationEntry { vl, weight: 64 }).collect()
         };
         let a = &self.vl_arbitration;
-        let high = a.high.clone().unwrap_or_else(|| entries(&self.workload.real_time_sls, &[]));
+        let mut high = a.high.clone().unwrap_or_else(|| entries(&self.workload.real_time_sls, &[]));
+        // Separate multicast VLs: weighed against the unicast video VLs by the bandwidth policy.
+        if let Some(m) = &self.multicast {
+            if let (None, Some(sls)) = (&a.high, &m.sls) {
+                high.iter_mut().for_each(|e| e.weight = super::ib_multicast::UNICAST_WEIGHT);
+                for (i, &sl) in sls.iter().enumerate() {
+                    let vl = self.vl_of(sl);
+                    if vl < self.data_vls && !high.iter().any(|e| e.vl == vl) {
+                        high.push(ArbitrationEntry { vl, weight: m.weight_at(i) });
+                    }
+                }
+            }
+        }
+        let given = a.high.is_some();
         let taken: Vec<u32> = high.iter().map(|e| e.vl).collect();
         let low = a.low.clone().unwrap_or_else(|| entries(&self.workload.best_effort_sls, &taken));
         self.vl_arbitration.high = Some(high);
         self.vl_arbitration.low = Some(low);
+        if let Some(m) = &mut self.multicast {
+            m.high_table_given = given;
+        }
     }
 
     /// Bounds every number; what needs the built fabric (switch numbers,
@@ -762,6 +778,39 @@ impl IbSpec {
         self.workload.validate()?;
         if let Some(m) = &self.multicast {
             m.validate()?;
+            if let Some(sls) = &m.sls {
+                let w = &self.workload;
+                let unicast: Vec<u32> =
+                    w.real_time_sls.iter().chain(&w.best_effort_sls).map(|&s| self.vl_of(s)).collect();
+                for (i, &sl) in sls.iter().enumerate() {
+                    let vl = self.vl_of(sl);
+                    require(
+                        !unicast.contains(&vl),
+                        &format!("ib.multicast.sls[{i}]"),
+                        sl,
+                        &format!("an SL whose VL ({vl}) no unicast SL of ib.workload maps to (separate VLs)"),
+                    )?;
+                    require(
+                        a.high().iter().chain(a.low()).any(|e| e.vl == vl && e.weight > 0),
+                        "ib.vl_arbitration",
+                        format!("no entry for VL {vl}"),
+                        &format!("an entry of weight 1 or more for VL {vl}, which multicast SL {sl} maps to"),
+                    )?;
+                    // A table given with a policy must be the one the policy sets.
+                    if let (Some(b), true) = (m.bandwidth, m.high_table_given) {
+                        let want = m.weight_at(i);
+                        require(
+                            a.high().iter().all(|e| e.vl != vl || e.weight == want),
+                            "ib.multicast.bandwidth",
+                            format!("{b:?}").to_lowercase(),
+                            &format!(
+                                "the default ib.vl_arbitration.high table (the policy gives VL {vl} weight {want}), \
+                                 or no policy with a table of your own"
+                            ),
+                        )?;
+                    }
+                }
+            }
             require(
                 !multipath,
                 "ib.multicast",

@@ -37,6 +37,19 @@ pub enum MulticastOrder {
     RoundRobin,
 }
 
+/// How the default VL arbitration table weighs the multicast VLs against
+/// the unicast video VLs (seed 003 section 3.6.2, after Legout et al.).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Bandwidth {
+    /// The same weight as a unicast video VL.
+    Equal,
+    /// The unicast weight times the group's members.
+    Linear,
+    /// The unicast weight times 1 + log2 of the group's members.
+    Logarithmic,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IbMulticastSpec {
@@ -59,6 +72,21 @@ pub struct IbMulticastSpec {
     /// 4200, one VL buffer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub central_buffer_bytes: Option<u32>,
+    /// Separate VLs for multicast: the SLs multicast video streams take
+    /// (group g the SLs at positions g, g + groups, ...; streams in turn),
+    /// whose VLs no unicast SL may share. Absent: the unicast video SLs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sls: Option<Vec<u32>>,
+    /// With `sls` and no `ib.vl_arbitration.high`: the default
+    /// high-priority table gives each unicast video VL weight 32 and each
+    /// multicast VL `equal` (32, the default), `linear` (32 x members) or
+    /// `logarithmic` (32 x (1 + log2 members)) weight, at most 255.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
+    /// Whether the scenario gave the high-priority table itself (set when defaults are filled).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub high_table_given: bool,
 }
 
 impl Default for IbMulticastSpec {
@@ -70,6 +98,9 @@ impl Default for IbMulticastSpec {
             group_sizes: vec![2, 4, 4],
             groups: None,
             central_buffer_bytes: None,
+            sls: None,
+            bandwidth: None,
+            high_table_given: false,
         }
     }
 }
@@ -83,7 +114,12 @@ pub const GROUP_MEMBERS: Range = Range::int_list("ib.multicast.groups", 0, 65535
 pub const CENTRAL_BUFFER: Range =
     Range::int("ib.multicast.central_buffer_bytes", 1050, 1 << 24).unit("bytes").note("at least one full packet");
 
-pub const RANGES: &[Range] = &[MC_SHARE, GROUP_SIZES, GROUP_MEMBERS, CENTRAL_BUFFER];
+pub const MC_SLS: Range = Range::int_list("ib.multicast.sls", 0, 14).note("at least one; SL 15 is management");
+
+pub const RANGES: &[Range] = &[MC_SHARE, GROUP_SIZES, GROUP_MEMBERS, CENTRAL_BUFFER, MC_SLS];
+
+/// The high-priority weight of a unicast video VL when multicast has its own VLs.
+pub const UNICAST_WEIGHT: u32 = 32;
 
 impl IbMulticastSpec {
     /// Bounds what needs no fabric; members against the HCA count are
@@ -119,6 +155,18 @@ impl IbMulticastSpec {
             "given",
             "only with ib.multicast.scheme = \"synchronous\"",
         )?;
+        if let Some(sls) = &self.sls {
+            require(!sls.is_empty(), "ib.multicast.sls", "[]", &MC_SLS.allowed())?;
+            MC_SLS.check_list(sls)?;
+        }
+        if let Some(b) = self.bandwidth {
+            require(
+                self.sls.is_some(),
+                "ib.multicast.bandwidth",
+                format!("{b:?}").to_lowercase(),
+                "only with separate multicast VLs (ib.multicast.sls)",
+            )?;
+        }
         if let Some(b) = self.central_buffer_bytes {
             CENTRAL_BUFFER.check_int(b)?;
             require(
@@ -133,5 +181,41 @@ impl IbMulticastSpec {
 
     pub fn order(&self) -> MulticastOrder {
         self.order.unwrap_or(MulticastOrder::Fcfs)
+    }
+
+    /// Members of each group (given, or the sizes to draw).
+    pub fn group_members(&self) -> Vec<u32> {
+        match &self.groups {
+            Some(g) => g.iter().map(|m| m.len() as u32).collect(),
+            None => self.group_sizes.clone(),
+        }
+    }
+
+    /// Positions in `sls` of group `g`'s SLs.
+    pub fn sl_positions(&self, g: usize) -> Vec<usize> {
+        let (n, groups) = (self.sls.as_ref().map_or(0, Vec::len), self.group_members().len().max(1));
+        if n >= groups {
+            (0..n).filter(|i| i % groups == g % groups).collect()
+        } else if n > 0 {
+            vec![g % n]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The weight of the multicast SL at position `i` of `sls` under the
+    /// policy: by the mean members of the groups that use it.
+    pub fn weight_at(&self, i: usize) -> u32 {
+        let members = self.group_members();
+        let users: Vec<f64> =
+            (0..members.len()).filter(|&g| self.sl_positions(g).contains(&i)).map(|g| members[g] as f64).collect();
+        let d = if users.is_empty() { 1.0 } else { users.iter().sum::<f64>() / users.len() as f64 };
+        let w = UNICAST_WEIGHT as f64
+            * match self.bandwidth.unwrap_or(Bandwidth::Equal) {
+                Bandwidth::Equal => 1.0,
+                Bandwidth::Linear => d,
+                Bandwidth::Logarithmic => 1.0 + d.log2(),
+            };
+        (w.round() as u32).min(255)
     }
 }
