@@ -67,10 +67,14 @@ REAL_TRACE = "../shared/data/traces/movietrace.data"
 DMP, DMT = "deadline_missing_probability", "deadline_missing_time_us"
 RT, CTL, BE = "real_time_latency_us", "control_latency_us", "best_effort_latency_us"
 ACC = "accepted_load_pct"
+MC = "multicast_latency_us"
+# Fig. 10f's unicast bars: real-time packets of unicast frames (derived from the real-time and multicast figures).
+UNI = "unicast_real_time_latency_us"
 METRICS = (DMP, DMT, RT, CTL, BE)
 PANEL_LABELS = {DMP: ("deadline missing probability", "DMP", False), DMT: ("deadline missing time (us)", "DMT", False),
                 RT: ("latency (us)", "real-time traffic", True), CTL: ("latency (us)", "control traffic", True),
-                BE: ("latency (us)", "best-effort traffic", True), ACC: ("accepted load (%)", "accepted load", False)}
+                BE: ("latency (us)", "best-effort traffic", True), ACC: ("accepted load (%)", "accepted load", False),
+                MC: ("latency (us)", "multicast traffic", True), UNI: ("latency (us)", "unicast real-time traffic", True)}
 SHORT = {"dmp": DMP, "dmt": DMT, "rt": RT, "ctl": CTL, "be": BE}
 
 
@@ -83,6 +87,8 @@ class Scheme:
     routing: Mapping[str, Any]
     drop: bool = False
     roots: int = 0
+    multicast: Mapping[str, Any] | None = None  # the [ib.multicast] section (Fig. 10)
+    workload: Mapping[str, Any] | None = None  # workload keys besides the figure's (Fig. 10f's SL layout)
 
 
 UPDOWN = Scheme("updown", "Up*/Down*", {"algorithm": "updown_tree"}, roots=CANDIDATE_ROOTS)
@@ -96,7 +102,29 @@ MP_CREDIT_DROP = Scheme("mp-credit-drop", "Multipath+Credit+Drop", {"algorithm":
 SCHEMES = (UPDOWN, SPF, SPF_DROP, MP_LFU, MP_LFU_DROP, MP_CREDIT, MP_CREDIT_DROP)
 # The tie rule the study leaves open, for `iba-2007/spf-ties` only.
 SPF_LOWEST = Scheme("spf-lowest", "SPF, lowest-numbered ties", {"algorithm": "spf", "ties": "lowest"})
-BY_KEY = {s.key: s for s in SCHEMES + (SPF_LOWEST,)}
+# Fig. 10: the four multicast schemes on SPF (the study's default routing), and Fig. 10f's four bandwidth
+# policies with asynchronous replication; separate VLs: unicast video on 1-5, multicast on 6-11 (6:5), best-effort
+# on 12-14 and 0 (docs/infiniband-model.md, "Multicast").
+MC_UNICAST = Scheme("mc-unicast", "Replicated Unicast", {"algorithm": "spf"}, multicast={"scheme": "replicated_unicast"})
+MC_SYNC = Scheme("mc-sync", "Synchronous", {"algorithm": "spf"}, multicast={"scheme": "synchronous", "order": "fcfs"})
+MC_ASYNC = Scheme("mc-async", "Asynchronous", {"algorithm": "spf"}, multicast={"scheme": "asynchronous"})
+MC_CENTRAL = Scheme("mc-central", "Asynchronous+Central Buffer", {"algorithm": "spf"},
+                    multicast={"scheme": "central_buffer"})
+MC_SCHEMES = (MC_UNICAST, MC_SYNC, MC_ASYNC, MC_CENTRAL)
+SEPARATE_SLS = {"real_time_sls": [1, 2, 3, 4, 5], "best_effort_sls": [12, 13, 14, 0]}
+
+
+def _policy(key: str, label: str, bandwidth: str) -> Scheme:
+    return Scheme(key, label, {"algorithm": "spf"}, multicast={"scheme": "asynchronous", "sls": [6, 7, 8, 9, 10, 11],
+                                                               "bandwidth": bandwidth}, workload=SEPARATE_SLS)
+
+
+BW_SHARED = Scheme("bw-shared", "1 same, no VL separation", {"algorithm": "spf"}, multicast={"scheme": "asynchronous"})
+BW_EQUAL = _policy("bw-equal", "2 same, separate VLs", "equal")
+BW_LINEAR = _policy("bw-linear", "3 linear", "linear")
+BW_LOG = _policy("bw-log", "4 logarithmic", "logarithmic")
+BW_SCHEMES = (BW_SHARED, BW_EQUAL, BW_LINEAR, BW_LOG)
+BY_KEY = {s.key: s for s in SCHEMES + (SPF_LOWEST,) + MC_SCHEMES + BW_SCHEMES}
 
 
 @dataclass(frozen=True)
@@ -139,6 +167,8 @@ FIGURES = {
     "9": Figure("9", 30, 0.7, LOADS_30, (0.12, 0.2, 0.28), (RT, CTL, BE), (UPDOWN, SPF, SPF_DROP, MP_LFU, MP_LFU_DROP)),
     # Fig. 7's networks and mix, SPF under both tie rules (its balanced runs are Fig. 7's own).
     "ties": Figure("7", 15, 0.7, LOADS_15, (0.2, 0.5, 0.6), METRICS, (SPF, SPF_LOWEST)),
+    "10": Figure("10", 15, 0.7, LOADS_15, (0.2, 0.4), (DMP, DMT, MC, CTL, BE), MC_SCHEMES),
+    "10f": Figure("10f", 15, 0.7, LOADS_15, (0.2, 0.4), (MC, UNI), BW_SCHEMES),
 }
 
 
@@ -223,6 +253,10 @@ def scenario(ctx: Context, f: Figure, seed: int, scheme: Scheme, root: int | Non
     routing = dict(scheme.routing) | ({"root": root} if root is not None else {})
     ib: dict[str, Any] = {"on_deadlock": "continue", "topology": topology(f.switches, seed), "routing": routing,
                           "workload": {"injection_rate": load, "real_time_share": f.real_time_share, "trace": REAL_TRACE}}
+    if scheme.multicast is not None:
+        ib["multicast"] = dict(scheme.multicast)
+    if scheme.workload is not None:
+        ib["workload"] |= dict(scheme.workload)
     if scheme.drop:
         ib["switch"] = {"hoq_life": HOQ_LIFE}
     label = scheme.label + (f" root {root}" if root is not None else "")
@@ -246,6 +280,11 @@ def run_all(ctx: Context, scenarios: Sequence[dict[str, Any]], desc: str) -> lis
 
 
 def value(r: RunResult, name: str) -> tuple[float, float]:
+    if name == UNI:
+        # Real-time packets less those of multicast frames (each counted once per member).
+        n_rt, n_mc = count(r, RT), count(r, MC)
+        n = n_rt - n_mc
+        return ((value(r, RT)[0] * n_rt - value(r, MC)[0] * n_mc) / n if n > 0 else math.nan), math.nan
     row = r.metrics.set_index("metric").loc[name]
     ci = row["ci_half_width"]
     return float(row["mean"]), (float(ci) if pd.notna(ci) else float("nan"))
@@ -553,6 +592,32 @@ def fig9_claims(fr: FigureRuns, fr7: FigureRuns) -> dict[str, Measured]:
     return ours
 
 
+def fig10_claims(fr: FigureRuns, fb: FigureRuns) -> dict[str, Measured]:
+    """Section 5.2: Fig. 10a-e (``fr``) and Fig. 10f (``fb``)."""
+    ours: dict[str, Measured] = {}
+    xs = fr.xs
+    for t in (MC_SYNC, MC_ASYNC, MC_CENTRAL):
+        for m in ("dmp", "dmt"):
+            ours[f"f10-unicast-worst-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, SHORT[m], common=True)
+            ours[f"f10-much-better-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, SHORT[m], common=True)
+        for m, name in (("mc", MC), ("ctl", CTL), ("be", BE)):
+            ours[f"f10-latency-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, name, common=True)
+    for t in (MC_SYNC, MC_ASYNC):
+        ours[f"f10-central-slightly-{t.key}"] = above(fr, t, fr, MC_CENTRAL, xs, MC, common=True)
+    ours["f10-sync-async-comparable"] = above(fr, MC_SYNC, fr, MC_ASYNC, xs, MC, common=True)
+    dead = deadlocked(fr, MC_SYNC)
+    ours["f10-sync-no-deadlock"] = Value(len(dead), None, "Synchronous deadlocked or stalled: "
+                                         + (", ".join(f"network {n} at {pct(x)}" for n, x in dead) or "none"))
+    low, top = [fb.xs[0]], [fb.xs[-1]]
+    for t in (BW_LINEAR, BW_LOG):
+        ours[f"f10f-low-load-same-{t.key}"] = above(fb, t, fb, BW_EQUAL, low, MC)
+    for t in (BW_EQUAL, BW_LINEAR, BW_LOG):
+        ours[f"f10f-high-load-worse-{t.key}"] = above(fb, t, fb, BW_SHARED, top, MC)
+    for t in (BW_EQUAL, BW_LINEAR):
+        ours[f"f10f-log-best-{t.key}"] = above(fb, t, fb, BW_LOG, top, MC)
+    return ours
+
+
 # ---------------------------------------------------------------- output ----
 
 
@@ -581,7 +646,7 @@ def curve_rows(fr: FigureRuns) -> list[dict[str, Any]]:
                 "packets_dropped": sum(v for k, v in counters.items() if "_packets_dropped_" in k),
                 "multipath_loop_entries": mp.get("entries_replaced_for_loops"),
             }
-            for m in METRICS + (ACC,):
+            for m in METRICS + tuple(m for m in f.panels if m not in METRICS) + (ACC,):
                 y, y_ci = value(r, m)
                 rows.append({"series": ln.series, "x": 100.0 * x, "y": y, "y_ci": y_ci, "metric": m, **run_cols})
     for s in f.schemes:
@@ -630,6 +695,16 @@ def fig9(ctx: Context) -> ExperimentOutput:
     fr = figure_runs(ctx, FIGURES["9"])
     fr7 = figure_runs(ctx, FIGURES["7"])  # dropping at 15 nodes, for the comparison the text makes
     return output(fr, fig9_claims(fr, fr7))
+
+
+@experiment(id="iba-2007/fig10", title="Four multicast schemes and four bandwidth policies on 15-node networks, 70:30 (Fig. 10)",
+            seed_ref=SOURCE)
+def fig10(ctx: Context) -> ExperimentOutput:
+    fr = figure_runs(ctx, FIGURES["10"])
+    fb = figure_runs(ctx, FIGURES["10f"])  # Fig. 10f: asynchronous replication under the four policies
+    out = output(fr, fig10_claims(fr, fb))
+    out.curves = pd.concat([out.curves, pd.DataFrame(curve_rows(fb))], ignore_index=True)
+    return out
 
 
 @experiment(id="iba-2007/spf-ties", title="SPF's open tie rule: balanced by destination against lowest-numbered (Fig. 7's networks)",
