@@ -482,8 +482,10 @@ impl IbSwitch {
         if self.outputs[out].busy {
             return;
         }
-        // Multicast first (it may reserve the output against unicast packets).
+        // Multicast first (it may reserve the output against unicast
+        // packets), but control packets (VL15) keep the highest priority.
         if self.outputs[out].mc_held && self.mc_output(cx, ctx, out) {
+            self.try_control(cx, ctx, out);
             return;
         }
         let start = self.outputs[out].next_input as usize;
@@ -510,6 +512,18 @@ impl IbSwitch {
             }
         }
         self.outputs[out].blocked = true;
+    }
+
+    /// An idle output reserved by multicast takes a control packet (VL15,
+    /// the first rank) if an idle input has one for it.
+    fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
+        if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
+            return;
+        }
+        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.want[i * self.ports + out] & 1 != 0);
+        if let Some(i) = i {
+            self.start_transfer(cx, ctx, i, VL15, out);
+        }
     }
 
     /// Stage 4 after input `i` has changed (a new head requests, or it is
