@@ -24,7 +24,8 @@ use crate::sim::model::{accepted_below_offered, Metrics};
 use crate::sim::{
     Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
 };
-use crate::traffic::patterns::{fabric_destinations, jain_index};
+use crate::traffic::patterns::jain_index;
+use crate::traffic::workload::fabric_destinations;
 use crate::traffic::{MessageSource, SourcePlace};
 
 /// Every event of the fabric, flat so that it stays 12 bytes: each

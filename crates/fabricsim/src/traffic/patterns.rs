@@ -14,12 +14,12 @@
 //!   to one target, which sends nothing (N to 1).
 //!
 //! The switched Fibre Channel fabric's own patterns (`[workload] pattern`:
-//! uniform, one pair, towards one switch) are [`fabric_destinations`].
+//! uniform, one pair, towards one switch) are
+//! [`fabric_destinations`](super::workload::fabric_destinations), beside
+//! the message sources they feed.
 
-use super::Destinations;
 use crate::error::{Error, Result};
 use crate::kernel::RandomStream;
-use crate::scenario::{Pattern as FabricPattern, WorkloadSpec};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pattern {
@@ -208,62 +208,6 @@ pub fn jain_index(x: &[f64]) -> f64 {
     } else {
         sum * sum / (x.len() as f64 * squares)
     }
-}
-
-/// Where each node of a switched fabric sends under the scenario's
-/// `[workload]` pattern: uniform, one pair, or every node of some switches
-/// to the nodes of one switch. `node_switch` gives each node's switch (from
-/// 0) of `switches`.
-pub fn fabric_destinations(w: &WorkloadSpec, node_switch: &[u32], switches: u32) -> Result<Vec<Destinations>> {
-    let n = node_switch.len() as u32;
-    Ok(match w.pattern {
-        FabricPattern::Uniform => vec![Destinations::AllOthers; n as usize],
-        FabricPattern::Pair => {
-            let [src, dst] = w.pair.expect("validated: pair given");
-            if src >= n || dst >= n {
-                return Err(Error::invalid(
-                    "workload.pair",
-                    format!("[{src}, {dst}]"),
-                    format!("node numbers below {n}"),
-                ));
-            }
-            (0..n).map(|i| if i == src { Destinations::Among(vec![dst]) } else { Destinations::Silent }).collect()
-        }
-        FabricPattern::ToSwitch => {
-            let d = w.destination_switch.expect("validated: destination_switch given");
-            if d < 1 || d > switches {
-                return Err(Error::invalid("workload.destination_switch", d, format!("a switch from 1 to {switches}")));
-            }
-            let sources: Vec<u32> = match &w.source_switches {
-                Some(list) => {
-                    for &s in list {
-                        if s < 1 || s > switches {
-                            return Err(Error::invalid(
-                                "workload.source_switches",
-                                s,
-                                format!("switches from 1 to {switches}"),
-                            ));
-                        }
-                    }
-                    list.clone()
-                }
-                None => (1..=switches).filter(|&s| s != d).collect(),
-            };
-            let targets: Vec<u32> = (0..n).filter(|&i| node_switch[i as usize] + 1 == d).collect();
-            if targets.is_empty() {
-                return Err(Error::invalid("workload.destination_switch", d, "a switch with terminal nodes"));
-            }
-            (0..n)
-                .map(|i| {
-                    if sources.contains(&(node_switch[i as usize] + 1)) {
-                        Destinations::Among(targets.iter().copied().filter(|&t| t != i).collect())
-                    } else {
-                        Destinations::Silent
-                    }
-                })
-                .collect()
-        }
-    })
 }
 
 #[cfg(test)]

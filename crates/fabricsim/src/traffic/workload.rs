@@ -1,8 +1,9 @@
 //! Message generators: when messages appear at a node, how long they are,
-//! and where they go. Each node draws from its own named random streams.
+//! and where they go (for a switched fabric, by the `[workload]` pattern). Each node draws from its own named random streams.
 
+use crate::error::{Error, Result};
 use crate::kernel::{RandomStream, Time};
-use crate::scenario::{Arrivals, SizeDistribution, WorkloadSpec};
+use crate::scenario::{Arrivals, Pattern, SizeDistribution, WorkloadSpec};
 
 /// Where a node's messages go.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,6 +14,62 @@ pub enum Destinations {
     AllOthers,
     /// Uniformly over these nodes.
     Among(Vec<u32>),
+}
+
+/// Where each node of a switched fabric sends under the scenario's
+/// `[workload]` pattern: uniform, one pair, or every node of some switches
+/// to the nodes of one switch. `node_switch` gives each node's switch (from
+/// 0) of `switches`.
+pub fn fabric_destinations(w: &WorkloadSpec, node_switch: &[u32], switches: u32) -> Result<Vec<Destinations>> {
+    let n = node_switch.len() as u32;
+    Ok(match w.pattern {
+        Pattern::Uniform => vec![Destinations::AllOthers; n as usize],
+        Pattern::Pair => {
+            let [src, dst] = w.pair.expect("validated: pair given");
+            if src >= n || dst >= n {
+                return Err(Error::invalid(
+                    "workload.pair",
+                    format!("[{src}, {dst}]"),
+                    format!("node numbers below {n}"),
+                ));
+            }
+            (0..n).map(|i| if i == src { Destinations::Among(vec![dst]) } else { Destinations::Silent }).collect()
+        }
+        Pattern::ToSwitch => {
+            let d = w.destination_switch.expect("validated: destination_switch given");
+            if d < 1 || d > switches {
+                return Err(Error::invalid("workload.destination_switch", d, format!("a switch from 1 to {switches}")));
+            }
+            let sources: Vec<u32> = match &w.source_switches {
+                Some(list) => {
+                    for &s in list {
+                        if s < 1 || s > switches {
+                            return Err(Error::invalid(
+                                "workload.source_switches",
+                                s,
+                                format!("switches from 1 to {switches}"),
+                            ));
+                        }
+                    }
+                    list.clone()
+                }
+                None => (1..=switches).filter(|&s| s != d).collect(),
+            };
+            let targets: Vec<u32> = (0..n).filter(|&i| node_switch[i as usize] + 1 == d).collect();
+            if targets.is_empty() {
+                return Err(Error::invalid("workload.destination_switch", d, "a switch with terminal nodes"));
+            }
+            (0..n)
+                .map(|i| {
+                    if sources.contains(&(node_switch[i as usize] + 1)) {
+                        Destinations::Among(targets.iter().copied().filter(|&t| t != i).collect())
+                    } else {
+                        Destinations::Silent
+                    }
+                })
+                .collect()
+        }
+    })
 }
 
 pub struct MessageSource {
