@@ -516,6 +516,8 @@ impl IbSwitch {
 
     /// An idle output reserved by multicast takes a control packet (VL15,
     /// the first rank) if an idle input has one for it.
+    #[cold]
+    #[inline(never)]
     fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
         if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
             return;
@@ -556,6 +558,7 @@ impl IbSwitch {
     }
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
+    #[inline]
     fn try_input(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         // The requesting VLs as priority ranks (only VLs some arbitration
         // table serves, as the order lists); an offer that fails changes
@@ -612,7 +615,7 @@ impl IbSwitch {
 
     /// Packet `id` crosses into output VL (`out`, `vl`), taking `blocks`
     /// of its space: the output is busy until the crossing ends.
-    #[inline]
+    #[inline(always)]
     fn enter_output(
         &mut self,
         cx: &mut impl SwitchContext,

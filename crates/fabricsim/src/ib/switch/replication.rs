@@ -102,6 +102,8 @@ impl IbSwitch {
 
     /// Multicast packet `id` is the head of input VL (`input`, `vl`): it
     /// requests the outputs of its tree here.
+    #[cold]
+    #[inline(never)]
     pub(super) fn mc_request(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32) {
         let p = &ctx.packets[id];
         let group = p.dlid - MULTICAST_LID;
@@ -136,6 +138,8 @@ impl IbSwitch {
     /// Output `out`, idle and wanted by multicast: whatever multicast work
     /// can start does; true if unicast packets must not take the output now
     /// (it is busy, or reserved by a synchronous request).
+    #[cold]
+    #[inline(never)]
     pub(super) fn mc_output(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) -> bool {
         if self.rep().scheme == MulticastScheme::CentralBuffer {
             self.serve_central(cx, ctx, out);
@@ -146,6 +150,8 @@ impl IbSwitch {
     }
 
     /// Starts every multicast transfer that can start, in service order.
+    #[cold]
+    #[inline(never)]
     pub(super) fn mc_pump(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared) {
         // One start at a time: a start changes what the others may do (and
         // may add the next head's request), so the order is taken afresh.
@@ -419,6 +425,8 @@ impl IbSwitch {
     }
 
     /// Central buffer: output `out` has moved a copy out of its FIFO.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_central_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
         let c = &mut self.rep().central[out];
         c.bytes -= c.moving;
@@ -433,6 +441,8 @@ impl IbSwitch {
     /// The multicast transfer from `input` has ended: its outputs are idle
     /// again; if it took the packet out of its input VL, that space is free
     /// (credits go upstream).
+    #[cold]
+    #[inline(never)]
     pub(super) fn mc_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         let (outs, first, q) = self.rep().transfer[input];
         let port = &mut self.inputs[input];
