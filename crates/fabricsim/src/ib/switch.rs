@@ -482,11 +482,13 @@ impl IbSwitch {
         if self.outputs[out].busy {
             return;
         }
-        // Multicast first (it may reserve the output against unicast
-        // packets), but control packets (VL15) keep the highest priority.
-        if self.outputs[out].mc_held && self.mc_output(cx, ctx, out) {
+        // Control packets (VL15, the highest priority) first, then multicast
+        // (which may reserve the output against the other unicast packets).
+        if self.outputs[out].mc_held {
             self.try_control(cx, ctx, out);
-            return;
+            if self.outputs[out].busy || self.mc_output(cx, ctx, out) {
+                return;
+            }
         }
         let start = self.outputs[out].next_input as usize;
         if self.words == 1 {
@@ -514,8 +516,8 @@ impl IbSwitch {
         self.outputs[out].blocked = true;
     }
 
-    /// An idle output reserved by multicast takes a control packet (VL15,
-    /// the first rank) if an idle input has one for it.
+    /// An idle output multicast wants takes a control packet (VL15, the
+    /// first rank) first if an idle input has one for it.
     #[cold]
     #[inline(never)]
     fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
