@@ -189,6 +189,20 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
         assert ib["frames"] >= 3000 and ib["hops"] >= ib["frames"] and ib["frame_hops_per_s"] > 0
 
 
+def test_a_scale_row_reports_build_time_and_memory_per_port(cli):
+    # The 1,356-HCA cluster as cabled (the other scale rows build fabrics too large for a test).
+    proc = cli("bench", "--which", "ib-cluster-1356", "--size", "2000", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [row] = json.loads(proc.stdout)
+    assert row["name"] == "ib-cluster-1356" and row["ports"] == 8336
+    assert row["hops"] > row["frames"] >= 3000 and row["build_s"] > 0
+    assert row["peak_rss_bytes"] > 2**20 and row["bytes_per_port"] == row["peak_rss_bytes"] / row["ports"]
+    line = cli("bench", "--which", "ib-cluster-1356", "--size", "2000")
+    assert line.returncode == 0 and "B per port of 8,336" in line.stdout, line.stdout
+    bad = cli("bench", "--which", "ib-fat-tree-8")
+    assert bad.returncode != 0 and "ib-fat-tree-32768" in bad.stderr and "scale" in bad.stderr
+
+
 def test_scenario_keys_come_from_the_schema(cli):
     proc = cli("scenario", "keys", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -282,7 +282,9 @@ def bench(
     which: str = typer.Option(
         "all", "--which",
         help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, ib-multipath, "
-        "ib-multicast, tcp-stream or all.",
+        "ib-multicast, tcp-stream or all; or a scale row, ib-fat-tree-16, ib-fat-tree-4096, ib-cluster-1356, "
+        "ib-fat-tree-32768, or scale for the four (fabrics of up to 32,768 HCAs: they report build time and peak "
+        "memory per port).",
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
@@ -295,12 +297,12 @@ def bench(
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
-    known = tuple(_core.BENCH_NAMES)
-    names = list(known) if which == "all" else [which]
+    known = tuple(_core.BENCH_NAMES) + tuple(_core.SCALE_BENCH_NAMES)
+    names = {"all": list(_core.BENCH_NAMES), "scale": list(_core.SCALE_BENCH_NAMES)}.get(which, [which])
     rows = []
     for name in names:
         if name not in known:
-            raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all")
+            raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all, scale")
         # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller
         # size; tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
         scaled = {
@@ -340,6 +342,12 @@ def _bench_line(data: dict[str, Any]) -> str:
         + (f"  {data['ios_per_s'] / 1e3:8.1f} kIO/s" if data.get("ios_per_s") else "")
         + (f"  {data['frame_hops_per_s'] / 1e6:8.3f} M{unit}-hops/s" if data.get("frame_hops_per_s") else "")
         + (f"  {data['sim_s_per_wall_s']:8.1f} simulated s per wall s" if data.get("sim_s_per_wall_s") else "")
+        + (
+            f"  build {data['build_s']:.1f} s, peak {data['peak_rss_bytes'] / 2**20:,.0f} MiB"
+            f" ({data['bytes_per_port']:,.0f} B per port of {int(data['ports']):,})"
+            if data.get("peak_rss_bytes") else ""
+        )
+        + (f"  flags: {', '.join(data['flags'])}" if data.get("flags") else "")
         + _runs_note(data.get("runs_wall_s", []))
     )
 

@@ -183,6 +183,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Every benchmark name, in the order `fabricsim bench` runs them.
     m.add("BENCH_NAMES", fabricsim::bench::NAMES.to_vec())?;
+    // The scale rows, run by name or as `--which scale`.
+    m.add("SCALE_BENCH_NAMES", fabricsim::bench::SCALE_NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(routing, m)?)?;

@@ -35,6 +35,21 @@ pub struct BenchResult {
     /// Simulated seconds per wall second (TCP over FC only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sim_s_per_wall_s: Option<f64>,
+    /// The run's flags (`backlog_growing` and the like): a row measures a steady state only without any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// Scale rows: seconds to build the fabric (topology, routing, switches, sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build_s: Option<f64>,
+    /// Scale rows: the process's peak resident memory over the row (Linux; reset before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// Scale rows: ports in use, switch ports (HCA and link) plus one per HCA.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ports: Option<u64>,
+    /// Scale rows: peak resident memory per port in use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_per_port: Option<f64>,
 }
 
 /// Every benchmark's name, in the order `fabricsim bench` runs them.
@@ -50,6 +65,12 @@ pub const NAMES: [&str; 10] = [
     "ib-multicast",
     "tcp-stream",
 ];
+
+/// The rows of the scale targets, run by name (or `fabricsim bench --which
+/// scale`), not with the others: each builds a fabric of thousands of HCAs.
+/// Best-effort messages to uniform destinations after a warm-up of half the
+/// measured packets, at loads each fabric carries in steady state.
+pub const SCALE_NAMES: [&str; 4] = ["ib-fat-tree-16", "ib-fat-tree-4096", "ib-cluster-1356", "ib-fat-tree-32768"];
 
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
 /// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
@@ -70,7 +91,8 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "ib-multipath" => run(ib_multipath(size)),
         "ib-multicast" => run(ib_multicast(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
-        other => Err(format!("unknown benchmark `{other}`; allowed: {}", NAMES.join(", "))),
+        "ib-fat-tree-16" | "ib-fat-tree-4096" | "ib-cluster-1356" | "ib-fat-tree-32768" => run(ib_scale(name, size)),
+        other => Err(format!("unknown benchmark `{other}`; allowed: {}, {}", NAMES.join(", "), SCALE_NAMES.join(", "))),
     }
 }
 
@@ -91,6 +113,11 @@ impl BenchResult {
             ios_per_s: None,
             frame_hops_per_s: None,
             sim_s_per_wall_s: None,
+            flags: report.run.flags.clone(),
+            build_s: None,
+            peak_rss_bytes: None,
+            ports: None,
+            bytes_per_port: None,
         }
     }
 }
@@ -119,6 +146,11 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
         ios_per_s: None,
         frame_hops_per_s: None,
         sim_s_per_wall_s: None,
+        flags: Vec::new(),
+        build_s: None,
+        peak_rss_bytes: None,
+        ports: None,
+        bytes_per_port: None,
     }
 }
 
@@ -238,18 +270,87 @@ pub fn ib_irregular(packets: u64) -> Result<BenchResult> {
 
 /// A 4-ary 4-tree (256 HCAs on 256 8-port switches), D-Mod-K routing
 /// (OpenSM's fat-tree engine: minimal, up then down, so deadlock-free, and
-/// balanced over every link), the 70:30 mix at 50% injection, stopping
-/// after `packets` delivered.
+/// balanced over every link), the 70:30 mix at 40% injection, which it
+/// carries (at 50% the run ended flagged `backlog_growing`), stopping after
+/// `packets` delivered.
 pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
     let toml = format!(
         "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
-         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n[ib.workload]\ninjection_rate = 0.5\n"
+         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n[ib.workload]\ninjection_rate = 0.4\n"
     );
     Scenario::from_toml_str(&toml, "<ib-fat-tree benchmark>").expect("benchmark scenario is valid")
 }
 
 pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
+}
+
+/// The scenario of scale row `name` measuring `packets` packets: the
+/// topology and routing of the row, 1xSDR links but the cluster's 4xQDR.
+pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
+    let (fabric, load) = match name {
+        // 4-ary 2-tree and 8-ary 4-tree under D-Mod-K: the same per-hop work at 16 and 4,096 HCAs.
+        "ib-fat-tree-16" => {
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 2\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+        }
+        "ib-fat-tree-4096" => {
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+        }
+        // The production cluster as cabled, OpenSM's minhop tables; those
+        // have channel-dependency cycles on every VL, and from 20% load a
+        // run deadlocks: 15% is carried.
+        "ib-cluster-1356" => (
+            "[ib]\nlink = \"4xQDR\"\n[ib.topology]\nkind = \"import\"\n\
+             file = \"../shared/data/topologies/real-cluster-214sw-1356hca.ibnetdiscover\"\n\
+             [ib.routing]\nalgorithm = \"min_hop\"\n",
+            0.15,
+        ),
+        // 3,072 64-port switches, the shape of the largest NDR clusters; within a 4 GiB budget.
+        "ib-fat-tree-32768" => {
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 32\nlevels = 3\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+        }
+        other => panic!("no scale row {other}"),
+    };
+    let toml = format!(
+        "[run]\nwarmup_observations = {}\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
+         memory_budget_mb = 4096\n{fabric}[ib.workload]\ninjection_rate = {load}\nreal_time_share = 0\n",
+        packets / 2
+    );
+    Scenario::from_toml_str(&toml, &format!("<{name} benchmark>")).expect("benchmark scenario is valid")
+}
+
+/// Scale row `name`: packet-hops per wall second as the other InfiniBand
+/// rows, with the build time, the peak resident memory and its share per port.
+pub fn ib_scale(name: &str, packets: u64) -> Result<BenchResult> {
+    let scenario = ib_scale_scenario(name, packets);
+    let topo = crate::ib::wiring::topology(scenario.infiniband()?)?;
+    let ports = topo.port_map().iter().flatten().filter(|u| **u != crate::fabric::PortUse::Free).count() as u64
+        + topo.endpoint_count() as u64;
+    drop(topo);
+    reset_peak_rss();
+    let start = Instant::now();
+    let report = crate::run(&scenario)?;
+    let total = start.elapsed().as_secs_f64();
+    let peak = peak_rss();
+    Ok(BenchResult {
+        build_s: Some((total - report.run.wall_time_s).max(0.0)),
+        peak_rss_bytes: peak,
+        ports: Some(ports),
+        bytes_per_port: peak.map(|b| b as f64 / ports as f64),
+        ..packet_result(name, &report)
+    })
+}
+
+/// Resets the process's peak resident set to its current one (Linux: `5` to `/proc/self/clear_refs`).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The process's peak resident set in bytes (`VmHWM`), where the system tells it.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
 /// Seed 003's Multipath+LFU+Drop on the first network of its family
@@ -306,4 +407,27 @@ pub fn tcp_stream(seconds: f64) -> Result<BenchResult> {
         sim_s_per_wall_s: Some(per_wall_s(&report, report.run.sim_time_us / 1e6)),
         ..BenchResult::of_run("tcp-stream", &report, frames)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scale_row_is_a_valid_scenario_and_a_small_one_runs_with_its_memory() {
+        for name in SCALE_NAMES {
+            let s = ib_scale_scenario(name, 1000);
+            assert_eq!(s.run.warmup_observations, Some(500), "{name}");
+            assert_eq!(s.infiniband().unwrap().workload.real_time_share, 0.0);
+        }
+        // The 1,356-HCA cluster as cabled: 4,168 cables, so 8,336 ports with its HCAs'.
+        let r = ib_scale("ib-cluster-1356", 2000).unwrap();
+        assert_eq!(r.ports, Some(8336));
+        assert!(r.frames >= 3000 && r.hops.unwrap() > r.frames, "{r:?}");
+        assert!(r.build_s.unwrap() > 0.0);
+        if let Some(peak) = r.peak_rss_bytes {
+            assert!(peak > 1 << 20 && r.bytes_per_port.unwrap() > 0.0, "{r:?}");
+        }
+        assert!(by_name("ib-fat-tree-8", 10).unwrap_err().contains("ib-fat-tree-32768"));
+    }
 }
