@@ -188,10 +188,14 @@ impl IbFabric {
         // The workload first: its checks need only the HCA count, and the tables take longer.
         let link_rate = timing.link.bytes_per_second();
         let mut sources = Sources::new(&spec.workload, topo.endpoint_count(), link_rate, scenario.run.seed, streams)?;
-        Footprint::fabric(&topo, spec.routing.algorithm, &sources).check(&topo, scenario.run.memory_budget_mb)?;
+        let footprint = Footprint::fabric(&topo, spec.routing.algorithm, &sources);
+        footprint.check(&topo, scenario.run.memory_budget_mb)?;
         let (data, control) = wiring::tables(spec, &topo)?;
         let multipath = match spec.routing.algorithm {
-            IbRouting::Multipath => Some(wiring::multipath(spec, &topo)?),
+            IbRouting::Multipath => {
+                let left = (scenario.run.memory_budget_mb * 1024.0 * 1024.0) as u64;
+                Some(wiring::multipath(spec, &topo, left.saturating_sub(footprint.total()))?)
+            }
             _ => None,
         };
         let selection = match spec.routing.selection.unwrap_or(PathSelection::Lfu) {

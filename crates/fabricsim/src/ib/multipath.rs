@@ -280,7 +280,7 @@ mod tests {
 
     fn network() -> (Topology, MultipathTables) {
         let topo = build_shape("random", &ShapeParams { seed: 1, ..ShapeParams::default() }).unwrap();
-        let t = multipath_tables(&topo, 0, 2, &next_switches(&topo, Ties::Balanced)).unwrap();
+        let t = multipath_tables(&topo, 0, 2, &next_switches(&topo, Ties::Balanced), u64::MAX).unwrap();
         (topo, t)
     }
 

@@ -168,15 +168,16 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(EndpointTables, Endpoin
 }
 
 /// Multipath routing's tables (`ib.routing.algorithm = "multipath"`), the
-/// cycles found from BFS root `ib.routing.root` (default switch 1).
-pub fn multipath(spec: &IbSpec, topo: &Topology) -> Result<MultipathTables> {
+/// cycles found from BFS root `ib.routing.root` (default switch 1), in at
+/// most `budget_bytes`.
+pub fn multipath(spec: &IbSpec, topo: &Topology, budget_bytes: u64) -> Result<MultipathTables> {
     let ties = match spec.routing.spf_ties() {
         SpfTies::Balanced => Ties::Balanced,
         SpfTies::Lowest => Ties::Lowest,
     };
     let spf = next_switches(topo, ties);
     let root = spec.routing.root.map_or(0, |r| r - 1);
-    multipath_tables(topo, root, spec.routing.slack.unwrap_or(DEFAULT_SLACK), &spf)
+    multipath_tables(topo, root, spec.routing.slack.unwrap_or(DEFAULT_SLACK), &spf, budget_bytes)
 }
 
 /// Paths up to this many hops longer than the shortest fill multipath tables.

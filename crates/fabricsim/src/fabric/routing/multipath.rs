@@ -248,9 +248,27 @@ pub const MAX_CYCLES: usize = 64;
 /// At most this many cycles through one switch (2^this entries per destination).
 pub const MAX_CYCLES_PER_SWITCH: u32 = 16;
 
+/// The bytes the tables of switches examining `examined` take: the next
+/// switch per destination switch and setting here, and a port per HCA and
+/// setting in each switch's own table (`ib::multipath::SwitchTable`).
+pub fn table_bytes(examined: &[u64], endpoints: u64) -> u64 {
+    let switches = examined.len() as u64;
+    examined.iter().map(|m| (1u64 << m.count_ones()) * (switches * 4 + endpoints * 2)).sum()
+}
+
 /// The multipath tables of `topo` from BFS root `root`, considering paths
 /// up to `slack` hops longer than the shortest; `spf` gives the default hop.
-pub fn multipath_tables(topo: &Topology, root: u32, slack: u32, spf: &NextSwitches) -> Result<MultipathTables> {
+/// Tables larger than `budget_bytes` (what `run.memory_budget_mb` leaves
+/// beside the rest of the fabric) are refused before they are built: their
+/// size is known once the cycles are, and doubles with every cycle a switch
+/// is on.
+pub fn multipath_tables(
+    topo: &Topology,
+    root: u32,
+    slack: u32,
+    spf: &NextSwitches,
+    budget_bytes: u64,
+) -> Result<MultipathTables> {
     let n = topo.switch_count();
     let adj: Vec<Vec<u32>> = (0..n as u32).map(|s| topo.neighbours(s)).collect();
     let cycles = find_cycles(&adj, root);
@@ -270,6 +288,21 @@ pub fn multipath_tables(topo: &Topology, root: u32, slack: u32, spf: &NextSwitch
                 "at most {MAX_CYCLES_PER_SWITCH} cycles through a switch (switch {} is on {})",
                 v + 1,
                 examined[v].count_ones()
+            ),
+        ));
+    }
+    let bytes = table_bytes(&examined, topo.endpoint_count() as u64);
+    if bytes > budget_bytes {
+        const MIB: f64 = 1024.0 * 1024.0;
+        return Err(Error::invalid(
+            "run.memory_budget_mb",
+            format!("{:.0} MiB left beside the rest of the fabric", budget_bytes as f64 / MIB),
+            format!(
+                "room for the multipath tables, an estimated {:.0} MiB (2^(cycles through a switch) entries per \
+                 destination; the most cycles through one switch is {}); raise run.memory_budget_mb if the machine \
+                 holds them",
+                bytes as f64 / MIB,
+                examined.iter().map(|m| m.count_ones()).max().unwrap_or(0)
             ),
         ));
     }
@@ -472,7 +505,7 @@ mod tests {
         assert_eq!((bits(&[B, A]), bits(&[B, C, A]), bits(&[B, D, C, A])), ("1X".into(), "01".into(), "00".into()));
         assert_eq!((bits(&[A, B]), bits(&[A, C, B]), bits(&[A, C, D, B])), ("0X".into(), "10".into(), "11".into()));
         let spf = next_switches(&topo, Ties::Balanced);
-        let t = multipath_tables(&topo, B, 3, &spf).unwrap();
+        let t = multipath_tables(&topo, B, 3, &spf, u64::MAX).unwrap();
         assert_eq!(t.examined[A as usize], 0b01, "a is on C1 only");
         let entries: usize = t.next[A as usize].iter().map(Vec::len).sum();
         assert_eq!(entries, 6, "2^1 x 3 destinations");
@@ -502,7 +535,7 @@ mod tests {
         for seed in 1..6 {
             let topo = build_shape("random", &ShapeParams { seed, ..ShapeParams::default() }).unwrap();
             let spf = next_switches(&topo, Ties::Balanced);
-            let t = multipath_tables(&topo, 0, 2, &spf).unwrap();
+            let t = multipath_tables(&topo, 0, 2, &spf, u64::MAX).unwrap();
             assert_eq!(t.cycles.count(), 23 - 15 + 1);
             let dist = topo.distances();
             // Every full setting of the 9 bits reaches every destination.
@@ -520,6 +553,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn tables_beyond_the_budget_are_refused_before_they_are_built() {
+        let topo = build_shape("random", &ShapeParams { seed: 1, ..ShapeParams::default() }).unwrap();
+        let spf = next_switches(&topo, Ties::Balanced);
+        let t = multipath_tables(&topo, 0, 2, &spf, u64::MAX).unwrap();
+        let need = table_bytes(&t.examined, 15);
+        // 15 switches, one HCA each: (15 x 4 + 15 x 2) bytes per setting and switch.
+        let settings: u64 = t.examined.iter().map(|m| 1u64 << m.count_ones()).sum();
+        assert_eq!(need, settings * 90);
+        assert!(multipath_tables(&topo, 0, 2, &spf, need).is_ok());
+        let err = multipath_tables(&topo, 0, 2, &spf, need - 1).unwrap_err().to_string();
+        assert!(err.contains("run.memory_budget_mb") && err.contains("multipath tables"), "{err}");
     }
 
     #[test]
