@@ -23,7 +23,14 @@
 //!    (last stage) costs no time. The output VL space is freed when the
 //!    packet's tail has left.
 
+mod build;
+mod drops;
+mod inspect;
+mod paths;
 mod replication;
+
+pub use build::SwitchSpec;
+use paths::Multipath;
 
 use super::fifo::PacketFifo;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
@@ -71,33 +78,6 @@ struct OnWire {
 
 /// VL slots per port: 15 data VLs and VL15.
 const VLS: usize = 16;
-
-/// What a switch's ports need at construction.
-pub struct SwitchSpec<'a> {
-    pub index: u32,
-    /// What each port is cabled to (None: a free port).
-    pub peers: Vec<Option<Wire>>,
-    /// Stages 2 and 3: forwarding-table lookup and crossbar arbitration.
-    pub input_stages: Time,
-    /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
-    pub lifetime: Option<Lifetime>,
-    /// Multipath routing: the switch's multipath table and how unreliable
-    /// datagrams choose among its ports.
-    pub multipath: Option<(SwitchTable, Selection)>,
-    /// Output port per DLID for data and for control traffic: a port byte
-    /// per HCA, as a switch's linear forwarding table (every entry routed).
-    pub data_table: Box<[u8]>,
-    pub control_table: Box<[u8]>,
-    pub sl_to_vl: &'a SlToVl,
-    pub credits: PortCredits,
-    pub arbiter: &'a VlArbiter,
-    /// VLs in crossbar priority order (VL15 first).
-    pub vl_order: &'a [u8],
-    pub vl_buffer_bytes: u32,
-    pub credit_block: u32,
-    /// The switch's multicast table and replication scheme (None: unicast only).
-    pub multicast: Option<SwitchMulticast>,
-}
 
 /// One input port: its VL queues and the crossbar state of their heads.
 /// A port's fields sit together, so an event touches a few cache lines.
@@ -161,16 +141,6 @@ struct OutPort {
     queues: [PacketFifo; VLS],
 }
 
-/// A switch's multipath routing: its table, the selection rule of
-/// adaptive packets, and the packets each output has sent (for LFU).
-struct Multipath {
-    table: SwitchTable,
-    selection: Selection,
-    used: Vec<u64>,
-    /// Scratch for the outputs a packet may take (no allocation per packet).
-    choices: Vec<(u16, u64)>,
-}
-
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
 /// (VL15: none, it is not flow controlled).
 #[inline]
@@ -214,112 +184,10 @@ pub struct IbSwitch {
 }
 
 impl IbSwitch {
-    /// Bytes of a switch of `ports` ports with tables to `endpoints`
-    /// endpoints, before it is built (what [`IbSwitch::memory_bytes`] then counts).
-    pub fn bytes_for(ports: u64, endpoints: u64) -> u64 {
-        let port = (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>()) as u64;
-        std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + 2 * endpoints
-    }
-
-    /// Bytes of the crossbar's request state: `want` per (input, output) and `wanting` per output.
-    fn crossbar_bytes(ports: u64) -> u64 {
-        ports * ports * 2 + ports * ports.div_ceil(64) * 8
-    }
-
-    pub fn new(spec: SwitchSpec) -> Self {
-        let p = spec.peers.len();
-        let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
-        // Ranks: the crossbar order given (VL15, high table, low table), then any other VL.
-        let mut by_rank = [0u8; VLS];
-        let mut n = 0;
-        for vl in spec.vl_order.iter().copied().chain(0..VLS as u8) {
-            if !by_rank[..n].contains(&vl) {
-                by_rank[n] = vl;
-                n += 1;
-            }
-        }
-        let mut rank = [0u8; VLS];
-        for (r, &vl) in by_rank.iter().enumerate() {
-            rank[vl as usize] = r as u8;
-        }
-        let mut free = [capacity; VLS];
-        free[VL15 as usize] = u16::MAX;
-        IbSwitch {
-            index: spec.index,
-            ports: p,
-            data_table: spec.data_table,
-            control_table: spec.control_table,
-            sl_to_vl: *spec.sl_to_vl,
-            vl_order: spec.vl_order.to_vec(),
-            inputs: spec
-                .peers
-                .iter()
-                .map(|&peer| InPort {
-                    vls: Default::default(),
-                    ready: 0,
-                    busy: false,
-                    transfer_out: 0,
-                    transfer_vl: 0,
-                    transfer_bytes: 0,
-                    transfer_blocks: 0,
-                    peer,
-                })
-                .collect(),
-            outputs: spec
-                .peers
-                .iter()
-                .enumerate()
-                .map(|(p, &wire)| OutPort {
-                    wire,
-                    queues: Default::default(),
-                    free,
-                    queued: 0,
-                    queued_vls: 0,
-                    busy: false,
-                    mc_held: false,
-                    next_input: 0,
-                    blocked: false,
-                    port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
-                    on_wire: None,
-                })
-                .collect(),
-            want: vec![0; p * p],
-            rank,
-            by_rank,
-            wanting: vec![0; p * p.div_ceil(64)],
-            words: p.div_ceil(64),
-            output_capacity: capacity,
-            block: spec.credit_block,
-            input_stages: spec.input_stages,
-            lifetime: spec.lifetime,
-            expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
-            multipath: spec.multipath.map(|(table, selection)| {
-                Box::new(Multipath { table, selection, used: vec![0; p], choices: Vec::with_capacity(p) })
-            }),
-            replication: spec.multicast.map(|m| Box::new(replication::Replication::new(m, p))),
-            transfers: 0,
-        }
-    }
-
-    /// Stages 2-3 (forwarding and crossbar arbitration) after a packet's
-    /// LRH is in: the cable to a switch port delivers the packet that late.
-    pub fn input_stages(&self) -> Time {
-        self.input_stages
-    }
-
-    pub fn ports(&self) -> usize {
-        self.ports
-    }
-
     /// The sending side of output `port` (its receiver frees credits for it).
     #[inline]
     pub fn output_port(&mut self, port: usize) -> &mut OutputPort {
         &mut self.outputs[port].port
-    }
-
-    /// What port `port` is cabled to (the same cable both ways).
-    pub fn peer(&self, port: usize) -> Option<PortRef> {
-        self.inputs[port].peer.map(|w| w.to)
     }
 
     /// Handles one of the switch's own events.
@@ -416,37 +284,6 @@ impl IbSwitch {
         self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
         self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
         out as usize
-    }
-
-    /// The multipath table's output for packet `id` on `vl`: its path bits
-    /// select it; bits of this switch not set yet are set here, to the
-    /// setting of the output the selection rule prefers among those the
-    /// table offers (an unreliable datagram adapting as it goes).
-    fn route_multipath(&mut self, ctx: &mut Shared, vl: u8, id: u32) -> u16 {
-        let mp = self.multipath.as_mut().expect("multipath packets only where multipath tables are");
-        let dlid = ctx.packets[id].dlid;
-        let msg = &mut ctx.messages[ctx.packets[id].message];
-        let examined = mp.table.examined();
-        if msg.path.mask & examined == examined {
-            return mp.table.port(dlid, msg.path.value & examined);
-        }
-        mp.table.choices(dlid, msg.path, &mut mp.choices);
-        let (port, bits) = match mp.selection {
-            // The least used output; ties to the lower port.
-            Selection::LeastFrequentlyUsed => {
-                mp.choices.iter().copied().min_by_key(|&(q, _)| (mp.used[q as usize], q)).expect("a choice")
-            }
-            Selection::MaxCredit => {
-                let outputs = &self.outputs;
-                mp.choices
-                    .iter()
-                    .copied()
-                    .max_by_key(|&(q, _)| (outputs[q as usize].port.available_blocks(vl), std::cmp::Reverse(q)))
-                    .expect("a choice")
-            }
-        };
-        msg.path = Pattern { value: msg.path.value | (bits & !msg.path.mask), mask: msg.path.mask | examined };
-        port
     }
 
     /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
@@ -735,49 +572,6 @@ impl IbSwitch {
         }
     }
 
-    /// The timer of output `out`: every head that has outlived its limit is
-    /// dropped (a new head may have outlived its switch lifetime already),
-    /// and the timer is set for the next. A timer that is no longer the
-    /// port's earliest does nothing.
-    fn on_expire(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        let now = cx.now();
-        if self.expiry[out].armed != now {
-            return;
-        }
-        // No timer while dropping: the next is set once, for the earliest head left.
-        self.expiry[out].armed = 0;
-        while let Some(vl) = (0..16u8).find(|&v| self.expiry[out].at[lane(v)].0 <= now) {
-            self.drop_head(cx, ctx, out, vl);
-        }
-        let next = self.expiry[out].earliest();
-        self.expiry[out].armed = next;
-        if next < Time::MAX {
-            cx.push(next, self.index, SwitchEvent::Expire { port: out as u16 });
-        }
-        self.try_output(cx, ctx, out);
-        self.try_link(cx, ctx, out, None);
-    }
-
-    /// Drops the head of output VL (`out`, `vl`): its output VL space is
-    /// free again, and the next packet is the head.
-    fn drop_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8) {
-        let reason = self.expiry[out].at[lane(vl)].1;
-        let o = &mut self.outputs[out];
-        let q = &mut o.queues[lane(vl)];
-        let id = q.pop_front(&ctx.packets).expect("an expiring VL has a head");
-        o.free[lane(vl)] += o.port.head_blocks[lane(vl)];
-        o.queued -= 1;
-        o.blocked = false;
-        let next = q.front();
-        if let Some(next) = next {
-            o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
-        } else {
-            o.queued_vls &= !(1 << vl);
-        }
-        ctx.drop_packet(id, reason);
-        self.head_changed(cx, ctx, out, vl, next);
-    }
-
     /// Output `out` has sent a packet's last byte: its output VL space is free.
     fn on_sent(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
         self.free_output(out);
@@ -798,77 +592,5 @@ impl IbSwitch {
     pub fn on_credit(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8, blocks: u32) {
         self.outputs[out].port.on_credit(vl, blocks);
         self.try_link(cx, ctx, out, None);
-    }
-
-    /// Input VLs whose head waits on a full output VL whose own head waits
-    /// for credit: the edges (this input VL, the downstream input VL) of the
-    /// wait-for graph a run-time deadlock is a cycle of, with the output
-    /// port between them. Nodes are (switch, input port, VL).
-    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl, u16)> {
-        let mut out = Vec::new();
-        for port in 0..self.ports {
-            for vl in 0..15u8 {
-                let input = &self.inputs[port];
-                if input.vls[lane(vl)].queue.is_empty() || input.ready & (1 << vl) == 0 {
-                    continue;
-                }
-                let o = input.vls[lane(vl)].head_out as usize;
-                if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
-                    continue;
-                }
-                // Credits held for the output but due by now count as back.
-                if !self.outputs[o].port.blocked_on_credit(vl, now) {
-                    continue;
-                }
-                if let Some(w) = self.inputs[o].peer {
-                    if w.to.kind == ComponentKind::Switch {
-                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl), o as u16));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
-    pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
-        let input = &self.inputs[port];
-        let queued: u32 =
-            input.vls[lane(vl)].queue.iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
-        let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
-        queued + moving
-    }
-
-    /// Credits output `port` holds for `vl` at its receiver (used blocks as
-    /// the sender sees them), less those held for it and due by `now`.
-    pub fn credits_used(&self, port: usize, vl: u8, now: Time) -> u32 {
-        self.outputs[port].port.credits_used(vl, now)
-    }
-
-    /// Packets held in input and output VLs.
-    pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
-        let len = |q: &PacketFifo| q.len(packets);
-        self.inputs.iter().flat_map(|p| p.vls.iter().map(|v| &v.queue)).map(len).sum::<usize>()
-            + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
-            + self.mc_packets_held(packets)
-    }
-
-    /// Bytes of the switch's state (its VL queues are linked through the packets).
-    pub fn memory_bytes(&self) -> u64 {
-        (std::mem::size_of::<IbSwitch>()
-            + self.inputs.len() * std::mem::size_of::<InPort>()
-            + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
-            + Self::crossbar_bytes(self.ports as u64)
-            + (self.data_table.len() + self.control_table.len()) as u64
-            + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
-    }
-
-    /// Whether every output VL buffer is empty and every credit is back or
-    /// held for its port (audit at drain).
-    pub fn is_quiescent(&self) -> bool {
-        self.outputs
-            .iter()
-            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
-            && self.outputs.iter().all(|o| o.port.is_quiescent())
     }
 }

@@ -1,0 +1,93 @@
+//! What the assembly, reports and audits read of a switch: its cabling and
+//! stage time, the waits a run-time deadlock is a cycle of, buffer and
+//! credit use, memory, quiescence.
+
+use super::*;
+
+impl IbSwitch {
+    /// Stages 2-3 (forwarding and crossbar arbitration) after a packet's
+    /// LRH is in: the cable to a switch port delivers the packet that late.
+    pub fn input_stages(&self) -> Time {
+        self.input_stages
+    }
+
+    pub fn ports(&self) -> usize {
+        self.ports
+    }
+
+    /// What port `port` is cabled to (the same cable both ways).
+    pub fn peer(&self, port: usize) -> Option<PortRef> {
+        self.inputs[port].peer.map(|w| w.to)
+    }
+    /// Input VLs whose head waits on a full output VL whose own head waits
+    /// for credit: the edges (this input VL, the downstream input VL) of the
+    /// wait-for graph a run-time deadlock is a cycle of, with the output
+    /// port between them. Nodes are (switch, input port, VL).
+    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl, u16)> {
+        let mut out = Vec::new();
+        for port in 0..self.ports {
+            for vl in 0..15u8 {
+                let input = &self.inputs[port];
+                if input.vls[lane(vl)].queue.is_empty() || input.ready & (1 << vl) == 0 {
+                    continue;
+                }
+                let o = input.vls[lane(vl)].head_out as usize;
+                if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
+                    continue;
+                }
+                // Credits held for the output but due by now count as back.
+                if !self.outputs[o].port.blocked_on_credit(vl, now) {
+                    continue;
+                }
+                if let Some(w) = self.inputs[o].peer {
+                    if w.to.kind == ComponentKind::Switch {
+                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl), o as u16));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
+    pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
+        let input = &self.inputs[port];
+        let queued: u32 =
+            input.vls[lane(vl)].queue.iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+        let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
+        queued + moving
+    }
+
+    /// Credits output `port` holds for `vl` at its receiver (used blocks as
+    /// the sender sees them), less those held for it and due by `now`.
+    pub fn credits_used(&self, port: usize, vl: u8, now: Time) -> u32 {
+        self.outputs[port].port.credits_used(vl, now)
+    }
+
+    /// Packets held in input and output VLs.
+    pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
+        let len = |q: &PacketFifo| q.len(packets);
+        self.inputs.iter().flat_map(|p| p.vls.iter().map(|v| &v.queue)).map(len).sum::<usize>()
+            + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
+            + self.mc_packets_held(packets)
+    }
+
+    /// Bytes of the switch's state (its VL queues are linked through the packets).
+    pub fn memory_bytes(&self) -> u64 {
+        (std::mem::size_of::<IbSwitch>()
+            + self.inputs.len() * std::mem::size_of::<InPort>()
+            + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
+            + Self::crossbar_bytes(self.ports as u64)
+            + (self.data_table.len() + self.control_table.len()) as u64
+            + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
+    }
+
+    /// Whether every output VL buffer is empty and every credit is back or
+    /// held for its port (audit at drain).
+    pub fn is_quiescent(&self) -> bool {
+        self.outputs
+            .iter()
+            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
+            && self.outputs.iter().all(|o| o.port.is_quiescent())
+    }
+}
