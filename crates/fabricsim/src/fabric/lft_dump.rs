@@ -15,9 +15,10 @@ use std::fmt::Write;
 
 use super::forwarding::{LinearTables, NO_ROUTE};
 use super::identity::{opensm_guid_order, Identity};
+use super::import::line_error;
 use super::lids::{LidOwner, Lids, MAX_UNICAST_LID};
 use super::topology::{PortUse, Topology};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 /// `tables` over `topo` in OpenSM's dump format, switches in the order of
 /// OpenSM's switch map, so the two can be compared line by line.
@@ -57,18 +58,6 @@ pub fn export(topo: &Topology, tables: &LinearTables) -> String {
         let _ = writeln!(out, "{} lids dumped", tables.top());
     }
     out
-}
-
-fn line_error(file: &str, line: usize, found: impl std::fmt::Display, expected: impl Into<String>) -> Error {
-    Error {
-        kind: ErrorKind::Scenario,
-        // The file in the message: a scenario that names it puts its own name in `file`.
-        message: format!("{file}, line {line}: {found}"),
-        file: None,
-        key: None,
-        value: None,
-        allowed: Some(expected.into()),
-    }
 }
 
 fn hex(s: &str) -> Option<u64> {

@@ -28,13 +28,14 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::message::{Message, NO_STREAM};
 use super::multicast::{Groups, NO_GROUP};
 use super::multipath::{PathChoice, StreamDemand};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
+use crate::fabric::import::find_upwards;
 use crate::kernel::{time, RandomStream, Time};
 use crate::scenario::ib::{IbWorkloadSpec, BUILTIN_TRACE};
 use crate::sim::Schedule;
@@ -134,14 +135,7 @@ pub struct Sources {
 /// A trace path: as given if absolute or found from the working directory;
 /// else looked up from each directory above it.
 pub fn find_trace(path: &str) -> Result<PathBuf> {
-    let p = Path::new(path);
-    let mut tried = Vec::new();
-    if p.is_absolute() {
-        tried.push(p.to_path_buf());
-    } else if let Ok(cwd) = std::env::current_dir() {
-        tried.extend(cwd.ancestors().map(|d| d.join(p)));
-    }
-    tried.iter().find(|c| c.is_file()).cloned().ok_or_else(|| {
+    find_upwards(path).map_err(|tried| {
         Error::invalid(
             "ib.workload.trace",
             format!("\"{path}\""),

@@ -24,6 +24,7 @@ use super::{IbSwitch, SwitchContext, SwitchEvent};
 use crate::ib::fifo::PacketFifo;
 use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
 use crate::ib::output_port::lane;
+use crate::ib::packet::Packet;
 use crate::ib::shared::Shared;
 use crate::kernel::Time;
 use crate::scenario::ib::{MulticastOrder, MulticastScheme};
@@ -310,17 +311,7 @@ impl IbSwitch {
         while left != 0 {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
-            let cover = self.rep().table.cover(q.group as usize, q.src, o);
-            // The last copy of all is the record itself; others are new records.
-            let id = if last && left == 0 {
-                ctx.mc_clear(q.id);
-                q.id
-            } else {
-                let c = ctx.mc_clear(q.id);
-                ctx.mc_set(q.id, c - cover);
-                ctx.packets.insert(p)
-            };
-            ctx.mc_set(id, cover);
+            let id = self.copy_record(ctx, q, p, o, last && left == 0);
             self.enter_output(cx, ctx, o, q.vl, id, q.blocks);
         }
         let port = &mut self.inputs[input];
@@ -348,9 +339,26 @@ impl IbSwitch {
         }
     }
 
+    /// The record of request `q`'s copy to output `o`, covering the members
+    /// behind `o`: the packet's own record for its last copy here (`last`),
+    /// else a new record whose members are taken from the packet's.
+    fn copy_record(&mut self, ctx: &mut Shared, q: Request, p: Packet, o: usize, last: bool) -> u32 {
+        let cover = self.rep().table.cover(q.group as usize, q.src, o);
+        let id = if last {
+            ctx.mc_clear(q.id);
+            q.id
+        } else {
+            let c = ctx.mc_clear(q.id);
+            ctx.mc_set(q.id, c - cover);
+            ctx.packets.insert(p)
+        };
+        ctx.mc_set(id, cover);
+        id
+    }
+
     /// When a crossing of packet `p` that starts now ends: at link rate,
     /// and not before its tail has arrived.
-    fn crossing_end(&self, now: Time, ctx: &Shared, p: &crate::ib::packet::Packet) -> Time {
+    fn crossing_end(&self, now: Time, ctx: &Shared, p: &Packet) -> Time {
         let wire = ctx.timing.wire(p.bytes as u32);
         (now + wire).max(p.t_arrived - ctx.timing.header + wire)
     }
@@ -366,16 +374,7 @@ impl IbSwitch {
         while left != 0 {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
-            let cover = self.rep().table.cover(q.group as usize, q.src, o);
-            let id = if left == 0 {
-                ctx.mc_clear(q.id);
-                q.id
-            } else {
-                let c = ctx.mc_clear(q.id);
-                ctx.mc_set(q.id, c - cover);
-                ctx.packets.insert(p)
-            };
-            ctx.mc_set(id, cover);
+            let id = self.copy_record(ctx, q, p, o, left == 0);
             let c = &mut self.rep().central[o];
             c.fifo.push_back(&mut ctx.packets, id);
             c.bytes += p.bytes as u32;
@@ -481,7 +480,7 @@ impl IbSwitch {
 
     /// Multicast packets in the switch outside the VL buffers (an
     /// asynchronous input's buffer, central FIFOs), for the audit.
-    pub(super) fn mc_packets_held(&self, packets: &crate::kernel::Arena<crate::ib::packet::Packet>) -> usize {
+    pub(super) fn mc_packets_held(&self, packets: &crate::kernel::Arena<Packet>) -> usize {
         self.replication.as_ref().map_or(0, |r| {
             r.central.iter().map(|c| c.fifo.len(packets)).sum::<usize>()
                 + r.requests.iter().filter(|q| q.buffered && q.remaining != 0).count()
