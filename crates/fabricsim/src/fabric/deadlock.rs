@@ -10,8 +10,6 @@
 //! so a VL assignment can break a routing's cycles; with one VL (Fibre
 //! Channel) the graph is over (switch, port).
 
-use std::collections::HashSet;
-
 use petgraph::algo::{is_cyclic_directed, tarjan_scc};
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
@@ -342,7 +340,8 @@ pub fn wait_for_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
 /// wait of which was there at the previous look too.
 #[derive(Debug)]
 pub struct WaitWatch<N> {
-    previous: HashSet<(N, N)>,
+    /// The previous look's waits, sorted (looked up by binary search).
+    previous: Vec<(N, N)>,
     /// Looks taken.
     pub looks: u64,
     /// Looks that found a cycle of waits not all there at the look before.
@@ -351,20 +350,26 @@ pub struct WaitWatch<N> {
 
 impl<N> Default for WaitWatch<N> {
     fn default() -> Self {
-        WaitWatch { previous: HashSet::new(), looks: 0, transient: 0 }
+        WaitWatch { previous: Vec::new(), looks: 0, transient: 0 }
     }
 }
 
 impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
     /// Takes one look at the current waits; returns a cycle of waits that
     /// persisted since the previous look.
-    pub fn look(&mut self, waits: Vec<(N, N)>) -> Option<Vec<N>> {
+    pub fn look(&mut self, mut waits: Vec<(N, N)>) -> Option<Vec<N>> {
         self.looks += 1;
-        let cycle = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.contains(w)));
-        if cycle.is_none() && wait_for_cycle(waits.iter().copied()).is_some() {
-            self.transient += 1;
-        }
-        self.previous = waits.into_iter().collect();
+        // Most looks find no cycle at all, and then none among the waits
+        // that persisted either: one search, not two.
+        let cycle = wait_for_cycle(waits.iter().copied()).and_then(|_| {
+            let persisted = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.binary_search(w).is_ok()));
+            if persisted.is_none() {
+                self.transient += 1;
+            }
+            persisted
+        });
+        waits.sort_unstable();
+        self.previous = waits;
         cycle
     }
 }

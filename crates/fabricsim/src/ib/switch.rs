@@ -191,7 +191,7 @@ impl IbSwitch {
     }
 
     /// Handles one of the switch's own events.
-    #[inline]
+    #[inline(always)]
     pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
         match ev {
             SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
@@ -250,7 +250,7 @@ impl IbSwitch {
 
     /// The packet now at the head of input VL (`input`, `vl`), if any,
     /// requests its output (or, multicast, its tree's outputs).
-    #[inline]
+    #[inline(always)]
     fn next_head(&mut self, ctx: &mut Shared, input: usize, vl: u8) {
         if let Some(next) = self.inputs[input].vls[lane(vl)].queue.front() {
             if ctx.packets[next].flags & MULTICAST != 0 {
@@ -265,7 +265,7 @@ impl IbSwitch {
     /// output its forwarding table gives (control packets: the
     /// shortest-path table; multipath packets: the multipath table with
     /// their path bits); returns that output.
-    #[inline]
+    #[inline(always)]
     fn set_ready(&mut self, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let out = if vl == VL15 {
@@ -397,7 +397,7 @@ impl IbSwitch {
     }
 
     /// An idle input offers its requesting VLs, in priority order, to their outputs.
-    #[inline]
+    #[inline(always)]
     fn try_input(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         // The requesting VLs as priority ranks (only VLs some arbitration
         // table serves, as the order lists); an offer that fails changes
@@ -423,6 +423,7 @@ impl IbSwitch {
         }
     }
 
+    #[inline(always)]
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
         let v = &mut port.vls[lane(vl)];
