@@ -129,13 +129,12 @@ fn a_generated_fat_tree_exports_as_opensm_sees_it() {
 /// on the 1356-HCA cluster, ours never do.
 #[test]
 fn updn_from_opensms_roots_follows_the_rule_opensm_bends() {
-    use fabricsim::fabric::identity::Identity;
     use fabricsim::fabric::routing::updn::{down_up_turns, Ranks};
     for file in [CLUSTER_144, FAT_TREE, CLUSTER_1356] {
         let topo = load(file, "file").unwrap();
         let mut dumps = opensm_dumps(file, &["-R", "updn"], &["opensm-updn-roots.dump"]);
         let (roots_text, dump) = (dumps.pop().unwrap(), dumps.pop().unwrap());
-        let id = Identity::of(&topo);
+        let id = topo.subnet_identity();
         let roots: Vec<u32> = roots_text
             .lines()
             .map(|l| u64::from_str_radix(l.trim().trim_start_matches("0x"), 16).unwrap())

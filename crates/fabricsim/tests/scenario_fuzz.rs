@@ -20,8 +20,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use fabricsim::scenario::check::{ranges, RangeKind};
+use fabricsim::scenario::check::RangeKind;
 use fabricsim::scenario::keys::key_reference;
+use fabricsim::scenario::ranges;
 use fabricsim::scenario::MODELS;
 use fabricsim::sim::{Progress, RunObserver};
 use fabricsim::{Error, ErrorKind, Scenario, StopReason};

@@ -11,8 +11,6 @@
 //! so that exporting a generated fabric and handing it to ibsim and OpenSM
 //! routes it exactly as this crate does.
 
-use super::topology::Topology;
-
 /// First GUID ibsim gives a switch, and a channel adapter, when a file gives none.
 pub const IBSIM_SWITCH_GUID: u64 = 0x20_0000;
 pub const IBSIM_CA_GUID: u64 = 0x10_0000;
@@ -67,17 +65,19 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// The identity ibsim gives `topo` written as a `net` file without GUID
-    /// lines: switches "Switch<i>", one-port adapters "Hca<e>", the subnet
-    /// manager on switch 0, no LIDs (OpenSM assigns them) and no rates.
-    pub fn generated(topo: &Topology) -> Identity {
-        let switches = (0..topo.switch_count() as u64)
+    /// The identity ibsim gives a fabric of `switches` switches,
+    /// `endpoints` endpoints and links of `lanes` lanes each, written as a
+    /// `net` file without GUID lines: switches "Switch<i>", one-port
+    /// adapters "Hca<e>", the subnet manager on switch 0, no LIDs (OpenSM
+    /// assigns them) and no rates.
+    pub fn generated(switches: usize, endpoints: usize, lanes: impl IntoIterator<Item = usize>) -> Identity {
+        let switch_ids = (0..switches as u64)
             .map(|i| SwitchIdentity {
                 node: NodeId { name: format!("Switch{i}"), guid: IBSIM_SWITCH_GUID + i, description: None },
                 lid: None,
             })
             .collect();
-        let endpoints = (0..topo.endpoints.len() as u64)
+        let endpoint_ids = (0..endpoints as u64)
             .map(|e| {
                 let guid = IBSIM_CA_GUID + 2 * e;
                 EndpointIdentity {
@@ -90,19 +90,11 @@ impl Identity {
             })
             .collect();
         Identity {
-            switches,
-            endpoints,
-            lane_rates: topo.links.iter().map(|l| vec![None; l.lanes.len()]).collect(),
-            endpoint_rates: vec![None; topo.endpoints.len()],
+            switches: switch_ids,
+            endpoints: endpoint_ids,
+            lane_rates: lanes.into_iter().map(|n| vec![None; n]).collect(),
+            endpoint_rates: vec![None; endpoints],
             sm: SmPort::Switch(0),
-        }
-    }
-
-    /// The recorded identity of `topo`, or the generated one.
-    pub fn of(topo: &Topology) -> std::borrow::Cow<'_, Identity> {
-        match &topo.identity {
-            Some(id) => std::borrow::Cow::Borrowed(id),
-            None => std::borrow::Cow::Owned(Identity::generated(topo)),
         }
     }
 }
@@ -122,7 +114,7 @@ mod tests {
     fn generated_guids_are_ibsims() {
         let topo =
             build_shape("fat_tree", &ShapeParams { arity: Some(2), levels: Some(2), ..Default::default() }).unwrap();
-        let id = Identity::generated(&topo);
+        let id = topo.subnet_identity();
         assert_eq!(id.switches[1].node.guid, 0x200001);
         assert_eq!((id.endpoints[0].port_guid, id.endpoints[1].port_guid), (0x100001, 0x100003));
         // OpenSM's maps put 0x200100 between 0x200000 and 0x200001.

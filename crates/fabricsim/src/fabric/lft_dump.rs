@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::forwarding::{LinearTables, NO_ROUTE};
-use super::identity::{opensm_guid_order, Identity};
+use super::identity::opensm_guid_order;
 use super::import::line_error;
 use super::lids::{LidOwner, Lids, MAX_UNICAST_LID};
 use super::topology::{PortUse, Topology};
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 /// `tables` over `topo` in OpenSM's dump format, switches in the order of
 /// OpenSM's switch map, so the two can be compared line by line.
 pub fn export(topo: &Topology, tables: &LinearTables) -> String {
-    let id = Identity::of(topo);
+    let id = topo.subnet_identity();
     let owners = tables.owners();
     let label = |o: LidOwner| match o {
         LidOwner::Switch(s) => {
@@ -74,7 +74,7 @@ fn hex_after(text: &str, word: &str) -> Option<u64> {
 /// Reads a dump of the tables of `topo`'s switches; `file` names it in
 /// errors. Every switch must have a table and every endpoint a LID.
 pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
-    let id = Identity::of(topo);
+    let id = topo.subnet_identity();
     let switch_by_guid: HashMap<u64, u32> =
         id.switches.iter().enumerate().map(|(s, sw)| (sw.node.guid, s as u32)).collect();
     let endpoint_by_guid: HashMap<u64, u32> =

@@ -9,7 +9,7 @@
 //! every other port the next lowest free one, in the order of OpenSM's port
 //! GUID map (`identity::opensm_guid_order`).
 
-use super::identity::{opensm_guid_order, Identity, SmPort};
+use super::identity::{opensm_guid_order, SmPort};
 use super::topology::Topology;
 use crate::error::{Error, Result};
 
@@ -52,7 +52,7 @@ impl Lids {
     /// OpenSM's assignment for `topo` (its recorded identity, or the one
     /// ibsim would give it).
     pub fn assign(topo: &Topology) -> Result<Lids> {
-        let id = Identity::of(topo);
+        let id = topo.subnet_identity();
         let (n_sw, n_ep) = (id.switches.len(), id.endpoints.len());
         if n_sw + n_ep > MAX_UNICAST_LID as usize {
             return Err(Error::invalid(

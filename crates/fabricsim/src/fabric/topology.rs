@@ -82,11 +82,24 @@ pub struct Topology {
     pub endpoints: Vec<Endpoint>,
     pub links: Vec<Link>,
     /// Names, GUIDs, LIDs and cable rates of an imported subnet; None for a
-    /// fabric built from a shape (see `Identity::generated`).
+    /// fabric built from a shape (see `Topology::subnet_identity`).
     pub identity: Option<Arc<Identity>>,
 }
 
 impl Topology {
+    /// The recorded identity of this fabric, or the one ibsim would give it
+    /// (see [`Identity::generated`]).
+    pub fn subnet_identity(&self) -> std::borrow::Cow<'_, Identity> {
+        match &self.identity {
+            Some(id) => std::borrow::Cow::Borrowed(id),
+            None => std::borrow::Cow::Owned(Identity::generated(
+                self.switch_count(),
+                self.endpoints.len(),
+                self.links.iter().map(|l| l.lanes.len()),
+            )),
+        }
+    }
+
     /// Wires `endpoints[s]` endpoints of `kind` and the link groups
     /// `(a, b, multiplicity)` onto switches the way Fibre Channel fabrics
     /// have always been laid out here: links first (by neighbour, then lane),

@@ -3,7 +3,7 @@
 //!
 //! Every numeric key has a [`Range`], declared beside its section's fields
 //! and checked in the section's `validate` before any arithmetic uses the
-//! value; [`RANGES`] lists them all so the key reference shows the same
+//! value; [`super::ranges`] lists them all so the key reference shows the same
 //! ranges the loader enforces. Quantities derived from several keys (frame
 //! serialization at the given rate, a loop trip, the mean time between
 //! messages) are checked against [`MAX_DELAY_PS`], so that every time the
@@ -134,27 +134,6 @@ impl Range {
                 .with_message(format!("element {v} out of range"))),
         }
     }
-}
-
-/// The ranges of every numeric key of every section.
-pub fn ranges() -> impl Iterator<Item = &'static Range> {
-    super::run_plan::RANGES
-        .iter()
-        .chain(super::topology::RANGES)
-        .chain(super::routing::RANGES)
-        .chain(super::fc::RANGES)
-        .chain(super::workload::RANGES)
-        .chain(super::loops::RANGES)
-        .chain(super::switched_loops::RANGES)
-        .chain(super::ib::RANGES)
-        .chain(super::ib_multicast::RANGES)
-        .chain(super::hosts::RANGES)
-}
-
-/// The range of `key` (indices such as `disks[0]` ignored), if it has one.
-pub fn range_of(key: &str) -> Option<&'static Range> {
-    let plain = strip_indices(key);
-    ranges().find(|r| r.key == plain)
 }
 
 /// `disks[0].count` -> `disks.count`.

@@ -171,7 +171,7 @@ fn meaning(description: &str, target: &Value) -> String {
 }
 
 fn allowed(key: &str, target: &Value, prop: &Value) -> String {
-    if let Some(range) = super::check::range_of(key) {
+    if let Some(range) = super::range_of(key) {
         return range.allowed();
     }
     if let Some(values) = target.get("enum").and_then(Value::as_array) {
@@ -255,7 +255,7 @@ mod tests {
             |a: &str| a == "integer" || a == "number" || a.starts_with("integer ") || a.starts_with("list of");
         let missing: Vec<_> = keys.iter().filter(|k| numeric(&k.allowed)).map(|k| k.key.as_str()).collect();
         assert!(missing.is_empty(), "numeric keys without a range: {missing:?}");
-        for r in super::super::check::ranges() {
+        for r in super::super::ranges() {
             assert!(keys.iter().any(|k| k.key == r.key), "range for no key: {}", r.key);
         }
     }

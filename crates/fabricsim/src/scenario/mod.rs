@@ -43,6 +43,27 @@ pub use self::topology::{TopologyKind, TopologySpec};
 pub use self::workload::{Arrivals, MessageSizes, Pattern, SizeDistribution, SizeKind, WorkloadSpec};
 use crate::error::{Error, Result};
 
+/// The ranges of every numeric key of every section.
+pub fn ranges() -> impl Iterator<Item = &'static check::Range> {
+    self::run_plan::RANGES
+        .iter()
+        .chain(self::topology::RANGES)
+        .chain(self::routing::RANGES)
+        .chain(self::fc::RANGES)
+        .chain(self::workload::RANGES)
+        .chain(self::loops::RANGES)
+        .chain(self::switched_loops::RANGES)
+        .chain(self::ib::RANGES)
+        .chain(self::ib_multicast::RANGES)
+        .chain(self::hosts::RANGES)
+}
+
+/// The range of `key` (indices such as `disks[0]` ignored), if it has one.
+pub fn range_of(key: &str) -> Option<&'static check::Range> {
+    let plain = check::strip_indices(key);
+    ranges().find(|r| r.key == plain)
+}
+
 /// A scenario file as written: every section optional, so that the sections
 /// present can select the model. TOML key `loop` is the arbitrated loop.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, JsonSchema)]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use crate::fabric::identity::{Identity, NodeId};
+use crate::fabric::identity::NodeId;
 use crate::fabric::topology::{PortUse, Topology};
 
 /// `topo` in the file format `parse` reads (an `ibnetdiscover` dump as
@@ -12,7 +12,7 @@ use crate::fabric::topology::{PortUse, Topology};
 /// every cable from both ends with its rate. Switches first, in index
 /// order, then adapters in the order of their first endpoint.
 pub fn export_net(topo: &Topology) -> String {
-    let id = Identity::of(topo);
+    let id = topo.subnet_identity();
     let map = topo.port_map();
     let peer = topo.peer_ports();
     let mut out = String::new();
@@ -93,7 +93,7 @@ pub fn export_net(topo: &Topology) -> String {
 /// `topo` as a Graphviz graph: switches as boxes, adapters as ellipses, one
 /// edge per cable labelled with its port numbers at each end and its rate.
 pub fn export_dot(topo: &Topology) -> String {
-    let id = Identity::of(topo);
+    let id = topo.subnet_identity();
     let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let mut out = String::from("graph fabric {\n  node [shape=box];\n");
     for sw in &id.switches {

@@ -1,7 +1,7 @@
 //! Reading, checking and writing back subnet files.
 
 use super::*;
-use crate::fabric::identity::{Identity, SmPort};
+use crate::fabric::identity::SmPort;
 use crate::fabric::shapes::{build_shape, ShapeParams};
 use crate::fabric::topology::{Link, PortUse};
 
@@ -62,7 +62,7 @@ fn export_reads_back_to_the_same_fabric() {
         (back.radix.clone(), back.endpoints.clone(), back.links.clone()),
         (ft.radix.clone(), ft.endpoints.clone(), ft.links.clone())
     );
-    assert_eq!(*back.identity.unwrap(), Identity::generated(&ft));
+    assert_eq!(*back.identity.unwrap(), *ft.subnet_identity());
     let dot = export_dot(&t);
     assert!(dot.contains("\"S-a\" -- \"S-b\" [taillabel=\"3\", headlabel=\"5\", label=\"4xFDR10\"];"), "{dot}");
     assert!(dot.contains("\"S-b\" -- \"H-y\" [taillabel=\"2\", headlabel=\"2\", label=\"12xSDR\"];"), "{dot}");

@@ -112,7 +112,7 @@ impl FixedCandidates {
 /// `rule` allows towards each destination.
 pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) -> LinearTables {
     let n = topo.switch_count();
-    let id = Identity::of(topo);
+    let id = topo.subnet_identity();
     let mut tables = LinearTables::empty(n, lids);
     // Destinations routed out of each switch port so far (port 0 unused).
     let mut first_port = Vec::with_capacity(n + 1);

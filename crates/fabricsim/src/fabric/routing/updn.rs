@@ -38,7 +38,6 @@
 use super::balanced::{balanced_tables, switch_links, Candidates, PortRule};
 use super::{Algorithm, ForwardingTables, LinearTables, RoutingParams};
 use crate::error::{Error, Result};
-use crate::fabric::identity::Identity;
 use crate::fabric::lids::Lids;
 use crate::fabric::topology::Topology;
 
@@ -78,7 +77,7 @@ impl Ranks {
                 }
             }
         }
-        let id = Identity::of(topo).switches.iter().map(|s| s.node.guid).collect();
+        let id = topo.subnet_identity().switches.iter().map(|s| s.node.guid).collect();
         Ranks { rank, id }
     }
 
