@@ -65,3 +65,21 @@ def test_a_damaged_topology_file_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(fabricsim.ScenarioError) as err:
         fabricsim.run(fabricsim.Scenario.from_toml(imported(tmp_path / "bad.net")))
     assert err.value.key == "ib.topology.file" and f"bad.net, line {at + 1}: port 40" in str(err.value)
+
+
+def test_a_topology_file_given_as_the_scenario_is_imported(tmp_path: Path) -> None:
+    # The fat tree's net file where a scenario goes: the scenario that imports it.
+    tree = REPO.parent / "shared/data/topologies/fattree-k4-n3-80sw-128hca.net"
+    direct = run_cli("topology", "export", str(tree), "--format", "dot")
+    (tmp_path / "t.toml").write_text(f'[ib.topology]\nkind = "import"\nfile = "{tree}"\n')
+    via = run_cli("topology", "export", str(tmp_path / "t.toml"), "--format", "dot")
+    assert direct.returncode == 0 and via.returncode == 0, direct.stderr + via.stderr
+    assert direct.stdout == via.stdout and direct.stdout.count(" -- ") == 128 + 256
+    # A damaged one is read as a topology too: its error names the line, not TOML.
+    (tmp_path / "cut.net").write_text('Switch 4 "S-1"\n[1] "H-1"[1]\n\nSwitch 4 "S-2"\n[1] "H-2"[1]\n\n'
+                                      'Hca 1 "H-1"\n[1] "S-1"[1]\n\nHca 1 "H-2"\n[1] "S-2"[1]\n')
+    cut = run_cli("topology", "export", str(tmp_path / "cut.net"))
+    assert cut.returncode == 2 and "invalid TOML" not in cut.stderr
+    assert 'line 4: switch "S-2", which no chain of cables joins to switch "S-1" (line 1)' in cut.stderr
+    assert fabricsim.Scenario.load(tree).get("ib.topology.kind") == "import"
+    assert not fabricsim.scenario.is_topology_dump("[ib.topology]\nkind = \"import\"\n")

@@ -108,7 +108,7 @@ def _load(scenario: Optional[Path], sets: List[str]):
 @app.command()
 @_fails_cleanly
 def run(
-    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario)."),
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario). An ibnetdiscover dump or ibsim net file stands for the InfiniBand scenario that imports it."),
     set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
     no_wall_clock: bool = typer.Option(
@@ -375,7 +375,7 @@ def netperf(ctx: typer.Context) -> None:
 @app.command()
 @_fails_cleanly
 def routing(
-    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario)."),
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file (default: the built-in scenario). An ibnetdiscover dump or ibsim net file stands for the InfiniBand scenario that imports it."),
     set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the routing as JSON."),
     lfts: bool = typer.Option(False, "--lfts", help="InfiniBand: print the linear forwarding tables as OpenSM dumps them."),
@@ -444,7 +444,7 @@ def format_routing(info: dict[str, Any]) -> str:
 @topology_app.command("export")
 @_fails_cleanly
 def topology_export(
-    scenario: Optional[Path] = typer.Argument(None, help="InfiniBand scenario TOML file."),
+    scenario: Optional[Path] = typer.Argument(None, help="InfiniBand scenario TOML file, or an ibnetdiscover dump or ibsim net file."),
     set_: List[str] = typer.Option([], "--set", "-s", help=SET_HELP),
     format: str = typer.Option("net", "--format", "-f", help="net (ibnetdiscover / ibsim) or dot (Graphviz)."),
 ) -> None:

@@ -112,6 +112,20 @@ def attribute_to(exc: FabricsimError, keys: Iterable[str], origin: str) -> Fabri
 MAX_SCENARIO_BYTES = 16 << 20
 
 
+# How the first line of an ibnetdiscover dump or an ibsim net file begins
+# (a node's header or its first switch or adapter); no TOML line begins so.
+_TOPOLOGY_START = re.compile(r'(vendid|devid|sysimgguid|switchguid|caguid)=|(Switch|Hca|Ca|Rt)\s+\d+\s+"')
+
+
+def is_topology_dump(text: str) -> bool:
+    """Whether ``text`` is an ibnetdiscover dump or ibsim net file (by its first line that is not a comment)."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            return _TOPOLOGY_START.match(line) is not None
+    return False
+
+
 def read_text(path: str | Path) -> str:
     """A scenario file's text: UTF-8, a byte order mark dropped; anything else is a ScenarioError."""
     try:
@@ -151,7 +165,13 @@ class Scenario:
     # ---- construction -------------------------------------------------------
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        return cls.from_toml(read_text(path), source=str(path))
+        """A scenario file; or an ``ibnetdiscover`` dump or ibsim ``net`` file,
+        which is the InfiniBand scenario that imports it (every other key at its default)."""
+        text = read_text(path)
+        if is_topology_dump(text):
+            topology = {"kind": "import", "file": str(Path(path).resolve())}
+            return cls.from_dict({"ib": {"topology": topology}}, source=str(path))
+        return cls.from_toml(text, source=str(path))
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<toml>") -> Scenario:
