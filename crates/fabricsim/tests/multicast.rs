@@ -274,3 +274,51 @@ fn separate_vls_carry_the_multicast_packets() {
     assert!((1..=5).all(|v| bytes[v] > 0), "unicast video VLs: {bytes:?}");
     assert!(bytes[15] > 0, "control on VL15");
 }
+
+/// Control packets (VL15) come first at an output a multicast packet holds
+/// (the replication is asked before the unicast inputs there, but after
+/// control). Switch 1 has HCA 0, switch 2 HCAs 1, 2 and 3. HCA 1's two
+/// best-effort packets keep switch 2's output to HCA 2 busy; HCA 3's control
+/// packet for HCA 2 and then HCA 0's synchronous multicast packet (group 0,
+/// 1, 2) arrive there meanwhile, the multicast packet holding the output.
+/// When it frees, the control packet crosses first, then the multicast
+/// copies, then HCA 1's second packet.
+#[test]
+fn control_packets_pass_a_multicast_packet_holding_its_output() {
+    for scheme in ["synchronous", "asynchronous", "central_buffer"] {
+        control_passes_multicast(scheme);
+    }
+}
+
+fn control_passes_multicast(scheme: &str) {
+    let toml = two_switches(scheme).replace("hcas = [1, 2]", "hcas = [1, 3]");
+    let mut f = Simulation::new(IbFabric::build(&scenario(&toml)).unwrap());
+    let probe = |f: &Simulation<IbFabric>, id| f.ib_metrics().set.probe(id).count();
+    let m = f.ib_metrics();
+    let (control, unicast) = (m.latency[TrafficClass::Control as usize], m.latency[TrafficClass::BestEffort as usize]);
+    let multicast = m.multicast_latency().expect("a multicast run has its latency probe");
+    assert!(f.inject(1, 2, TrafficClass::BestEffort, 8, 2048), "two full packets");
+    assert!(f.inject_multicast(0, 0, TrafficClass::RealTime, 1, 1024));
+    f.run_until(100_000); // the unicast packet has the output first
+    assert!(f.inject(3, 2, TrafficClass::Control, 15, 64));
+    // Deliveries in order, sampled every 10 ns: (control, multicast copies, unicast packets).
+    let mut seen = vec![(0, 0, 0)];
+    let mut t: Time = 0;
+    while f.packets_delivered() < 5 {
+        t += 10_000;
+        assert!(t < 1_000_000_000, "all five packets delivered within 1 ms");
+        f.run_until(t);
+        let now = (probe(&f, control), probe(&f, multicast), probe(&f, unicast));
+        if now != *seen.last().unwrap() {
+            seen.push(now);
+        }
+    }
+    // Asynchronous and central-buffer replication send the copy to HCA 1 at
+    // once: it is in before the held output frees.
+    let mut order = vec![(0, 0, 0), (0, 0, 1), (1, 0, 1), (1, 2, 1), (1, 2, 2)];
+    if scheme != "synchronous" {
+        order[2..3].copy_from_slice(&[(0, 1, 1)]);
+        order.insert(3, (1, 1, 1));
+    }
+    assert_eq!(seen, order, "{scheme}: order of deliveries");
+}

@@ -500,8 +500,12 @@ impl IbSwitch {
         self.outputs[out].busy = false;
         ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
         self.return_credits(cx, ctx, input, vl, blocks as u32);
-        // The input is idle again: a multicast head of it may start now.
+        // The input is idle again: a multicast head of it may start now,
+        // but at a held output only after control (VL15), which comes first.
         if self.replication.is_some() {
+            if self.outputs[out].mc_held {
+                self.try_control(cx, ctx, out);
+            }
             self.mc_pump(cx, ctx);
         }
         self.try_output(cx, ctx, out);
