@@ -304,7 +304,7 @@ impl Hca {
         }
         self.sending = true;
         let id = sh.packets.insert(packet);
-        let t = sh.timing.wire(bytes);
+        let t = sh.timing.wire_at(self.wire.rate, bytes);
         sh.metrics.injected(&packet, t);
         if copies > 0 {
             sh.mc_set(id, copies);

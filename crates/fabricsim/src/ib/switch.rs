@@ -27,6 +27,7 @@ mod build;
 mod drops;
 mod inspect;
 mod paths;
+mod rates;
 mod replication;
 
 pub use build::SwitchSpec;
@@ -137,9 +138,16 @@ struct OutPort {
     free: [u16; VLS],
     /// Where the port sends (None: a free port).
     wire: Option<Wire>,
+    /// A packet that may not start before `start_by` (its tail comes in
+    /// slower than it leaves, see `rates.rs`); `NO_HOLD`: none.
+    held: u32,
+    start_by: Time,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
 }
+
+/// `OutPort::held` when no packet is held.
+const NO_HOLD: u32 = u32::MAX;
 
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
 /// (VL15: none, it is not flow controlled).
@@ -174,6 +182,9 @@ pub struct IbSwitch {
     block: u32,
     /// Stages 2-3 after a packet's LRH is in.
     input_stages: Time,
+    /// Whether some cable of it runs at another rate than the fabric's
+    /// reference (see `rates.rs`); false on every one-rate fabric.
+    mixed: bool,
     lifetime: Option<Lifetime>,
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,
@@ -439,18 +450,14 @@ impl IbSwitch {
         port.transfer_bytes = bytes as u16;
         port.transfer_blocks = blocks;
         self.enter_output(cx, ctx, out, vl, id, blocks);
-        // At link rate the transfer cannot end before the tail has arrived.
-        let wire = ctx.timing.wire(bytes);
-        let tail = p.t_arrived - ctx.timing.header + wire;
-        let now = cx.now();
-        let end: Time = (now + wire).max(tail);
+        // At the faster port's rate, and not before the tail is in (rates.rs).
+        let (end, together) = self.crossing(ctx, cx.now(), input, out, id, &p);
         cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
         // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
         self.next_head(ctx, input, vl);
         // The output link may start this packet at once (cut-through): its
         // transfer and its transmission then end together, in one event.
-        let merge = (end == now + wire).then_some(id);
-        self.try_link(cx, ctx, out, merge);
+        self.try_link(cx, ctx, out, together.then_some(id));
     }
 
     /// Packet `id` crosses into output VL (`out`, `vl`), taking `blocks`
@@ -550,12 +557,15 @@ impl IbSwitch {
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
         let wire = o.wire.expect("forwarding tables use cabled ports");
-        let t = ctx.timing.wire(bytes);
+        let (t, start) = match self.mixed {
+            false => (ctx.timing.wire(bytes), cx.now()),
+            true => (ctx.timing.wire_at(wire.rate, bytes), self.start_of(out, id, cx.now())),
+        };
         ctx.metrics.forwarded(&ctx.packets[id], t, wire.to.kind == ComponentKind::Switch);
         if !with_transfer {
-            cx.push(cx.now() + t, self.index, SwitchEvent::Sent { port: out as u16 });
+            cx.push(start + t, self.index, SwitchEvent::Sent { port: out as u16 });
         }
-        wire.send(cx, id, t);
+        wire.send_from(cx, start, id, t);
         self.head_changed(cx, ctx, out, vl, next);
     }
 

@@ -10,7 +10,10 @@
 //! figure. An HCA's sink takes packets whole: propagation plus the packet's
 //! serialization. Credits travel back without taking bandwidth (the IBA's
 //! flow-control packets are not modelled as traffic): propagation only.
+//! A cable runs at one rate both ways: its [`Rate`] names the serialization
+//! table its sender uses.
 
+use super::timing::Rate;
 use crate::kernel::Time;
 use crate::sim::{Clocked, ComponentKind, PortRef, Schedule};
 
@@ -53,18 +56,25 @@ pub struct Wire {
     lead: Time,
     /// The receiver takes packets whole (an HCA's sink).
     whole: bool,
+    /// The cable's rate (the reference rate unless set by [`Wire::at`]).
+    pub rate: Rate,
 }
 
 impl Wire {
     /// A cable to a cut-through receiver that acts `input_stages` after a
     /// packet's LRH (`header` long on this link) is in.
     pub fn cut_through(to: PortRef, propagation: Time, header: Time, input_stages: Time) -> Self {
-        Wire { to, propagation, lead: propagation + header + input_stages, whole: false }
+        Wire { to, propagation, lead: propagation + header + input_stages, whole: false, rate: Rate::default() }
     }
 
     /// A cable to a receiver that takes packets whole.
     pub fn whole(to: PortRef, propagation: Time) -> Self {
-        Wire { to, propagation, lead: propagation, whole: true }
+        Wire { to, propagation, lead: propagation, whole: true, rate: Rate::default() }
+    }
+
+    /// The cable at rate `rate` (a cut-through cable's `header` must be that rate's).
+    pub fn at(self, rate: Rate) -> Self {
+        Wire { rate, ..self }
     }
 
     /// When a packet whose first byte goes out at `now` and whose
@@ -77,7 +87,15 @@ impl Wire {
     /// Puts `packet` on the cable now; its serialization takes `wire`.
     #[inline]
     pub fn send(&self, cx: &mut impl Schedule<Delivery>, packet: u32, wire: Time) {
-        let at = self.arrival(cx.now(), wire);
+        let now = cx.now();
+        self.send_from(cx, now, packet, wire);
+    }
+
+    /// Puts `packet` on the cable, its first byte going out at `start` (not
+    /// before now); its serialization takes `wire`.
+    #[inline]
+    pub fn send_from(&self, cx: &mut impl Schedule<Delivery>, start: Time, packet: u32, wire: Time) {
+        let at = self.arrival(start, wire);
         cx.push(at, self.to.index, Delivery::Packet { kind: self.to.kind, port: self.to.port, packet });
     }
 

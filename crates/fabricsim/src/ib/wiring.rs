@@ -18,17 +18,8 @@ use crate::scenario::ib::{IbRouting, IbSpec, IbTopologyKind, SpfTies};
 pub const PAPER_SWITCH_PORTS: u32 = 5;
 
 /// The topology of an `[ib]` scenario, checked: port budgets, connectivity,
-/// at least two HCAs, and an imported subnet's cables at `ib.link`.
+/// at least two HCAs.
 pub fn topology(spec: &IbSpec) -> Result<Topology> {
-    let topo = cabling(spec)?;
-    if let Some(file) = &spec.topology.file {
-        check_rates(spec, &topo, file)?;
-    }
-    Ok(topo)
-}
-
-/// The topology without the rate check (what `export` writes out).
-fn cabling(spec: &IbSpec) -> Result<Topology> {
     let t = &spec.topology;
     let params = ShapeParams {
         section: "ib.topology".into(),
@@ -69,28 +60,55 @@ fn cabling(spec: &IbSpec) -> Result<Topology> {
     Ok(topo)
 }
 
-/// An imported subnet's cables must run at `ib.link`: the model gives every
-/// link one rate (saying so rather than running the cables at another).
-fn check_rates(spec: &IbSpec, topo: &Topology, file: &str) -> Result<()> {
-    let link = IbLink::parse(&spec.link)?;
-    let id = topo.identity.as_ref().expect("imported topologies have an identity");
-    let mut rates: Vec<&str> =
-        id.lane_rates.iter().flatten().chain(&id.endpoint_rates).flatten().map(String::as_str).collect();
-    rates.sort_unstable();
-    rates.dedup();
-    let differ: Vec<&str> = rates.iter().copied().filter(|r| !IbLink::parse(r).is_ok_and(|l| l == link)).collect();
-    if differ.is_empty() {
-        return Ok(());
+/// The rate of every switch port's cable (the same at both ends of it), and
+/// the reference rate offered loads are fractions of.
+pub struct LinkRates {
+    pub reference: IbLink,
+    /// Per switch, per port (free ports included).
+    pub ports: Vec<Vec<IbLink>>,
+}
+
+/// Every cable at `ib.link`, or, for an imported subnet with `ib.link =
+/// "import"` (its default), at the width and speed its file gives (1xSDR
+/// where it gives none); the reference is then its slowest HCA link.
+pub fn link_rates(spec: &IbSpec, topo: &Topology) -> Result<LinkRates> {
+    let every = |link: IbLink| topo.radix.iter().map(|&r| vec![link; r as usize]).collect();
+    if !spec.links_from_file() {
+        let link = IbLink::parse(spec.link_name()).map_err(|e| e.with_key("ib.link"))?;
+        return Ok(LinkRates { reference: link, ports: every(link) });
     }
-    Err(Error::invalid(
-        "ib.link",
-        format!("\"{}\"", spec.link),
-        format!(
-            "the rate of every cable of {file}, which has {} (one rate per fabric: set ib.link to it{})",
-            rates.join(", "),
-            if rates.len() > 1 { "; cables of several rates are not simulated yet" } else { "" }
-        ),
-    ))
+    let file = spec.topology.file.as_deref().expect("validated: rates from a file only for imported topologies");
+    let id = topo.identity.as_ref().expect("imported topologies have an identity");
+    let parse = |rate: &Option<String>| -> Result<IbLink> {
+        match rate {
+            None => Ok(IbLink::PAPER),
+            Some(r) => IbLink::parse(r).map_err(|_| {
+                Error::invalid(
+                    "ib.topology.file",
+                    format!("\"{file}\": a cable at \"{r}\""),
+                    "cables at a width (1x, 4x, 8x, 12x) and speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR), \
+                     or ib.link set to the one rate to run every cable at",
+                )
+            }),
+        }
+    };
+    let mut ports: Vec<Vec<IbLink>> = every(IbLink::PAPER);
+    for (l, rates) in topo.links.iter().zip(&id.lane_rates) {
+        for (&(pa, pb), r) in l.lanes.iter().zip(rates) {
+            let link = parse(r)?;
+            ports[l.a as usize][pa as usize] = link;
+            ports[l.b as usize][pb as usize] = link;
+        }
+    }
+    let mut reference: Option<IbLink> = None;
+    for (e, r) in topo.endpoints.iter().zip(&id.endpoint_rates) {
+        let link = parse(r)?;
+        ports[e.switch as usize][e.port as usize] = link;
+        if reference.is_none_or(|s| link.data_bits_per_second() < s.data_bits_per_second()) {
+            reference = Some(link);
+        }
+    }
+    Ok(LinkRates { reference: reference.unwrap_or(IbLink::PAPER), ports })
 }
 
 /// A custom topology: parallel cables between one pair become lanes of one link.
@@ -219,7 +237,7 @@ fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::Line
 /// dump, as ibsim reads it), `"dot"` (Graphviz) or `"lfts"` (the data
 /// routing's linear forwarding tables as OpenSM dumps them).
 pub fn export(spec: &IbSpec, format: &str) -> Result<String> {
-    let topo = cabling(spec)?;
+    let topo = topology(spec)?;
     match format {
         "net" => Ok(import::export_net(&topo)),
         "dot" => Ok(import::export_dot(&topo)),
@@ -305,18 +323,41 @@ mod tests {
     }
 
     #[test]
-    fn an_imported_fabric_keeps_its_ports_and_its_cables_rates_are_checked() {
+    fn an_imported_fabric_keeps_its_ports_and_its_cables_rates() {
         let s = spec(&format!("[ib]\nlink = \"4xSDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{FAT_TREE}\"\n"));
         let topo = topology(&s).unwrap();
         assert_eq!((topo.switch_count(), topo.endpoint_count()), (80, 128));
         // Switch0's port [1] goes to Switch16's port [5]: topology ports 0 and 4.
         assert_eq!(topo.port_map()[0][0], crate::fabric::PortUse::Link { to: 16, lane: 0 });
         assert_eq!(topo.peer_ports()[0][0], Some(4));
-        // The 144-HCA cluster mixes QDR and FDR10 cables: one ib.link cannot carry both.
-        let s = spec(&format!("[ib]\nlink = \"4xQDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n"));
-        let e = topology(&s).unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("ib.link"));
-        assert!(e.to_string().contains("which has 4xFDR10, 4xQDR"), "{e}");
+        // The 144-HCA cluster cables its switches at 4xFDR10 and its HCAs at
+        // 4xQDR: each cable runs at its own rate, the HCAs' is the reference.
+        let (qdr, fdr10) = (IbLink::parse("4xQDR").unwrap(), IbLink::parse("4xFDR10").unwrap());
+        let s = spec(&format!("[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n"));
+        assert_eq!(s.link.as_deref(), Some("import"), "the default for an imported topology");
+        let topo = topology(&s).unwrap();
+        let rates = link_rates(&s, &topo).unwrap();
+        assert_eq!(rates.reference, qdr);
+        let map = topo.port_map();
+        let mut seen = std::collections::HashMap::new();
+        for (row, uses) in rates.ports.iter().zip(&map) {
+            for (&link, u) in row.iter().zip(uses) {
+                match u {
+                    crate::fabric::PortUse::Link { .. } => assert_eq!(link, fdr10),
+                    crate::fabric::PortUse::Endpoint(_) => assert_eq!(link, qdr),
+                    crate::fabric::PortUse::Free => continue,
+                }
+                *seen.entry(link.to_string()).or_insert(0) += 1;
+            }
+        }
+        // 94 FDR10 cable ends between switches, 144 HCA links (one HCA has two ports cabled).
+        assert_eq!((seen["4xFDR10"], seen["4xQDR"]), (94, topo.endpoint_count() as usize));
+        // An explicit ib.link runs every cable at it.
+        let s = spec(&format!("[ib]\nlink = \"4xEDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n"));
+        let rates = link_rates(&s, &topology(&s).unwrap()).unwrap();
+        let edr = IbLink::parse("4xEDR").unwrap();
+        assert_eq!(rates.reference, edr);
+        assert!(rates.ports.iter().flatten().all(|&l| l == edr));
     }
 
     #[test]

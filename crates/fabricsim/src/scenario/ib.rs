@@ -112,12 +112,19 @@ impl Default for IbHcaSpec {
     }
 }
 
+/// `ib.link` for an imported subnet whose cables run at their file's rates.
+pub const LINKS_FROM_FILE: &str = "import";
+
 /// The InfiniBand model's section, every default filled in.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IbSpec {
-    /// Every link's width and speed, e.g. "1xSDR" (the seed's 2.5 Gbit/s), "4xQDR", "4xHDR".
-    pub link: String,
+    /// Every link's width and speed, e.g. "1xSDR" (the seed's 2.5 Gbit/s, the
+    /// default), "4xQDR", "4xHDR". An imported topology's default is "import":
+    /// each cable at the width and speed its file gives (1xSDR where it gives
+    /// none); a rate given here runs every cable at it instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
     /// Propagation delay of every link, in ns (5 ns: one metre of cable).
     pub propagation_ns: f64,
     /// Data VLs per port (1 to 15); VL15 is always there for control traffic.
@@ -155,7 +162,7 @@ pub struct IbSpec {
 impl Default for IbSpec {
     fn default() -> Self {
         IbSpec {
-            link: "1xSDR".into(),
+            link: None,
             propagation_ns: 5.0,
             data_vls: 15,
             vl_buffer_bytes: 4200,
@@ -264,10 +271,25 @@ impl IbSpec {
         vls
     }
 
+    /// The link rate in force: `ib.link`, or its default for the topology's kind.
+    pub fn link_name(&self) -> &str {
+        self.link.as_deref().unwrap_or(if self.topology.kind == IbTopologyKind::Import {
+            LINKS_FROM_FILE
+        } else {
+            "1xSDR"
+        })
+    }
+
+    /// Whether an imported subnet's cables run at the rates its file gives.
+    pub fn links_from_file(&self) -> bool {
+        self.link_name() == LINKS_FROM_FILE
+    }
+
     /// Fills the arbitration tables the user left out from the VLs the
     /// workload's SLs map to, so that a change of `data_vls` or `sl_to_vl`
     /// never meets a default table written for 15 data VLs.
     pub fn fill_defaults(&mut self) {
+        self.link = Some(self.link_name().to_string());
         let entries = |sls: &[u32], skip: &[u32]| -> Vec<ArbitrationEntry> {
             let mut vls: Vec<u32> = Vec::new();
             for &sl in sls {
@@ -305,6 +327,12 @@ impl IbSpec {
     /// Bounds every number; what needs the built fabric (switch numbers,
     /// ports, the link's name) is checked when the model is built.
     pub fn validate(&self) -> Result<()> {
+        require(
+            !self.links_from_file() || self.topology.kind == IbTopologyKind::Import,
+            "ib.link",
+            format!("\"{LINKS_FROM_FILE}\""),
+            "a width and speed such as \"4xQDR\" (\"import\", each cable at its file's rate, only with ib.topology.kind = \"import\")",
+        )?;
         PROPAGATION.check(self.propagation_ns)?;
         DATA_VLS.check_int(self.data_vls)?;
         VL_BUFFER.check_int(self.vl_buffer_bytes)?;
@@ -518,7 +546,7 @@ mod tests {
     fn the_section_selects_the_model_with_the_papers_defaults() {
         let s = Scenario::from_toml_str("[ib]\n", "ib.toml").unwrap();
         let ib = s.infiniband().unwrap();
-        assert_eq!((ib.link.as_str(), ib.vl_buffer_bytes, ib.data_vls), ("1xSDR", 4200, 15));
+        assert_eq!((ib.link_name(), ib.vl_buffer_bytes, ib.data_vls), ("1xSDR", 4200, 15));
         assert_eq!(ib.topology.kind, super::IbTopologyKind::Irregular);
     }
 
@@ -538,6 +566,8 @@ mod tests {
         let s = Scenario::from_toml_str("[ib]\nlink = \"3xSDR\"\n", "ib.toml").unwrap();
         let e = crate::run::check(&s).unwrap_err();
         assert!(e.key.as_deref().unwrap().starts_with("ib.link"), "{e}");
+        let e = err("[ib]\nlink = \"import\"\n");
+        assert_eq!(e.key.as_deref(), Some("ib.link"), "{e}");
         let e = err("[ib.vl_arbitration]\nlow = []\n");
         assert_eq!(e.key.as_deref(), Some("ib.vl_arbitration"), "{e}");
     }

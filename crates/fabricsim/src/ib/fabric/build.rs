@@ -9,8 +9,9 @@ impl IbFabric {
     /// Builds the fabric a (validated) `[ib]` scenario describes.
     pub fn build(scenario: &Scenario) -> Result<Self> {
         let spec = scenario.infiniband()?;
-        let timing = IbTiming::new(spec)?;
         let topo = wiring::topology(spec)?;
+        let rates = wiring::link_rates(spec, &topo)?;
+        let mut timing = IbTiming::new(spec, rates.reference)?;
         let groups = match &spec.multicast {
             Some(m) => Some(Groups::new(m, topo.endpoint_count(), scenario.run.seed)?),
             None => None,
@@ -78,13 +79,35 @@ impl IbFabric {
         }
         let prop = timing.propagation;
         let input_stages = timing.pipeline();
-        // Every switch takes the same input-stage time.
-        let Wiring { links: wires, attachments } = topo.wire(|end| match end {
-            FarEnd::Endpoint(n) => Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop),
-            FarEnd::Switch { switch, port } => {
-                Wire::cut_through(PortRef::switch(switch, port), prop, timing.header, input_stages)
-            }
-        });
+        // Every switch takes the same input-stage time; a cable runs at its
+        // port's rate, and a switch acts on a packet once its LRH is in at it.
+        let Wiring { links: ends, attachments } = topo.wire(|end| end);
+        let port_rates: Vec<Vec<Rate>> = (ends.iter().zip(&rates.ports))
+            .map(|(row, links)| {
+                row.iter().zip(links).map(|(end, &l)| end.map_or(Rate::default(), |_| timing.rate(l))).collect()
+            })
+            .collect();
+        let wires: Vec<Vec<Option<Wire>>> = ends
+            .into_iter()
+            .zip(&port_rates)
+            .map(|(row, rate)| {
+                row.into_iter()
+                    .zip(rate)
+                    .map(|(end, &r)| {
+                        end.map(|end| match end {
+                            FarEnd::Endpoint(n) => Wire::whole(PortRef::new(ComponentKind::Hca, n, 0), prop).at(r),
+                            FarEnd::Switch { switch, port } => Wire::cut_through(
+                                PortRef::switch(switch, port),
+                                prop,
+                                timing.header_at(r),
+                                input_stages,
+                            )
+                            .at(r),
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
         let map = topo.port_map();
         // Multicast trees over the data tables, unless the sources replicate.
         let mut mc_tables = match (&spec.multicast, &groups) {
@@ -133,9 +156,10 @@ impl IbFabric {
             .enumerate()
             .map(|(i, &(sw, port))| {
                 let to = PortRef::switch(sw, port);
+                let r = port_rates[sw as usize][port as usize];
                 Hca::new(HcaSpec {
                     index: i as u32,
-                    wire: Wire::cut_through(to, prop, timing.header, switches[sw as usize].input_stages()),
+                    wire: Wire::cut_through(to, prop, timing.header_at(r), switches[sw as usize].input_stages()).at(r),
                     sl_to_vl: &sl_to_vl,
                     credits,
                     arbiter: arbiter.clone(),
@@ -146,7 +170,7 @@ impl IbFabric {
                 })
             })
             .collect();
-        let largest = timing.wire(TrafficClass::RealTime.mtu().max_packet_bytes());
+        let largest = timing.largest_packet();
         // Look for a deadlock every 1000 full-packet times unless told.
         let deadlock_check = spec.deadlock_check_us.map_or(1000 * largest, time::from_us);
         let mut metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
@@ -171,7 +195,7 @@ impl IbFabric {
             "mean_hops": mean_hops,
             "channel_dependencies": deps,
         });
-        drop((data, control));
+        drop((data, control, port_rates));
         let w = &spec.workload;
         let mut used_vls: Vec<u8> = Vec::new();
         let mut sls: Vec<u32> = Vec::new();

@@ -20,7 +20,7 @@ use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use super::shared::Shared;
 use super::sources::{MulticastStreams, SourceEvent, Sources};
 use super::switch::{IbSwitch, InputVl, SwitchEvent, SwitchSpec};
-use super::timing::IbTiming;
+use super::timing::{IbTiming, Rate};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
 use super::wire::{Delivery, FreedCredit, Wire};

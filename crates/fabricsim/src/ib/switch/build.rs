@@ -88,6 +88,8 @@ impl IbSwitch {
                 .enumerate()
                 .map(|(p, &wire)| OutPort {
                     wire,
+                    held: super::NO_HOLD,
+                    start_by: 0,
                     queues: Default::default(),
                     free,
                     queued: 0,
@@ -108,6 +110,7 @@ impl IbSwitch {
             output_capacity: capacity,
             block: spec.credit_block,
             input_stages: spec.input_stages,
+            mixed: spec.peers.iter().flatten().any(|w| w.rate != Default::default()),
             lifetime: spec.lifetime,
             expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
             multipath: spec.multipath.map(|(table, selection)| {

@@ -26,6 +26,7 @@ use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
 use crate::ib::output_port::lane;
 use crate::ib::packet::Packet;
 use crate::ib::shared::Shared;
+use crate::ib::timing::Rate;
 use crate::kernel::Time;
 use crate::scenario::ib::{MulticastOrder, MulticastScheme};
 
@@ -56,6 +57,9 @@ struct Central {
     bytes: u32,
     /// Bytes of the copy crossing from the FIFO to the output VL.
     moving: u32,
+    /// The copy written last and the rate of the link it came in on (a copy
+    /// still being written may leave only as its tail allows).
+    last: (u32, Rate),
 }
 
 pub(in crate::ib) struct Replication {
@@ -88,7 +92,7 @@ impl Replication {
             requests: Vec::with_capacity(4 * ports),
             next_input: 0,
             transfer: vec![(0, false, none); ports],
-            central: vec![Central::default(); ports],
+            central: vec![Central { last: (u32::MAX, Rate::default()), ..Central::default() }; ports],
             central_bytes: m.central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
             reserved: 0,
@@ -307,11 +311,15 @@ impl IbSwitch {
         let bytes = p.bytes as u32;
         // Whether these are the packet's last copies here (`q` is the request before this start).
         let last = q.remaining == outs;
+        // The crossing ends when the copy to the slowest output is through.
+        let (now, from) = (cx.now(), self.input_rate(input));
+        let mut end = now;
         let mut left = outs;
         while left != 0 {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
             let id = self.copy_record(ctx, q, p, o, last && left == 0);
+            end = end.max(self.crossing_from(ctx, now, from, o, id, &p).0);
             self.enter_output(cx, ctx, o, q.vl, id, q.blocks);
         }
         let port = &mut self.inputs[input];
@@ -326,7 +334,6 @@ impl IbSwitch {
         if r.order == MulticastOrder::RoundRobin {
             r.next_input = if input + 1 == ports { 0 } else { input + 1 };
         }
-        let end = self.crossing_end(cx.now(), ctx, &p);
         cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
         if first {
             self.next_head(ctx, input, q.vl);
@@ -356,13 +363,6 @@ impl IbSwitch {
         id
     }
 
-    /// When a crossing of packet `p` that starts now ends: at link rate,
-    /// and not before its tail has arrived.
-    fn crossing_end(&self, now: Time, ctx: &Shared, p: &Packet) -> Time {
-        let wire = ctx.timing.wire(p.bytes as u32);
-        (now + wire).max(p.t_arrived - ctx.timing.header + wire)
-    }
-
     /// Central buffer: input `q.input` writes the packet into the FIFO of
     /// every output of its request.
     fn write_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request) {
@@ -375,7 +375,9 @@ impl IbSwitch {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
             let id = self.copy_record(ctx, q, p, o, left == 0);
+            let from = self.input_rate(input);
             let c = &mut self.rep().central[o];
+            c.last = (id, from);
             c.fifo.push_back(&mut ctx.packets, id);
             c.bytes += p.bytes as u32;
         }
@@ -386,7 +388,8 @@ impl IbSwitch {
         port.transfer_bytes = p.bytes;
         port.transfer_blocks = q.blocks;
         self.rep().transfer[input] = (0, true, q);
-        let end = self.crossing_end(cx.now(), ctx, &p);
+        // Written at the input's rate: the tail is in by then.
+        let end = cx.now() + ctx.timing.wire_at(self.input_rate(input), p.bytes as u32);
         cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
         self.next_head(ctx, input, q.vl);
         let mut left = q.remaining;
@@ -417,8 +420,10 @@ impl IbSwitch {
         let c = &mut self.rep().central[out];
         c.fifo.pop_front(&ctx.packets);
         c.moving = p.bytes as u32;
+        // A copy written earlier is whole in the FIFO: as if it came in at the output's rate.
+        let from = if c.last.0 == id { c.last.1 } else { self.output_rate(out) };
         self.enter_output(cx, ctx, out, p.vl, id, blocks);
-        let end = self.crossing_end(cx.now(), ctx, &p);
+        let (end, _) = self.crossing_from(ctx, cx.now(), from, out, id, &p);
         cx.push(end, self.index, SwitchEvent::CentralDone { port: out as u16 });
         self.try_link(cx, ctx, out, None);
     }
