@@ -7,6 +7,7 @@
 //! through `FcSwitch` to `NPort::on_frame_delivered`.
 
 use super::connection::{Connections, Refusal, Teardown};
+use super::credit_mail::CreditMail;
 use super::frame::FrameId;
 use super::metrics::{FcMetrics, FcMetricsSpec};
 use super::node::{NPort, NPortSpec, NodeEvent};
@@ -41,8 +42,8 @@ pub enum Event {
     CreditToNode { node: u32 },
     /// The first byte of `frame` reaches input `port` of `switch`.
     FrameStart { switch: u32, port: u16, frame: FrameId },
-    /// The header of `frame` is complete at input `port` of `switch`.
-    HeaderArrived { switch: u32, port: u16, frame: FrameId },
+    /// The earliest header not yet in reaches the idle router of `switch`.
+    HeaderArrived { switch: u32 },
     /// The router of `switch` has read a header.
     RouteDone { switch: u32 },
     /// The last byte of the frame crossing to output `port` has left `switch`.
@@ -66,7 +67,7 @@ impl Carries<SwitchEvent> for Event {
     #[inline(always)]
     fn wrap(switch: u32, ev: SwitchEvent) -> Self {
         match ev {
-            SwitchEvent::HeaderArrived { port, frame } => Event::HeaderArrived { switch, port, frame },
+            SwitchEvent::HeaderArrived => Event::HeaderArrived { switch },
             SwitchEvent::RouteDone => Event::RouteDone { switch },
             SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
         }
@@ -107,7 +108,10 @@ impl Carries<Delivery> for Event {
 }
 
 /// The assembly's context: the driver's clock and event set.
-type Cx<'a> = Context<'a, Event, CalendarQueue<Event>>;
+type Cx<'a> = Context<'a, Event, Queue>;
+
+/// Most events cross a fibre of no length: the lane's pushes go inline.
+type Queue = CalendarQueue<Event, true>;
 
 pub struct FcFabric {
     sh: Shared,
@@ -175,6 +179,8 @@ impl FcFabric {
                 connections: Connections::new(scenario.run.seed, p.class1_retry_us * time::MICROSECOND as f64),
                 timing,
                 metrics,
+                // Class 1 nodes hear of every R_RDY (their connect requests wait on it).
+                credit_mail: if p.class == 1 { Vec::new() } else { vec![CreditMail::new(buffers); n as usize] },
             },
             switches,
             nodes,
@@ -199,8 +205,8 @@ impl FcFabric {
             Event::FrameStart { switch, port, frame } => {
                 self.switches[switch as usize].on_frame_start(cx, sh, port as usize, frame)
             }
-            Event::HeaderArrived { switch, port, frame } => {
-                self.switches[switch as usize].handle(cx, sh, SwitchEvent::HeaderArrived { port, frame })
+            Event::HeaderArrived { switch } => {
+                self.switches[switch as usize].handle(cx, sh, SwitchEvent::HeaderArrived)
             }
             Event::RouteDone { switch } => self.switches[switch as usize].handle(cx, sh, SwitchEvent::RouteDone),
             Event::TransferDone { switch, port } => {
@@ -373,7 +379,7 @@ impl FcFabric {
 
 impl Model for FcFabric {
     type Event = Event;
-    type Queue = CalendarQueue<Event>;
+    type Queue = Queue;
 
     /// No data frame delivered for 1000 frame times while frames are in
     /// flight means something is stuck: look for a cycle of full trunk buffers.
@@ -385,7 +391,7 @@ impl Model for FcFabric {
         }
     }
 
-    fn event_set(&self) -> CalendarQueue<Event> {
+    fn event_set(&self) -> Queue {
         // Buckets of about 1/128 of a data frame's time: most events are a
         // header, a routing or a frame time ahead (any width gives the same run).
         CalendarQueue::new(4096, CalendarQueue::<Event>::shift_for(self.sh.timing.data_time / 128))

@@ -138,7 +138,7 @@ impl FcMetrics {
         self.set.measure_start()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn buffers_changed(&mut self, now: Time, switch: u32, port: usize, level: u32, delta: i32) {
         self.buffers_in_use = (self.buffers_in_use as i64 + delta as i64) as u64;
         self.set.set_level(self.buffers, now, self.buffers_in_use as f64);

@@ -3,6 +3,7 @@
 
 pub mod arbitrated_loop;
 pub mod connection;
+pub mod credit_mail;
 pub mod fabric;
 pub mod frame;
 pub mod metrics;

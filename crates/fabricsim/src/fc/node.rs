@@ -148,9 +148,13 @@ impl NPort {
         self.try_send(cx, sh);
     }
 
-    /// The switch freed a buffer of our port (R_RDY).
+    /// The switch freed a buffer of our port (R_RDY): as an event of its
+    /// own, or (classes 2 and 3) the one posted while we wait for credit.
     pub fn on_credit(&mut self, cx: &mut impl NodeContext, sh: &mut Shared) {
-        self.sender.credit_returned();
+        match sh.credit_mail.get_mut(self.id as usize) {
+            Some(mail) => mail.arrived(),
+            None => self.sender.credit_returned(),
+        }
         self.try_send(cx, sh);
     }
 
@@ -219,12 +223,34 @@ impl NPort {
     }
 
     /// Injects the next frame if the link, a BB credit and (class 2) an
-    /// end-to-end credit allow it.
+    /// end-to-end credit allow it. Frames go quietly: the end of one is an
+    /// event only when a frame could follow it (every change that lets one
+    /// follow comes through here while the link is busy).
     fn try_send(&mut self, cx: &mut impl NodeContext, sh: &mut Shared) {
         if self.class == 1 {
             return self.try_send_class1(cx, sh);
         }
-        if !self.sender.ready() {
+        let arrived = sh.credit_mail[self.id as usize].collect(cx);
+        if arrived > 0 {
+            self.sender.credits_returned(arrived);
+        }
+        self.send_next(cx, sh);
+        // Out of credit with a frame to go: the next R_RDY must be an event.
+        if self.sender.credit() == 0 && self.can_send(sh, None) {
+            sh.credit_mail[self.id as usize].wait(cx, self.id);
+        }
+    }
+
+    /// Classes 2 and 3: [`NPort::try_send`] with the credits counted.
+    #[inline]
+    fn send_next(&mut self, cx: &mut impl NodeContext, sh: &mut Shared) {
+        if self.sender.busy_now(cx) {
+            if self.sender.quiet() && self.can_send(sh, Some(0)) {
+                self.sender.wake_when_sent(cx, self.id, NodeEvent::TransmitDone);
+            }
+            return;
+        }
+        if self.sender.credit() == 0 {
             return;
         }
         let frame = if let Some(ack) = self.acks.pop_front() {
@@ -247,10 +273,28 @@ impl NPort {
         } else {
             return;
         };
-        self.transmit(cx, sh, frame);
+        let duration = sh.timing.frame_time(sh.frames.get(frame).bytes);
+        if self.can_send(sh, Some(1)) {
+            self.sender.send(cx, self.id, NodeEvent::TransmitDone, frame, duration);
+        } else {
+            self.sender.send_quiet(cx, frame, duration);
+        }
     }
 
-    /// Puts `frame` on the link under a BB credit.
+    /// Classes 2 and 3: a frame could go on a free link once `taking` more
+    /// BB credits are gone (a credit left, and an ACK owed or a head message
+    /// with end-to-end credit where needed); `None`: whatever the credit.
+    #[inline]
+    fn can_send(&self, sh: &Shared, taking: Option<u32>) -> bool {
+        taking.is_none_or(|t| self.sender.credit() > t)
+            && (!self.acks.is_empty()
+                || self
+                    .messages
+                    .front()
+                    .is_some_and(|&m| self.class == 3 || self.e2e_credit[sh.messages.get(m).dst as usize] > 0))
+    }
+
+    /// Class 1: puts `frame` on the link under a BB credit.
     #[inline]
     fn transmit(&mut self, cx: &mut impl NodeContext, sh: &Shared, frame: FrameId) {
         let duration = sh.timing.frame_time(sh.frames.get(frame).bytes);

@@ -12,6 +12,13 @@
 //! frame's tail leaves it, and the freed buffer is returned to the sender of
 //! that input port as a buffer-to-buffer credit (R_RDY).
 //!
+//! A header's arrival is an event only when it finds the router idle: at
+//! the frame's start the switch takes the key the arrival event would have
+//! (`reserve_key`) and files the frame under it; a busy router counts a
+//! header as in once that key lies behind the event being handled, and an
+//! idle one is woken under the earliest such key. So the router sees
+//! exactly the headers it would with an event per header, in the same order.
+//!
 //! The scheduler keeps, as bit sets, the outputs that are free, those with
 //! credit and those whose queue's head comes from an input not busy in the
 //! crossbar (per input, the outputs whose head it holds), and the inputs
@@ -35,8 +42,8 @@ use crate::sim::{ComponentKind, Delivery, Link, PortRef, Schedule};
 /// reach it over its links ([`Delivery`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SwitchEvent {
-    /// The header of `frame` is complete at input `port`.
-    HeaderArrived { port: u16, frame: u32 },
+    /// The earliest header not yet in reaches the idle router.
+    HeaderArrived,
     /// The router has read a header.
     RouteDone,
     /// The last byte of the frame crossing to output `port` has left.
@@ -49,6 +56,7 @@ pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<R
 impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<Refusal>> SwitchContext for C {}
 
 const NO_FRAME: FrameId = FrameId::MAX;
+const NO_WAKE: u128 = u128::MAX;
 
 /// A frame in an output's queue of the scheduler table, with the input
 /// whose buffer holds it (so a pass need not read the frame).
@@ -62,8 +70,9 @@ struct InputPort {
     /// Back to whoever feeds this input: where its buffer credits go.
     peer: Option<Link>,
     buffers_used: u32,
-    /// Frames whose header has arrived but that the router has not read yet.
-    unrouted: VecDeque<FrameId>,
+    /// Frames the router has not read yet, each under the key of its
+    /// header's arrival: those keyed behind the current event are in.
+    unrouted: VecDeque<(u128, FrameId)>,
     /// Class 1 connection holding this port's receive side, if any.
     held_by: ConnectionId,
 }
@@ -101,9 +110,11 @@ pub struct FcSwitch {
     heads_from: Vec<PortSet>,
     /// Inputs moving a frame through the crossbar.
     in_crossbar: PortSet,
-    /// Inputs with headers the router has not read.
+    /// Inputs with frames the router has not read (their headers in or not).
     unrouted: PortSet,
     router_busy: bool,
+    /// Key of the pending event waking the idle router, or NO_WAKE.
+    router_wake: u128,
     /// Next port the router polls.
     router_next: usize,
     /// (input port, frame) the router is reading.
@@ -188,6 +199,7 @@ impl FcSwitch {
             in_crossbar: PortSet::default(),
             unrouted: PortSet::default(),
             router_busy: false,
+            router_wake: NO_WAKE,
             router_next: 0,
             routing: (0, NO_FRAME),
             scheduler_next: 0,
@@ -280,13 +292,17 @@ impl FcSwitch {
     #[inline]
     pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
         match ev {
-            SwitchEvent::HeaderArrived { port, frame } => self.on_header_arrived(cx, sh, port as usize, frame),
+            SwitchEvent::HeaderArrived => {
+                self.router_wake = NO_WAKE;
+                self.start_routing(cx, sh);
+            }
             SwitchEvent::RouteDone => self.on_route_done(cx, sh),
             SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
         }
     }
 
-    /// The first byte of `frame` reaches input `port`: it takes a buffer.
+    /// The first byte of `frame` reaches input `port`: it takes a buffer,
+    /// and its header will be in a header time later.
     pub fn on_frame_start(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize, frame: FrameId) {
         let now = cx.now();
         let input = &mut self.inputs[port];
@@ -303,16 +319,19 @@ impl FcSwitch {
         let f = sh.frames.get_mut(frame);
         f.in_port = port as u16;
         f.t_tail_in = now + sh.timing.frame_time(f.bytes);
-        cx.push(now + sh.timing.header_time, self.id, SwitchEvent::HeaderArrived { port: port as u16, frame });
+        let header_in = cx.reserve_key(now + sh.timing.header_time);
+        self.inputs[port].unrouted.push_back((header_in, frame));
+        self.unrouted.insert(port);
+        if !self.router_busy && self.router_wake == NO_WAKE {
+            self.wake_router(cx, header_in);
+        }
     }
 
-    /// The header of `frame` is complete at input `port`: it may be routed.
-    fn on_header_arrived(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize, frame: FrameId) {
-        self.inputs[port].unrouted.push_back(frame);
-        self.unrouted.insert(port);
-        if !self.router_busy {
-            self.start_routing(cx, sh);
-        }
+    /// Wakes the idle router when the header keyed `key` is in.
+    #[inline]
+    fn wake_router(&mut self, cx: &mut impl SwitchContext, key: u128) {
+        self.router_wake = key;
+        cx.push_keyed(key, self.id, SwitchEvent::HeaderArrived);
     }
 
     /// The router has read a header: enqueue the frame for its output.
@@ -354,13 +373,17 @@ impl FcSwitch {
     }
 
     /// Frees a receive buffer of input `port` and returns it to whoever feeds
-    /// that input as a buffer-to-buffer credit (R_RDY).
+    /// that input as a buffer-to-buffer credit (R_RDY), by mail to a
+    /// terminal node that takes it so.
     fn free_buffer(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, port: usize) {
         let input = &mut self.inputs[port];
         input.buffers_used -= 1;
         sh.metrics.buffers_changed(cx.now(), self.id, port, input.buffers_used, -1);
         let link = input.peer.expect("a frame arrived on an unconnected port");
-        link.return_credit(cx);
+        match sh.credit_mail.get_mut(link.to.index as usize) {
+            Some(mail) if link.to.kind == ComponentKind::Node => mail.post(cx, link.to.index, link.propagation),
+            _ => link.return_credit(cx),
+        }
     }
 
     /// A trunk peer freed one of its buffers: output `port` may send again.
@@ -370,11 +393,21 @@ impl FcSwitch {
         self.schedule(cx, sh);
     }
 
-    /// Cyclic polling: read the first unrouted header at or after `router_next`.
+    /// Cyclic polling: read the first unrouted header in at or after
+    /// `router_next`; with none in, sleep until the earliest one is.
     fn start_routing(&mut self, cx: &mut impl SwitchContext, sh: &Shared) {
-        let Some(port) = self.unrouted.first_from(self.router_next, self.inputs.len()) else { return };
+        let now = cx.current_key();
+        let n = self.inputs.len();
+        let Some(port) = self.unrouted.iter_from(self.router_next, n).find(|&p| self.inputs[p].unrouted[0].0 <= now)
+        else {
+            // Headers are keyed in the order their frames started.
+            if let Some(next) = self.unrouted.iter_from(0, n).map(|p| self.inputs[p].unrouted[0].0).min() {
+                self.wake_router(cx, next);
+            }
+            return;
+        };
         let input = &mut self.inputs[port];
-        let frame = input.unrouted.pop_front().expect("a port with unrouted headers");
+        let (_, frame) = input.unrouted.pop_front().expect("a port with unrouted headers");
         if input.unrouted.is_empty() {
             self.unrouted.remove(port);
         }
@@ -398,7 +431,10 @@ impl FcSwitch {
         match self.arbitration {
             Arbitration::Rotating => {
                 for o in ready.iter_from(start, n) {
-                    self.try_start(cx, sh, o);
+                    // A start this pass may have made the head's input busy.
+                    if self.head_ready.contains(o) {
+                        self.try_start(cx, sh, o);
+                    }
                 }
             }
             Arbitration::Oldest => {

@@ -131,6 +131,7 @@ pub fn switch(spec: &SwitchedLoopModelSpec, ring: &LoopTiming, fibre: Time, scen
         connections: Connections::new(scenario.run.seed, 0.0),
         timing,
         metrics,
+        credit_mail: Vec::new(),
     };
     (switch, sh)
 }

@@ -21,9 +21,10 @@
 //! handed back at once) follows every pending event of that time, so it
 //! waits in a FIFO lane instead of a bucket; a pop takes the earliest of the
 //! lane's head, the ring's and the far set's. On the 16-port switch, where
-//! 6 of the 15 events per data frame are such, this takes 5% fewer
-//! instructions per data frame. (Forcing `push` inline saves 2% more there
-//! but costs the InfiniBand fabrics 3%.)
+//! 6 of the 15 events per data frame were such, this took 5% fewer
+//! instructions per data frame. A model may have the lane's pushes written
+//! in place (`INLINE_LANE`); forcing every push inline costs the InfiniBand
+//! fabrics 2-3%.
 //! Node slots are reused through a free list: steady-state scheduling never
 //! allocates.
 
@@ -52,7 +53,12 @@ enum Earliest {
     Now,
 }
 
-pub struct CalendarQueue<E> {
+/// `INLINE_LANE`: pushes for the current time are written in place at the
+/// caller and the rest call into the ring, for a model with many such (the
+/// Fibre Channel fabric's zero-length fibres: 2% fewer instructions per data
+/// frame on the 16-port switch). Otherwise one call per push (written in
+/// place, the lane's check cost the InfiniBand fabric 1.6%).
+pub struct CalendarQueue<E, const INLINE_LANE: bool = false> {
     /// First and last node of each bucket's list, sorted by key.
     heads: Vec<u32>,
     tails: Vec<u32>,
@@ -80,7 +86,7 @@ pub struct CalendarQueue<E> {
     far_pushes: u64,
 }
 
-impl<E: Copy> CalendarQueue<E> {
+impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
     /// A queue whose buckets are `2^shift` ps wide, with room for `capacity`
     /// near-future events before its pool grows.
     pub fn new(capacity: usize, shift: u32) -> Self {
@@ -189,6 +195,23 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
+    #[inline]
+    fn push_any(&mut self, time: Time, event: E) {
+        let k = key(time, self.next_seq);
+        self.next_seq += 1;
+        if time == self.now {
+            // After every pending event of this time, so in push order.
+            self.lane.push((self.next_seq - 1, event));
+        } else {
+            self.insert(k, event);
+        }
+    }
+
+    #[inline(never)]
+    fn insert_later(&mut self, key: u128, event: E) {
+        self.insert(key, event);
+    }
+
     /// The earliest event's key and where it is.
     #[inline]
     fn earliest(&self) -> Option<(u128, Earliest)> {
@@ -282,16 +305,20 @@ impl<E: Copy> CalendarQueue<E> {
     }
 }
 
-impl<E: Copy> EventSet<E> for CalendarQueue<E> {
-    #[inline]
+impl<E: Copy, const INLINE_LANE: bool> EventSet<E> for CalendarQueue<E, INLINE_LANE> {
+    #[inline(always)]
     fn push(&mut self, time: Time, event: E) {
-        let k = key(time, self.next_seq);
-        self.next_seq += 1;
-        if time == self.now {
-            // After every pending event of this time, so in push order.
-            self.lane.push((self.next_seq - 1, event));
+        if INLINE_LANE {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            if time == self.now {
+                // After every pending event of this time, so in push order.
+                self.lane.push((seq, event));
+            } else {
+                self.insert_later(key(time, seq), event);
+            }
         } else {
-            self.insert(k, event);
+            self.push_any(time, event);
         }
     }
 
@@ -360,8 +387,8 @@ mod tests {
 
     /// Holds against a sorted reference, with delays from `delay`: every
     /// pop must give the reference's earliest (time, sequence).
-    fn check_against_reference(shift: u32, mut delay: impl FnMut() -> u64) {
-        let mut q = CalendarQueue::new(16, shift);
+    fn check_against_reference<const INLINE_LANE: bool>(shift: u32, mut delay: impl FnMut() -> u64) {
+        let mut q = CalendarQueue::<u32, INLINE_LANE>::new(16, shift);
         let mut reference: std::collections::BTreeSet<(u64, u64, u32)> = Default::default();
         let mut seq = 0u64;
         for i in 0..300u32 {
@@ -392,22 +419,26 @@ mod tests {
 
     #[test]
     fn matches_a_sorted_reference_near_far_and_simultaneous() {
-        // Buckets of 16 ps, ring of 64 ns: delays from 0 (same time) to far beyond the ring.
-        let mut r = rng(0x9E37_79B9_7F4A_7C15);
-        check_against_reference(4, move || match r() % 4 {
-            0 => 0,
-            1 => r() % 16,
-            2 => r() % 70_000,
-            _ => r() % 10_000_000,
-        });
-        // Everything in one bucket: sorted insertion does all the work.
-        let mut r = rng(7);
-        check_against_reference(40, move || r() % 1000);
+        fn both<const INLINE_LANE: bool>() {
+            // Buckets of 16 ps, ring of 64 ns: delays from 0 (same time) to far beyond the ring.
+            let mut r = rng(0x9E37_79B9_7F4A_7C15);
+            check_against_reference::<INLINE_LANE>(4, move || match r() % 4 {
+                0 => 0,
+                1 => r() % 16,
+                2 => r() % 70_000,
+                _ => r() % 10_000_000,
+            });
+            // Everything in one bucket: sorted insertion does all the work.
+            let mut r = rng(7);
+            check_against_reference::<INLINE_LANE>(40, move || r() % 1000);
+        }
+        both::<false>();
+        both::<true>();
     }
 
     #[test]
     fn gives_the_binary_heaps_order_with_reserved_keys() {
-        let mut cal = CalendarQueue::new(4, 3);
+        let mut cal = CalendarQueue::<_>::new(4, 3);
         let mut heap = EventQueue::new();
         let mut r = rng(42);
         let mut held: Vec<(u128, u32)> = Vec::new();
@@ -445,7 +476,7 @@ mod tests {
 
     #[test]
     fn events_for_the_current_time_follow_its_pending_events_and_reserved_keys() {
-        let mut cal = CalendarQueue::new(4, 3);
+        let mut cal = CalendarQueue::<_>::new(4, 3);
         let mut heap = EventQueue::new();
         for (t, e) in [(10, 'a'), (10, 'b'), (12, 'z')] {
             EventSet::push(&mut cal, t, e);
@@ -468,7 +499,7 @@ mod tests {
 
     #[test]
     fn pop_until_leaves_later_events_and_an_empty_queue_pops_none() {
-        let mut q = CalendarQueue::new(4, 10);
+        let mut q = CalendarQueue::<_>::new(4, 10);
         assert_eq!(q.pop(), None);
         q.push(5, 'a');
         q.push(1 << 40, 'b');

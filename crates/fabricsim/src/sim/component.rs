@@ -153,6 +153,6 @@ mod tests {
             (15, Assembly::Ping { index: 7, ev: Ping::Tick(2) }),
         ];
         assert_eq!(drain(EventQueue::with_capacity(4)), want);
-        assert_eq!(drain(CalendarQueue::new(4, 2)), want);
+        assert_eq!(drain(CalendarQueue::<_>::new(4, 2)), want);
     }
 }

@@ -235,6 +235,7 @@ impl NetperfModel {
                 connections: Connections::new(scenario.run.seed, 0.0),
                 timing,
                 metrics,
+                credit_mail: Vec::new(),
             },
             hosts,
             interfaces,
