@@ -6,7 +6,9 @@
 //! link carries all n - 1 pairs towards it). Queueing makes a real fabric
 //! saturate earlier (bursts, head-of-line blocking); no routing carries
 //! more. Used to choose networks that can carry a study's plotted loads
-//! before any run.
+//! before any run. With links of several rates, an output's pairs are
+//! weighed against its rate relative to the one the share is of
+//! ([`uniform_bound_at`]).
 
 use super::forwarding::Routes;
 use super::topology::{PortUse, Topology};
@@ -21,9 +23,21 @@ pub struct UniformBound {
     pub pairs: u32,
 }
 
-/// The bound of `tables` over `topo` (first port of every entry); None when
-/// some pair has no route or there are fewer than two endpoints.
+/// The bound of `tables` over `topo` (first port of every entry), every
+/// link at the rate the share is of; None when some pair has no route or
+/// there are fewer than two endpoints.
 pub fn uniform_bound(topo: &Topology, tables: &impl Routes) -> Option<UniformBound> {
+    uniform_bound_at(topo, tables, |_, _| 1.0)
+}
+
+/// [`uniform_bound`] with the output (switch, port) carrying `capacity`
+/// times the rate the share is of: the busiest output is the one with the
+/// most pairs per capacity.
+pub fn uniform_bound_at(
+    topo: &Topology,
+    tables: &impl Routes,
+    capacity: impl Fn(u32, u16) -> f64,
+) -> Option<UniformBound> {
     let n = topo.endpoint_count();
     if n < 2 {
         return None;
@@ -44,12 +58,18 @@ pub fn uniform_bound(topo: &Topology, tables: &impl Routes) -> Option<UniformBou
             }
         }
     }
-    let (busiest, most) = pairs
+    let (busiest, most, load) = pairs
         .iter()
         .enumerate()
-        .flat_map(|(s, ports)| ports.iter().enumerate().map(move |(p, &k)| ((s as u32, p as u16), k)))
-        .max_by_key(|&(at, k)| (k, std::cmp::Reverse(at)))?;
-    Some(UniformBound { injection_rate: (n - 1) as f64 / most.max(1) as f64, busiest, pairs: most })
+        .flat_map(|(s, ports)| {
+            let capacity = &capacity;
+            ports.iter().enumerate().map(move |(p, &k)| {
+                let at = (s as u32, p as u16);
+                (at, k, k as f64 / capacity(at.0, at.1))
+            })
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))?;
+    Some(UniformBound { injection_rate: (n - 1) as f64 / load.max(1.0), busiest, pairs: most })
 }
 
 #[cfg(test)]

@@ -278,7 +278,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "paths": spec.routing.algorithm,
         "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
         "mean_hops": data.mean_hops(&topo),
-        "uniform_saturation": uniform_saturation(&topo, &data),
+        "uniform_saturation": uniform_saturation(&topo, &data, &link_rates(spec, &topo)?),
         "switches": switches,
         "channel_dependencies": deps,
         "channel_dependencies_per_vl": per_vl(spec, &topo, &data)?,
@@ -297,9 +297,12 @@ fn per_vl(spec: &IbSpec, topo: &Topology, data: &EndpointTables) -> Result<serde
 }
 
 /// The routing's uniform-traffic saturation bound (`fabric::saturation`),
-/// with the switch output where it binds (switches from 1).
-pub fn uniform_saturation(topo: &Topology, tables: &impl Routes) -> serde_json::Value {
-    match crate::fabric::saturation::uniform_bound(topo, tables) {
+/// as a share of the reference rate, each output at its cable's rate, with
+/// the switch output where it binds (switches from 1).
+pub fn uniform_saturation(topo: &Topology, tables: &impl Routes, rates: &LinkRates) -> serde_json::Value {
+    let reference = rates.reference.data_bits_per_second();
+    let capacity = |s: u32, p: u16| rates.ports[s as usize][p as usize].data_bits_per_second() / reference;
+    match crate::fabric::saturation::uniform_bound_at(topo, tables, capacity) {
         Some(b) => serde_json::json!({
             "injection_rate": b.injection_rate,
             "busiest_output": {"switch": b.busiest.0 + 1, "port": b.busiest.1, "pairs": b.pairs},
@@ -350,7 +353,7 @@ mod tests {
                 *seen.entry(link.to_string()).or_insert(0) += 1;
             }
         }
-        // 94 FDR10 cable ends between switches, 144 HCA links (one HCA has two ports cabled).
+        // 94 FDR10 cable ends between switches, a QDR link per HCA port (145: one HCA has two cabled).
         assert_eq!((seen["4xFDR10"], seen["4xQDR"]), (94, topo.endpoint_count() as usize));
         // An explicit ib.link runs every cable at it.
         let s = spec(&format!("[ib]\nlink = \"4xEDR\"\n[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n"));
@@ -358,6 +361,21 @@ mod tests {
         let edr = IbLink::parse("4xEDR").unwrap();
         assert_eq!(rates.reference, edr);
         assert!(rates.ports.iter().flatten().all(|&l| l == edr));
+        // The saturation bound weighs each output's pairs against its cable's rate.
+        let bound = |link: &str| {
+            let s = spec(&format!(
+                "{link}[ib.topology]\nkind = \"import\"\nfile = \"{CLUSTER_144}\"\n[ib.routing]\nalgorithm = \"min_hop\"\n"
+            ));
+            routing_report(&s).unwrap()["uniform_saturation"].clone()
+        };
+        let (file, qdr) = (bound(""), bound("[ib]\nlink = \"4xQDR\"\n"));
+        // Both bind on an FDR10 trunk (472 of the 145 x 144 pairs between
+        // the 145 HCA ports), which carries 40 Gbit/s against the HCAs' 32:
+        // 1.25 times the share.
+        assert_eq!(file["busiest_output"], qdr["busiest_output"]);
+        assert_eq!(qdr["injection_rate"].as_f64().unwrap(), 144.0 / 472.0);
+        let (f, q) = (file["injection_rate"].as_f64().unwrap(), qdr["injection_rate"].as_f64().unwrap());
+        assert!((f / q - 1.25).abs() < 1e-12, "{f} against {q}");
     }
 
     #[test]
