@@ -282,8 +282,8 @@ def bench(
     which: str = typer.Option(
         "all", "--which",
         help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, ib-multipath, "
-        "ib-multicast, tcp-stream or all; or a scale row, ib-fat-tree-16, ib-fat-tree-4096, ib-cluster-1356, "
-        "ib-fat-tree-32768, or scale for the four (fabrics of up to 32,768 HCAs: they report build time and peak "
+        "ib-multicast, tcp-stream or all; or a scale row, ib-fat-tree-16, ib-fat-tree-4096, ib-cluster-144, "
+        "ib-cluster-1356, ib-fat-tree-32768, or scale for the five (fabrics of up to 32,768 HCAs: they report build time and peak "
         "memory per port).",
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),

@@ -70,7 +70,8 @@ pub const NAMES: [&str; 10] = [
 /// scale`), not with the others: each builds a fabric of thousands of HCAs.
 /// Best-effort messages to uniform destinations after a warm-up of half the
 /// measured packets, at loads each fabric carries in steady state.
-pub const SCALE_NAMES: [&str; 4] = ["ib-fat-tree-16", "ib-fat-tree-4096", "ib-cluster-1356", "ib-fat-tree-32768"];
+pub const SCALE_NAMES: [&str; 5] =
+    ["ib-fat-tree-16", "ib-fat-tree-4096", "ib-cluster-144", "ib-cluster-1356", "ib-fat-tree-32768"];
 
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
 /// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
@@ -91,7 +92,9 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "ib-multipath" => run(ib_multipath(size)),
         "ib-multicast" => run(ib_multicast(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
-        "ib-fat-tree-16" | "ib-fat-tree-4096" | "ib-cluster-1356" | "ib-fat-tree-32768" => run(ib_scale(name, size)),
+        "ib-fat-tree-16" | "ib-fat-tree-4096" | "ib-cluster-144" | "ib-cluster-1356" | "ib-fat-tree-32768" => {
+            run(ib_scale(name, size))
+        }
         other => Err(format!("unknown benchmark `{other}`; allowed: {}, {}", NAMES.join(", "), SCALE_NAMES.join(", "))),
     }
 }
@@ -285,8 +288,11 @@ pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
 }
 
+/// Load of the `ib-cluster-144` row.
+const LOAD_144: f64 = 0.3;
+
 /// The scenario of scale row `name` measuring `packets` packets: the
-/// topology and routing of the row, 1xSDR links but the cluster's 4xQDR.
+/// topology and routing of the row, 1xSDR links but the clusters' own rates.
 pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
     let (fabric, load) = match name {
         // 4-ary 2-tree and 8-ary 4-tree under D-Mod-K: the same per-hop work at 16 and 4,096 HCAs.
@@ -296,6 +302,14 @@ pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
         "ib-fat-tree-4096" => {
             ("[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
         }
+        // The 144-HCA cluster as cabled, each cable at its own rate (FDR10
+        // between switches, QDR to the HCAs), OpenSM's minhop tables.
+        "ib-cluster-144" => (
+            "[ib.topology]\nkind = \"import\"\n\
+             file = \"../shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover\"\n\
+             [ib.routing]\nalgorithm = \"min_hop\"\n",
+            LOAD_144,
+        ),
         // The production cluster as cabled, OpenSM's minhop tables; those
         // have channel-dependency cycles on every VL: runs of 1.5 million
         // packets deadlocked at 15% and 20% load, not at 5% or 10%.
