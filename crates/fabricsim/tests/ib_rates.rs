@@ -220,3 +220,30 @@ fn multicast_copies_cross_rate_changes_and_every_member_gets_each_once() {
         "the same member deliveries under every scheme: {delivered:?}"
     );
 }
+
+/// A multicast packet from a QDR HCA over an FDR10 cable to two QDR members:
+/// the lock-step copies and the central buffer's copy (written at the
+/// input's rate, read out at the output's) both leave the first switch as
+/// its tail allows, so both members have the packet when a unicast packet
+/// would (the hand arithmetic above), each scheme to the picosecond.
+#[test]
+fn multicast_copies_leave_as_their_tails_allow_on_an_idle_fabric() {
+    let file = two_switches("multicast", 2, "4xQDR", "4xFDR10");
+    for stages_ns in [0u64, 100] {
+        let l = by_hand(1050, QDR, FDR10, 5_000, stages_ns * 1000);
+        for scheme in ["synchronous", "central_buffer"] {
+            let extra = format!(
+                "[ib.switch]\nforwarding_ns = {}\narbitration_ns = {}\n\
+                 [ib.multicast]\nscheme = \"{scheme}\"\nshare = 0\ngroups = [[0, 2, 3]]\n",
+                stages_ns / 2,
+                stages_ns / 2
+            );
+            let mut f = Simulation::new(fabric(&file, &extra));
+            assert!(f.inject_multicast(0, 0, TrafficClass::RealTime, 1, 1024), "{scheme}");
+            f.run_until(l - 1);
+            assert_eq!(f.packets_delivered(), 0, "{scheme}: a copy before {l} ps");
+            f.run_until(l);
+            assert_eq!(f.packets_delivered(), 2, "{scheme}: both copies at {l} ps");
+        }
+    }
+}

@@ -68,13 +68,33 @@ impl IbSwitch {
             return (now + wire, true);
         }
         let inbound = ctx.timing.wire_at(from, p.bytes as u32);
-        let tail = p.t_arrived - ctx.timing.header_at(from) + inbound;
-        let end = (now + wire.min(inbound)).max(tail);
-        if end > now + wire {
-            let o = &mut self.outputs[out];
-            (o.held, o.start_by) = (id, end - wire);
-        }
+        let end = self.after_tail(ctx, now, wire.min(inbound), from, out, id, p);
         (end, end >= now + wire)
+    }
+
+    /// The end of a crossing of packet `id` (`p`, come in at rate `from`)
+    /// into output `out` that starts at `now` and takes `crossing`: not
+    /// before the tail is in. Where the tail's arrival less the output's
+    /// serialization is later than now, the output holds the packet till then.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn after_tail(
+        &mut self,
+        ctx: &Shared,
+        now: Time,
+        crossing: Time,
+        from: Rate,
+        out: usize,
+        id: u32,
+        p: &Packet,
+    ) -> Time {
+        let bytes = p.bytes as u32;
+        let wire = ctx.timing.wire_at(self.output_rate(out), bytes);
+        let tail = p.t_arrived - ctx.timing.header_at(from) + ctx.timing.wire_at(from, bytes);
+        if tail > now + wire {
+            let o = &mut self.outputs[out];
+            (o.held, o.start_by) = (id, tail - wire);
+        }
+        (now + crossing).max(tail)
     }
 
     /// When output `out` may start packet `id`: now, or later if it waits

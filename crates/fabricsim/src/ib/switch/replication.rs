@@ -29,6 +29,7 @@ use crate::ib::shared::Shared;
 use crate::ib::timing::Rate;
 use crate::kernel::Time;
 use crate::scenario::ib::{MulticastOrder, MulticastScheme};
+use std::collections::VecDeque;
 
 /// `InPort::transfer_out` of a multicast transfer (its outputs are the replication's).
 pub(super) const MULTICAST_TRANSFER: u16 = u16::MAX;
@@ -51,15 +52,15 @@ struct Request {
 }
 
 /// An output's multicast FIFO (central buffer).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Central {
     fifo: PacketFifo,
+    /// Per copy in the FIFO, in its order: the rate of the link it came in
+    /// on (a copy still being written may leave only as its tail allows).
+    from: VecDeque<Rate>,
     bytes: u32,
     /// Bytes of the copy crossing from the FIFO to the output VL.
     moving: u32,
-    /// The copy written last and the rate of the link it came in on (a copy
-    /// still being written may leave only as its tail allows).
-    last: (u32, Rate),
 }
 
 pub(in crate::ib) struct Replication {
@@ -92,7 +93,7 @@ impl Replication {
             requests: Vec::with_capacity(4 * ports),
             next_input: 0,
             transfer: vec![(0, false, none); ports],
-            central: vec![Central { last: (u32::MAX, Rate::default()), ..Central::default() }; ports],
+            central: vec![Central::default(); ports],
             central_bytes: m.central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
             reserved: 0,
@@ -377,7 +378,7 @@ impl IbSwitch {
             let id = self.copy_record(ctx, q, p, o, left == 0);
             let from = self.input_rate(input);
             let c = &mut self.rep().central[o];
-            c.last = (id, from);
+            c.from.push_back(from);
             c.fifo.push_back(&mut ctx.packets, id);
             c.bytes += p.bytes as u32;
         }
@@ -419,11 +420,12 @@ impl IbSwitch {
         }
         let c = &mut self.rep().central[out];
         c.fifo.pop_front(&ctx.packets);
+        let from = c.from.pop_front().expect("a rate per copy in the FIFO");
         c.moving = p.bytes as u32;
-        // A copy written earlier is whole in the FIFO: as if it came in at the output's rate.
-        let from = if c.last.0 == id { c.last.1 } else { self.output_rate(out) };
         self.enter_output(cx, ctx, out, p.vl, id, blocks);
-        let (end, _) = self.crossing_from(ctx, cx.now(), from, out, id, &p);
+        // Out of the FIFO at the output's rate, and as the copy's tail allows.
+        let wire = ctx.timing.wire_at(self.output_rate(out), p.bytes as u32);
+        let end = self.after_tail(ctx, cx.now(), wire, from, out, id, &p);
         cx.push(end, self.index, SwitchEvent::CentralDone { port: out as u16 });
         self.try_link(cx, ctx, out, None);
     }
