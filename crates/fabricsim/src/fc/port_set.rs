@@ -62,11 +62,11 @@ impl PortSet {
     /// The ports of a switch of `ports` ports in rotating order: `start`,
     /// `start + 1`, ... wrapping round (every port of the set is below `ports`).
     #[inline]
-    pub fn iter_from(&self, start: usize, ports: usize) -> RotatingIter {
+    pub fn iter_from(&self, start: usize, ports: usize) -> RotatingIter<'_> {
         let w = start >> 6;
         let low = (1u64 << (start & 63)) - 1;
         RotatingIter {
-            set: self.0,
+            set: &self.0,
             words: ports.div_ceil(64),
             word: w,
             bits: self.0[w] & !low,
@@ -77,8 +77,8 @@ impl PortSet {
 }
 
 /// Ports of a set from a start, wrapping round (see [`PortSet::iter_from`]).
-pub struct RotatingIter {
-    set: [u64; WORDS],
+pub struct RotatingIter<'a> {
+    set: &'a [u64; WORDS],
     /// Words the switch's ports take.
     words: usize,
     /// The word being walked and its bits not yet given.
@@ -90,7 +90,7 @@ pub struct RotatingIter {
     steps: usize,
 }
 
-impl Iterator for RotatingIter {
+impl Iterator for RotatingIter<'_> {
     type Item = usize;
 
     #[inline]

@@ -56,7 +56,8 @@ pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<R
 impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<Refusal>> SwitchContext for C {}
 
 const NO_FRAME: FrameId = FrameId::MAX;
-const NO_WAKE: u128 = u128::MAX;
+/// No key: no pending wake, no unrouted header.
+const NO_KEY: u128 = u128::MAX;
 
 /// A frame in an output's queue of the scheduler table, with the input
 /// whose buffer holds it (so a pass need not read the frame).
@@ -73,6 +74,8 @@ struct InputPort {
     /// Frames the router has not read yet, each under the key of its
     /// header's arrival: those keyed behind the current event are in.
     unrouted: VecDeque<(u128, FrameId)>,
+    /// The first one's key (NO_KEY: none), for the router's poll.
+    next_header: u128,
     /// Class 1 connection holding this port's receive side, if any.
     held_by: ConnectionId,
 }
@@ -113,7 +116,7 @@ pub struct FcSwitch {
     /// Inputs with frames the router has not read (their headers in or not).
     unrouted: PortSet,
     router_busy: bool,
-    /// Key of the pending event waking the idle router, or NO_WAKE.
+    /// Key of the pending event waking the idle router, or NO_KEY.
     router_wake: u128,
     /// Next port the router polls.
     router_next: usize,
@@ -160,6 +163,7 @@ impl FcSwitch {
                 peer,
                 buffers_used: 0,
                 unrouted: VecDeque::with_capacity(buffers_per_port as usize),
+                next_header: NO_KEY,
                 held_by: NO_CONNECTION,
             })
             .collect();
@@ -199,7 +203,7 @@ impl FcSwitch {
             in_crossbar: PortSet::default(),
             unrouted: PortSet::default(),
             router_busy: false,
-            router_wake: NO_WAKE,
+            router_wake: NO_KEY,
             router_next: 0,
             routing: (0, NO_FRAME),
             scheduler_next: 0,
@@ -221,7 +225,7 @@ impl FcSwitch {
 
     /// The output port for a frame to terminal node `dst`: the table's only
     /// entry, or one drawn uniformly (randomized trunk choice).
-    #[inline]
+    #[inline(always)]
     fn output_for(&mut self, dst: u32) -> usize {
         let (start, count) = self.forwarding[dst as usize];
         let k = if count == 1 { 0 } else { self.trunk_rng.below(count) };
@@ -293,7 +297,7 @@ impl FcSwitch {
     pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
         match ev {
             SwitchEvent::HeaderArrived => {
-                self.router_wake = NO_WAKE;
+                self.router_wake = NO_KEY;
                 self.start_routing(cx, sh);
             }
             SwitchEvent::RouteDone => self.on_route_done(cx, sh),
@@ -320,9 +324,13 @@ impl FcSwitch {
         f.in_port = port as u16;
         f.t_tail_in = now + sh.timing.frame_time(f.bytes);
         let header_in = cx.reserve_key(now + sh.timing.header_time);
-        self.inputs[port].unrouted.push_back((header_in, frame));
+        let input = &mut self.inputs[port];
+        if input.unrouted.is_empty() {
+            input.next_header = header_in;
+        }
+        input.unrouted.push_back((header_in, frame));
         self.unrouted.insert(port);
-        if !self.router_busy && self.router_wake == NO_WAKE {
+        if !self.router_busy && self.router_wake == NO_KEY {
             self.wake_router(cx, header_in);
         }
     }
@@ -339,7 +347,7 @@ impl FcSwitch {
         let (port, frame) = self.routing;
         self.router_busy = false;
         self.headers_routed += 1;
-        self.router_next = (port + 1) % self.inputs.len();
+        self.router_next = if port + 1 == self.inputs.len() { 0 } else { port + 1 };
         let f = sh.frames.get_mut(frame);
         let out = self.output_for(f.dst);
         f.t_queued = cx.now();
@@ -398,16 +406,17 @@ impl FcSwitch {
     fn start_routing(&mut self, cx: &mut impl SwitchContext, sh: &Shared) {
         let now = cx.current_key();
         let n = self.inputs.len();
-        let Some(port) = self.unrouted.iter_from(self.router_next, n).find(|&p| self.inputs[p].unrouted[0].0 <= now)
-        else {
+        let inputs = &self.inputs;
+        let Some(port) = self.unrouted.iter_from(self.router_next, n).find(|&p| inputs[p].next_header <= now) else {
             // Headers are keyed in the order their frames started.
-            if let Some(next) = self.unrouted.iter_from(0, n).map(|p| self.inputs[p].unrouted[0].0).min() {
+            if let Some(next) = self.unrouted.iter_from(0, n).map(|p| inputs[p].next_header).min() {
                 self.wake_router(cx, next);
             }
             return;
         };
         let input = &mut self.inputs[port];
         let (_, frame) = input.unrouted.pop_front().expect("a port with unrouted headers");
+        input.next_header = input.unrouted.front().map_or(NO_KEY, |&(key, _)| key);
         if input.unrouted.is_empty() {
             self.unrouted.remove(port);
         }
