@@ -10,12 +10,13 @@
 //! so a VL assignment can break a routing's cycles; with one VL (Fibre
 //! Channel) the graph is over (switch, port).
 
-use petgraph::algo::{is_cyclic_directed, tarjan_scc};
+use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
 use super::forwarding::Routes;
 use super::topology::{PortUse, Topology};
+use super::wait_for::find_cycle;
 use crate::error::{Error, Result};
 
 /// A directed switch-to-switch link (0-based switches).
@@ -294,174 +295,11 @@ pub fn dependency_graph(
     Ok(g)
 }
 
-/// One cycle of a directed graph, if it has any: inside the first strongly
-/// connected component with more than one node (or a self-loop), walk
-/// successors within the component until a node repeats.
-pub fn find_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(g: &DiGraphMap<N, ()>) -> Option<Vec<N>> {
-    for scc in tarjan_scc(g) {
-        let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
-        if !cyclic {
-            continue;
-        }
-        let inside: std::collections::HashSet<N> = scc.iter().copied().collect();
-        let mut path = vec![scc[0]];
-        let mut seen = std::collections::HashMap::from([(scc[0], 0usize)]);
-        let mut cur = scc[0];
-        loop {
-            let nxt = g
-                .neighbors(cur)
-                .find(|m| inside.contains(m))
-                .expect("a strongly connected node has a successor inside");
-            if let Some(&at) = seen.get(&nxt) {
-                return Some(path[at..].to_vec());
-            }
-            seen.insert(nxt, path.len());
-            path.push(nxt);
-            cur = nxt;
-        }
-    }
-    None
-}
-
-/// The run-time search every model shares: a cycle among waits `(a, b)`
-/// ("a waits for b"), if any. Each model builds its waits from its own
-/// state (FC trunk buffers, circuits holding loops, IB input VLs).
-pub fn wait_for_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
-    waits: impl IntoIterator<Item = (N, N)>,
-) -> Option<Vec<N>> {
-    let waits: Vec<(N, N)> = waits.into_iter().collect();
-    // Most looks find no cycle: then a sort settles it, and the graph that
-    // names one (hashed nodes, Tarjan) is built only when there is one.
-    if !has_cycle(&waits) {
-        return None;
-    }
-    let g: DiGraphMap<N, ()> = waits.into_iter().map(|(a, b)| (a, b, ())).collect();
-    find_cycle(&g)
-}
-
-/// Whether waits `(a, b)` hold a cycle (a self-wait included): the nodes
-/// nothing waits on are peeled off until none is left (Kahn's order); what
-/// cannot be peeled lies on or behind a cycle.
-fn has_cycle<N: Copy + Ord>(waits: &[(N, N)]) -> bool {
-    let mut nodes: Vec<N> = waits.iter().flat_map(|&(a, b)| [a, b]).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    let at = |n: &N| nodes.binary_search(n).expect("every end is a node") as u32;
-    let mut edges: Vec<(u32, u32)> = waits.iter().map(|(a, b)| (at(a), at(b))).collect();
-    edges.sort_unstable();
-    edges.dedup();
-    // Edges by source (they are sorted): node v's run starts at first[v].
-    let n = nodes.len();
-    let mut first = vec![0u32; n + 1];
-    let mut waited_on = vec![0u32; n];
-    for &(a, b) in &edges {
-        first[a as usize + 1] += 1;
-        waited_on[b as usize] += 1;
-    }
-    for v in 0..n {
-        first[v + 1] += first[v];
-    }
-    let mut free: Vec<u32> = (0..n as u32).filter(|&v| waited_on[v as usize] == 0).collect();
-    let mut peeled = 0;
-    while let Some(v) = free.pop() {
-        peeled += 1;
-        for &(_, b) in &edges[first[v as usize] as usize..first[v as usize + 1] as usize] {
-            waited_on[b as usize] -= 1;
-            if waited_on[b as usize] == 0 {
-                free.push(b);
-            }
-        }
-    }
-    peeled < n
-}
-
-/// Run-time deadlock detection over successive looks at a model's waits
-/// (edges "a waits on b" with nothing on its way to free b). A cycle of
-/// waits seen at one look may dissolve a moment later (a packet on the
-/// wire frees its buffer, a credit falls due); a deadlock is a cycle every
-/// wait of which was there at the previous look too.
-#[derive(Debug)]
-pub struct WaitWatch<N> {
-    /// The previous look's waits, sorted (looked up by binary search).
-    previous: Vec<(N, N)>,
-    /// Looks taken.
-    pub looks: u64,
-    /// Looks that found a cycle of waits not all there at the look before.
-    pub transient: u64,
-}
-
-impl<N> Default for WaitWatch<N> {
-    fn default() -> Self {
-        WaitWatch { previous: Vec::new(), looks: 0, transient: 0 }
-    }
-}
-
-impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
-    /// Takes one look at the current waits; returns a cycle of waits that
-    /// persisted since the previous look.
-    pub fn look(&mut self, mut waits: Vec<(N, N)>) -> Option<Vec<N>> {
-        self.looks += 1;
-        // Most looks find no cycle at all, and then none among the waits
-        // that persisted either: one search, not two.
-        let cycle = wait_for_cycle(waits.iter().copied()).and_then(|_| {
-            let persisted = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.binary_search(w).is_ok()));
-            if persisted.is_none() {
-                self.transient += 1;
-            }
-            persisted
-        });
-        waits.sort_unstable();
-        self.previous = waits;
-        cycle
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fabric::routing::{routing_tables, LaneChoice, RoutingParams};
     use crate::fabric::shapes::{build_shape, ShapeParams};
-
-    /// A cycle that dissolves before the next look is only counted; one
-    /// that persists over two looks is a deadlock, even if another
-    /// transient cycle came and went in between.
-    /// The quick test agrees with the search that names a cycle, on random
-    /// wait graphs (self-waits and repeated waits among them).
-    #[test]
-    fn the_quick_cycle_test_agrees_with_the_search() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        let (mut cyclic, mut acyclic) = (0, 0);
-        for _ in 0..2000 {
-            let nodes = rng.random_range(1..12u32);
-            let waits: Vec<(u32, u32)> = (0..rng.random_range(0..16))
-                .map(|_| (rng.random_range(0..nodes), rng.random_range(0..nodes)))
-                .collect();
-            let g: DiGraphMap<u32, ()> = waits.iter().map(|&(a, b)| (a, b, ())).collect();
-            let named = find_cycle(&g);
-            assert_eq!(has_cycle(&waits), named.is_some(), "{waits:?}");
-            assert_eq!(wait_for_cycle(waits.iter().copied()), named);
-            if named.is_some() {
-                cyclic += 1
-            } else {
-                acyclic += 1
-            }
-        }
-        assert!(cyclic > 200 && acyclic > 200, "{cyclic} cyclic, {acyclic} acyclic");
-    }
-
-    #[test]
-    fn a_wait_cycle_must_persist_over_two_looks() {
-        let mut w = WaitWatch::default();
-        assert_eq!(w.look(vec![(1, 2), (2, 1)]), None, "first seen");
-        assert_eq!(w.look(vec![(1, 3), (3, 4)]), None, "dissolved");
-        assert_eq!(w.look(vec![(5, 6), (6, 5), (1, 3)]), None, "a new cycle");
-        assert_eq!(w.look(vec![(6, 5), (5, 6), (7, 7)]), Some(vec![5, 6]));
-        assert_eq!((w.looks, w.transient), (4, 2));
-        let mut w = WaitWatch::default();
-        w.look(vec![(1, 2), (2, 3), (3, 1)]);
-        assert_eq!(w.look(vec![(1, 2), (2, 3), (3, 4)]), None, "one wait of the cycle gone");
-    }
 
     fn report(shape: &str, m: u32, algorithm: &str) -> DependencyReport {
         let params = ShapeParams { radix: Some(16), multiplicity: Some(m), ..ShapeParams::default() };
@@ -591,15 +429,5 @@ mod tests {
         let e = analyze(&topo, &t).unwrap_err().to_string();
         assert!(e.contains(&format!("node {node}")) && e.contains("without loops"), "{e}");
         assert_eq!(t.mean_hops(&topo), None);
-    }
-
-    #[test]
-    fn cycle_finder_names_a_cycle() {
-        let g: DiGraphMap<u32, ()> = DiGraphMap::from_edges([(1, 2), (2, 3), (3, 1), (3, 4)]);
-        let mut c = find_cycle(&g).unwrap();
-        c.sort();
-        assert_eq!(c, vec![1, 2, 3]);
-        let dag: DiGraphMap<u32, ()> = DiGraphMap::from_edges([(1, 2), (2, 3)]);
-        assert!(find_cycle(&dag).is_none());
     }
 }

@@ -20,6 +20,7 @@ pub mod routing;
 pub mod saturation;
 pub mod shapes;
 pub mod topology;
+pub mod wait_for;
 
 pub use forwarding::{EndpointTables, ForwardingTables, LinearTables, Routes};
 pub use routing::{routing_tables, RoutingParams};

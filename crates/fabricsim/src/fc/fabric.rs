@@ -16,7 +16,7 @@ use super::switch::{FcSwitch, FcSwitchSpec, SwitchEvent};
 use super::timing::FcTiming;
 use super::wiring;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::wait_for_cycle;
+use crate::fabric::wait_for::wait_for_cycle;
 use crate::fabric::{FarEnd, Wiring};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::report::MetricSummary;

@@ -7,7 +7,7 @@
 
 use super::switched_loop::SwitchedLoopModel;
 use crate::error::{Error, Result};
-use crate::fabric::deadlock::wait_for_cycle;
+use crate::fabric::wait_for::wait_for_cycle;
 use crate::kernel::{time, Time};
 use crate::report::MetricSummary;
 use crate::sim::model::Metrics;

@@ -364,20 +364,6 @@ impl IbSwitch {
         self.outputs[out].blocked = true;
     }
 
-    /// An idle output multicast wants takes a control packet (VL15, the
-    /// first rank) first if an idle input has one for it.
-    #[cold]
-    #[inline(never)]
-    fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
-            return;
-        }
-        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.want[i * self.ports + out] & 1 != 0);
-        if let Some(i) = i {
-            self.start_transfer(cx, ctx, i, VL15, out);
-        }
-    }
-
     /// Stage 4 after input `i` has changed (a new head requests, or it is
     /// idle again): a blocked output need only offer to `i`.
     #[inline]

@@ -27,6 +27,7 @@ use crate::ib::output_port::lane;
 use crate::ib::packet::Packet;
 use crate::ib::shared::Shared;
 use crate::ib::timing::Rate;
+use crate::ib::vl::VL15;
 use crate::kernel::Time;
 use crate::scenario::ib::{MulticastOrder, MulticastScheme};
 use std::collections::VecDeque;
@@ -102,6 +103,20 @@ impl Replication {
 }
 
 impl IbSwitch {
+    /// An idle output multicast wants takes a control packet (VL15, the
+    /// first rank) first if an idle input has one for it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
+        if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
+            return;
+        }
+        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.want[i * self.ports + out] & 1 != 0);
+        if let Some(i) = i {
+            self.start_transfer(cx, ctx, i, VL15, out);
+        }
+    }
+
     fn rep(&mut self) -> &mut Replication {
         self.replication.as_mut().expect("multicast packets only where switches replicate")
     }
