@@ -32,6 +32,7 @@ mod replication;
 
 pub use build::SwitchSpec;
 use paths::Multipath;
+use rates::Hold;
 
 use super::fifo::PacketFifo;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
@@ -138,16 +139,9 @@ struct OutPort {
     free: [u16; VLS],
     /// Where the port sends (None: a free port).
     wire: Option<Wire>,
-    /// A packet that may not start before `start_by` (its tail comes in
-    /// slower than it leaves, see `rates.rs`); `NO_HOLD`: none.
-    held: u32,
-    start_by: Time,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
 }
-
-/// `OutPort::held` when no packet is held.
-const NO_HOLD: u32 = u32::MAX;
 
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
 /// (VL15: none, it is not flow controlled).
@@ -185,6 +179,8 @@ pub struct IbSwitch {
     /// Whether some cable of it runs at another rate than the fabric's
     /// reference (see `rates.rs`); false on every one-rate fabric.
     mixed: bool,
+    /// Per output, the packet held for its tail (see [`Hold`]).
+    holds: Vec<Hold>,
     lifetime: Option<Lifetime>,
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,

@@ -34,7 +34,8 @@ impl IbSwitch {
     /// Bytes of a switch of `ports` ports with tables to `endpoints`
     /// endpoints, before it is built (what [`IbSwitch::memory_bytes`] then counts).
     pub fn bytes_for(ports: u64, endpoints: u64) -> u64 {
-        let port = (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>()) as u64;
+        let port =
+            (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>() + std::mem::size_of::<Hold>()) as u64;
         std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + 2 * endpoints
     }
 
@@ -88,8 +89,6 @@ impl IbSwitch {
                 .enumerate()
                 .map(|(p, &wire)| OutPort {
                     wire,
-                    held: super::NO_HOLD,
-                    start_by: 0,
                     queues: Default::default(),
                     free,
                     queued: 0,
@@ -111,6 +110,7 @@ impl IbSwitch {
             block: spec.credit_block,
             input_stages: spec.input_stages,
             mixed: spec.peers.iter().flatten().any(|w| w.rate != Default::default()),
+            holds: vec![super::rates::NO_HOLD; p],
             lifetime: spec.lifetime,
             expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
             multipath: spec.multipath.map(|(table, selection)| {

@@ -17,6 +17,18 @@ use crate::ib::shared::Shared;
 use crate::ib::timing::Rate;
 use crate::kernel::Time;
 
+/// A packet an output may not start before a time: its tail comes in
+/// slower than it leaves (see `rates.rs`). Kept beside the ports, not in
+/// them: only fabrics of several rates read it, and the ports' lines stay few.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Hold {
+    pub(super) packet: u32,
+    pub(super) start_by: Time,
+}
+
+/// No packet held.
+pub(super) const NO_HOLD: Hold = Hold { packet: u32::MAX, start_by: 0 };
+
 impl IbSwitch {
     /// The rate of the cable at input `input`.
     #[inline(always)]
@@ -91,8 +103,7 @@ impl IbSwitch {
         let wire = ctx.timing.wire_at(self.output_rate(out), bytes);
         let tail = p.t_arrived - ctx.timing.header_at(from) + ctx.timing.wire_at(from, bytes);
         if tail > now + wire {
-            let o = &mut self.outputs[out];
-            (o.held, o.start_by) = (id, tail - wire);
+            self.holds[out] = Hold { packet: id, start_by: tail - wire };
         }
         (now + crossing).max(tail)
     }
@@ -101,9 +112,9 @@ impl IbSwitch {
     /// for its tail (see [`IbSwitch::crossing_from`]).
     #[inline(always)]
     pub(super) fn start_of(&self, out: usize, id: u32, now: Time) -> Time {
-        let o = &self.outputs[out];
-        if o.held == id {
-            o.start_by.max(now)
+        let h = self.holds[out];
+        if h.packet == id {
+            h.start_by.max(now)
         } else {
             now
         }
