@@ -288,9 +288,6 @@ pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
 }
 
-/// Load of the `ib-cluster-144` row.
-const LOAD_144: f64 = 0.3;
-
 /// The scenario of scale row `name` measuring `packets` packets: the
 /// topology and routing of the row, 1xSDR links but the clusters' own rates.
 pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
@@ -308,7 +305,7 @@ pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
             "[ib.topology]\nkind = \"import\"\n\
              file = \"../shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover\"\n\
              [ib.routing]\nalgorithm = \"min_hop\"\n",
-            LOAD_144,
+            0.3,
         ),
         // The production cluster as cabled, OpenSM's minhop tables; those
         // have channel-dependency cycles on every VL: runs of 1.5 million

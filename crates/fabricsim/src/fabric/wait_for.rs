@@ -115,14 +115,17 @@ impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
     pub fn look(&mut self, mut waits: Vec<(N, N)>) -> Option<Vec<N>> {
         self.looks += 1;
         // Most looks find no cycle at all, and then none among the waits
-        // that persisted either: one search, not two.
-        let cycle = wait_for_cycle(waits.iter().copied()).and_then(|_| {
+        // that persisted either: only the quick test runs. A cycle is named
+        // only among the waits that persisted.
+        let cycle = if has_cycle(&waits) {
             let persisted = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.binary_search(w).is_ok()));
             if persisted.is_none() {
                 self.transient += 1;
             }
             persisted
-        });
+        } else {
+            None
+        };
         waits.sort_unstable();
         self.previous = waits;
         cycle
