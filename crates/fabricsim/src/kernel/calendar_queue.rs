@@ -17,14 +17,16 @@
 //! With the InfiniBand buckets it took 24% to 85% more on the loop,
 //! switched-loop and TCP models, whose events are sparse in time, so those
 //! keep the heap.
-//! An event scheduled for the current time (a zero-length fibre, a credit
-//! handed back at once) follows every pending event of that time, so it
-//! waits in a FIFO lane instead of a bucket; a pop takes the earliest of the
-//! lane's head, the ring's and the far set's. On the 16-port switch, where
-//! 6 of the 15 events per data frame were such, this took 5% fewer
-//! instructions per data frame. A model may have the lane's pushes written
-//! in place (`INLINE_LANE`); forcing every push inline costs the InfiniBand
-//! fabrics 2-3%.
+//! With `LANE`, an event scheduled for the current time (a zero-length
+//! fibre, a credit handed back at once) follows every pending event of that
+//! time, so it waits in a FIFO lane instead of a bucket; a pop takes the
+//! earliest of the lane's head, the ring's and the far set's. On the 16-port
+//! Fibre Channel switch, where 6 of the 15 events per data frame were such,
+//! this took 5% fewer instructions per data frame, and writing the lane's
+//! pushes in place 2% fewer again. The InfiniBand fabric schedules nothing
+//! for the current time (none of a million pushes on any of its bench rows),
+//! so it goes without the lane and its checks on every push and pop: 2.6%
+//! fewer instructions on `ib-irregular`, 2.9% on `ib-fat-tree`.
 //! Node slots are reused through a free list: steady-state scheduling never
 //! allocates.
 
@@ -61,12 +63,11 @@ enum Earliest {
     Now,
 }
 
-/// `INLINE_LANE`: pushes for the current time are written in place at the
-/// caller and the rest call into the ring, for a model with many such (the
-/// Fibre Channel fabric's zero-length fibres: 2% fewer instructions per data
-/// frame on the 16-port switch). Otherwise one call per push (written in
-/// place, the lane's check cost the InfiniBand fabric 1.6%).
-pub struct CalendarQueue<E, const INLINE_LANE: bool = false> {
+/// `LANE`: events for the current time wait in a FIFO lane, their pushes
+/// written in place at the caller, and the rest call into the ring (the
+/// Fibre Channel fabric's zero-length fibres). Without it every push is one
+/// call into the ring (the InfiniBand fabric).
+pub struct CalendarQueue<E, const LANE: bool = false> {
     /// First and last node of each bucket's list (sorted by key), side by
     /// side: an insert or a pop reads both from one cache line.
     ends: Vec<Ends>,
@@ -84,8 +85,8 @@ pub struct CalendarQueue<E, const INLINE_LANE: bool = false> {
     /// Key of the far set's earliest event (`u128::MAX`: none), so a pop
     /// need not look into the heap.
     far_next: u128,
-    /// Events scheduled for `now` while it is the current time, by
-    /// sequence number (in order); those before `lane_head` are taken.
+    /// With `LANE`: events scheduled for `now` while it is the current
+    /// time, by sequence number (in order); those before `lane_head` are taken.
     lane: Vec<(u64, E)>,
     lane_head: usize,
     now: Time,
@@ -94,7 +95,7 @@ pub struct CalendarQueue<E, const INLINE_LANE: bool = false> {
     far_pushes: u64,
 }
 
-impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
+impl<E: Copy, const LANE: bool> CalendarQueue<E, LANE> {
     /// A queue whose buckets are `2^shift` ps wide, with room for `capacity`
     /// near-future events before its pool grows.
     pub fn new(capacity: usize, shift: u32) -> Self {
@@ -202,18 +203,6 @@ impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
         }
     }
 
-    #[inline]
-    fn push_any(&mut self, time: Time, event: E) {
-        let k = key(time, self.next_seq);
-        self.next_seq += 1;
-        if time == self.now {
-            // After every pending event of this time, so in push order.
-            self.lane.push((self.next_seq - 1, event));
-        } else {
-            self.insert(k, event);
-        }
-    }
-
     #[inline(never)]
     fn insert_later(&mut self, key: u128, event: E) {
         self.insert(key, event);
@@ -222,6 +211,9 @@ impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
     /// The earliest event's key and where it is.
     #[inline]
     fn earliest(&self) -> Option<(u128, Earliest)> {
+        if !LANE {
+            return self.ring_earliest();
+        }
         let Some(&(seq, _)) = self.lane.get(self.lane_head) else { return self.ring_earliest() };
         let lane = key(self.now, seq);
         // Every pending event is at `now` or later: one earlier than the
@@ -298,7 +290,9 @@ impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
             }
         };
         self.current = key;
-        self.now = key_time(key);
+        if LANE {
+            self.now = key_time(key);
+        }
         // Every pending event is at or after this one: the ring moves up to it.
         self.cursor = key_time(key) >> self.shift;
         (key_time(key), event)
@@ -312,20 +306,16 @@ impl<E: Copy, const INLINE_LANE: bool> CalendarQueue<E, INLINE_LANE> {
     }
 }
 
-impl<E: Copy, const INLINE_LANE: bool> EventSet<E> for CalendarQueue<E, INLINE_LANE> {
+impl<E: Copy, const LANE: bool> EventSet<E> for CalendarQueue<E, LANE> {
     #[inline(always)]
     fn push(&mut self, time: Time, event: E) {
-        if INLINE_LANE {
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            if time == self.now {
-                // After every pending event of this time, so in push order.
-                self.lane.push((seq, event));
-            } else {
-                self.insert_later(key(time, seq), event);
-            }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if LANE && time == self.now {
+            // After every pending event of this time, so in push order.
+            self.lane.push((seq, event));
         } else {
-            self.push_any(time, event);
+            self.insert_later(key(time, seq), event);
         }
     }
 
@@ -394,8 +384,8 @@ mod tests {
 
     /// Holds against a sorted reference, with delays from `delay`: every
     /// pop must give the reference's earliest (time, sequence).
-    fn check_against_reference<const INLINE_LANE: bool>(shift: u32, mut delay: impl FnMut() -> u64) {
-        let mut q = CalendarQueue::<u32, INLINE_LANE>::new(16, shift);
+    fn check_against_reference<const LANE: bool>(shift: u32, mut delay: impl FnMut() -> u64) {
+        let mut q = CalendarQueue::<u32, LANE>::new(16, shift);
         let mut reference: std::collections::BTreeSet<(u64, u64, u32)> = Default::default();
         let mut seq = 0u64;
         for i in 0..300u32 {
@@ -426,10 +416,10 @@ mod tests {
 
     #[test]
     fn matches_a_sorted_reference_near_far_and_simultaneous() {
-        fn both<const INLINE_LANE: bool>() {
+        fn both<const LANE: bool>() {
             // Buckets of 16 ps, ring of 64 ns: delays from 0 (same time) to far beyond the ring.
             let mut r = rng(0x9E37_79B9_7F4A_7C15);
-            check_against_reference::<INLINE_LANE>(4, move || match r() % 4 {
+            check_against_reference::<LANE>(4, move || match r() % 4 {
                 0 => 0,
                 1 => r() % 16,
                 2 => r() % 70_000,
@@ -437,7 +427,7 @@ mod tests {
             });
             // Everything in one bucket: sorted insertion does all the work.
             let mut r = rng(7);
-            check_against_reference::<INLINE_LANE>(40, move || r() % 1000);
+            check_against_reference::<LANE>(40, move || r() % 1000);
         }
         both::<false>();
         both::<true>();
