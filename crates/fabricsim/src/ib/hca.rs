@@ -16,7 +16,7 @@
 use super::fifo::Fifo;
 use super::message::{Message, NO_STREAM};
 use super::multicast::{MULTICAST_LID, NO_GROUP};
-use super::output_port::{lane, OutputPort};
+use super::output_port::OutputPort;
 use super::packet::{Packet, TrafficClass, DROPPABLE, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
@@ -252,7 +252,7 @@ impl Hca {
         self.queues.push(&mut sh.messages, m, msg.class, sl);
         let vl = self.queues.sl_vl[sl];
         if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
-            self.port.head_blocks[vl as usize] = self.blocks_of_next(&msg);
+            self.port.set_head_blocks(vl, self.blocks_of_next(&msg));
         }
         self.try_send(cx, sh);
         true
@@ -297,10 +297,10 @@ impl Hca {
             let sl = msg.sl.get() as usize;
             self.queues.pop(&sh.messages, vl, sl);
             if let Some(next) = self.queues.head(vl) {
-                self.port.head_blocks[lane(vl)] = self.blocks_of_next(&sh.messages[next]);
+                self.port.set_head_blocks(vl, self.blocks_of_next(&sh.messages[next]));
             }
         } else {
-            self.port.head_blocks[lane(vl)] = self.blocks_of_next(msg);
+            self.port.set_head_blocks(vl, self.blocks_of_next(msg));
         }
         self.sending = true;
         let id = sh.packets.insert(packet);

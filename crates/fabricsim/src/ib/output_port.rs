@@ -12,7 +12,7 @@
 //! packet that goes.
 
 use super::credit_return::CreditReturn;
-use super::vl::PortCredits;
+use super::vl::{PortCredits, VL15};
 use super::vl_arbiter::VlArbiter;
 use super::wire::Delivery;
 use crate::kernel::Time;
@@ -29,7 +29,11 @@ pub fn lane(vl: u8) -> usize {
 #[repr(C)]
 pub struct OutputPort {
     /// Per VL: credit blocks of its head (the next packet to go).
-    pub head_blocks: [u16; 16],
+    head_blocks: [u16; 16],
+    /// The VLs whose head blocks fit the receiver's free credits (a bit per
+    /// VL, VL15 always), kept as heads and credits change, so a pick finds
+    /// the sendable VLs with one mask instead of a credit check per VL.
+    fits: u16,
     credits: PortCredits,
     returns: CreditReturn,
     arbiter: VlArbiter,
@@ -39,7 +43,22 @@ pub struct OutputPort {
 
 impl OutputPort {
     pub fn new(me: PortRef, credits: PortCredits, arbiter: VlArbiter) -> Self {
-        OutputPort { head_blocks: [0; 16], credits, returns: CreditReturn::default(), arbiter, me }
+        // No head needs any credit yet: every data VL (and VL15) fits.
+        let fits = (((1u32 << credits.data_vls()) - 1) as u16) | 1 << VL15;
+        OutputPort { head_blocks: [0; 16], fits, credits, returns: CreditReturn::default(), arbiter, me }
+    }
+
+    /// Credit blocks of `vl`'s head (the next packet to go).
+    #[inline]
+    pub fn head_blocks(&self, vl: u8) -> u16 {
+        self.head_blocks[lane(vl)]
+    }
+
+    /// `vl`'s head (the next packet to go) takes `blocks` credit blocks.
+    #[inline]
+    pub fn set_head_blocks(&mut self, vl: u8, blocks: u16) {
+        self.head_blocks[lane(vl)] = blocks;
+        self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
     }
 
     /// Takes the credits due before the event being handled, then picks the
@@ -49,17 +68,23 @@ impl OutputPort {
     #[inline]
     pub fn pick(&mut self, cx: &mut impl Schedule<Delivery>, waiting: u16) -> Option<u8> {
         let credits = &mut self.credits;
-        self.returns.take_due(cx.current_key(), |vl, blocks| credits.restore(vl, blocks));
-        // The VLs whose head has credit, found once: the arbiter reads only this mask.
-        let mut sendable = 0u16;
-        let mut w = waiting;
-        while w != 0 {
-            let vl = w.trailing_zeros() as u8;
-            w &= w - 1;
-            if credits.can_send_blocks(vl, self.head_blocks[lane(vl)]) {
-                sendable |= 1 << vl;
-            }
+        let mut restored = 0u16;
+        self.returns.take_due(cx.current_key(), |vl, blocks| {
+            credits.restore(vl, blocks);
+            restored |= 1 << vl;
+        });
+        while restored != 0 {
+            let vl = restored.trailing_zeros() as u8;
+            restored &= restored - 1;
+            self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
         }
+        // The VLs with a head that has credit for all of it: the arbiter reads only this mask.
+        let sendable = waiting & self.fits;
+        debug_assert!(
+            (0..16u8).all(|vl| waiting & 1 << vl == 0
+                || (sendable & 1 << vl != 0) == self.credits.can_send_blocks(vl, self.head_blocks[lane(vl)])),
+            "the fits mask is out of date"
+        );
         let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
         if let Some(h) = self.returns.set_waiting(picked.is_none() && waiting != 0) {
             cx.push_keyed(h.key, self.me.index, Delivery::credit(self.me, h.vl, h.blocks));
@@ -70,10 +95,12 @@ impl OutputPort {
     /// The head of `vl`, `bytes` on the wire, goes now: its credits are
     /// taken and the arbiter charged. Returns its blocks; the owner then
     /// sets the VL's next head.
-    #[inline]
+    #[inline(always)]
     pub fn sent(&mut self, vl: u8, bytes: u32) -> u16 {
         let blocks = self.head_blocks[lane(vl)];
         self.credits.consume_blocks(vl, blocks);
+        // `vl`'s bit in `fits` is stale until the owner sets its next head,
+        // which it does before the VL is offered again.
         self.arbiter.on_sent(vl, bytes);
         blocks
     }
@@ -82,6 +109,7 @@ impl OutputPort {
     #[inline]
     pub fn on_credit(&mut self, vl: u8, blocks: u32) {
         self.credits.restore(vl, blocks);
+        self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
     }
 
     /// Credit blocks the receiver's `vl` has free as this port knows now
@@ -125,6 +153,13 @@ impl OutputPort {
     }
 }
 
+/// `fits` with `vl`'s bit set again from its head blocks and its credits.
+#[inline(always)]
+fn refit(fits: u16, credits: &PortCredits, heads: &[u16; 16], vl: u8) -> u16 {
+    let ok = credits.fits(vl, heads[lane(vl)]) as u16;
+    (fits & !(1 << vl)) | ok << vl
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,8 +188,8 @@ mod tests {
         let me = PortRef::new(ComponentKind::Hca, 4, 0);
         let mut port = OutputPort::new(me, PortCredits::new(2, 128, 64).unwrap(), VlArbiter::paper());
         let mut q: EventQueue<Ev> = EventQueue::new();
-        port.head_blocks[0] = 2;
-        port.head_blocks[1] = 3;
+        port.set_head_blocks(0, 2);
+        port.set_head_blocks(1, 3);
         let mut cx = Context::new(0, &mut q);
         assert_eq!(port.pick(&mut cx, 0b11), Some(0), "VL1's head needs 3 blocks of 2");
         assert_eq!(port.sent(0, 100), 2);
@@ -164,7 +199,7 @@ mod tests {
         port.hold(key, 0, 2);
         cx.schedule(10, Ev::Tick);
         assert_eq!(q.pop_until(Time::MAX), Some((10, Ev::Tick)));
-        port.head_blocks[0] = 1;
+        port.set_head_blocks(0, 1);
         assert!(port.blocked_on_credit(0, 10) && !port.blocked_on_credit(0, 50), "held credit counts once due");
         assert_eq!((port.credits_used(0, 10), port.credits_used(0, 50)), (2, 0));
         let mut cx = Context::new(10, &mut q);

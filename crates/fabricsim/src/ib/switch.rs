@@ -461,7 +461,7 @@ impl IbSwitch {
         let q = &mut o.queues[lane(vl)];
         let alone = q.is_empty();
         if alone {
-            o.port.head_blocks[lane(vl)] = blocks;
+            o.port.set_head_blocks(vl, blocks);
         }
         q.push_back(&mut ctx.packets, id);
         o.queued += 1;
@@ -528,7 +528,7 @@ impl IbSwitch {
         let blocks = o.port.sent(vl, bytes);
         let next = q.front();
         if let Some(next) = next {
-            o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
+            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, self.block));
         } else {
             o.queued_vls &= !(1 << vl);
         }

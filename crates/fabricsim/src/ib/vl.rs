@@ -302,6 +302,14 @@ impl PortCredits {
         r
     }
 
+    /// Whether a head of `blocks` fits `vl`'s free credits (VL15 always does):
+    /// [`Self::can_send_blocks`] without the data-VL check, for a VL known
+    /// to have a head.
+    #[inline(always)]
+    pub fn fits(&self, vl: u8, blocks: u16) -> bool {
+        self.available.get(vl as usize).is_none_or(|&a| blocks <= a)
+    }
+
     /// [`Self::consume`] for a packet the caller has counted in blocks.
     #[inline]
     pub fn consume_blocks(&mut self, vl: u8, blocks: u16) {

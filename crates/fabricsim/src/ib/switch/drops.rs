@@ -34,12 +34,12 @@ impl IbSwitch {
         let o = &mut self.outputs[out];
         let q = &mut o.queues[lane(vl)];
         let id = q.pop_front(&ctx.packets).expect("an expiring VL has a head");
-        o.free[lane(vl)] += o.port.head_blocks[lane(vl)];
+        o.free[lane(vl)] += o.port.head_blocks(vl);
         o.queued -= 1;
         o.blocked = false;
         let next = q.front();
         if let Some(next) = next {
-            o.port.head_blocks[lane(vl)] = credit_blocks(&ctx.packets[next], vl, self.block);
+            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, self.block));
         } else {
             o.queued_vls &= !(1 << vl);
         }
