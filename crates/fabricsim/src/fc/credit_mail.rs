@@ -87,21 +87,13 @@ impl CreditMail {
 mod tests {
     use super::*;
     use crate::kernel::EventQueue;
-    use crate::sim::{Carries, Context};
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct At(u32, Delivery);
-
-    impl Carries<Delivery> for At {
-        fn wrap(index: u32, ev: Delivery) -> Self {
-            At(index, ev)
-        }
-    }
+    use crate::sim::composite::At;
+    use crate::sim::Context;
 
     const CREDIT: Delivery = Delivery::Credit { kind: ComponentKind::Node, port: 0 };
 
     /// Takes the next event, as the driver does before handling it.
-    fn next(q: &mut EventQueue<At>) -> Option<(Time, At)> {
+    fn next(q: &mut EventQueue<At<Delivery>>) -> Option<(Time, At<Delivery>)> {
         q.pop_until(Time::MAX)
     }
 

@@ -113,16 +113,8 @@ impl Wire {
 mod tests {
     use super::*;
     use crate::kernel::EventQueue;
-    use crate::sim::{Carries, Context};
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct At(u32, Delivery);
-
-    impl Carries<Delivery> for At {
-        fn wrap(index: u32, ev: Delivery) -> Self {
-            At(index, ev)
-        }
-    }
+    use crate::sim::composite::At;
+    use crate::sim::Context;
 
     #[test]
     fn cut_through_receivers_act_on_the_header_sinks_on_the_whole_packet() {

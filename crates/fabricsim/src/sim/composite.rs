@@ -10,3 +10,16 @@
 pub trait Carries<Ev>: Copy {
     fn wrap(index: u32, ev: Ev) -> Self;
 }
+
+/// For tests: an event `Ev` as an assembly carries it, with the index of the
+/// component it is for.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct At<Ev>(pub u32, pub Ev);
+
+#[cfg(test)]
+impl<Ev: Copy> Carries<Ev> for At<Ev> {
+    fn wrap(index: u32, ev: Ev) -> Self {
+        At(index, ev)
+    }
+}

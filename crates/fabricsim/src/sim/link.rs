@@ -116,16 +116,8 @@ impl Link {
 mod tests {
     use super::*;
     use crate::kernel::EventQueue;
-    use crate::sim::{Carries, Context};
-
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct At(u32, Delivery);
-
-    impl Carries<Delivery> for At {
-        fn wrap(index: u32, ev: Delivery) -> Self {
-            At(index, ev)
-        }
-    }
+    use crate::sim::composite::At;
+    use crate::sim::Context;
 
     #[test]
     fn links_add_their_delay_and_tell_buffering_receivers_apart() {
