@@ -94,11 +94,12 @@ struct InPort {
     transfer_out: u16,
     transfer_bytes: u16,
     transfer_blocks: u16,
+    /// Who feeds this port (None: a free port); credits go back over it
+    /// when a transfer ends, so it sits in the transfer's cache line.
+    peer: Option<Wire>,
     /// Per VL, its queue and its head's request side by side, so a packet's
     /// arrival reads one line for its VL.
     vls: [InVl; VLS],
-    /// Who feeds this port (None: a free port); credits go back over it.
-    peer: Option<Wire>,
 }
 
 /// An input VL: its packets in arrival order, and the output its requesting
