@@ -135,29 +135,26 @@ fn delivered_between(f: &mut Simulation<IbFabric>, from: Time, to: Time) -> u64 
 fn every_cable_carries_its_own_rate() {
     let w = |ps_per_byte: Time| 1050 * ps_per_byte;
     let window = 400 * w(QDR);
-    let check = |f: &mut Simulation<IbFabric>, packet: Time, what: &str| {
-        let n = delivered_between(f, 50 * w(QDR), 50 * w(QDR) + window);
+    // Long messages from each (source, destination) of `flows` over `file`:
+    // the packets delivered in the window are the window over `packet`.
+    let check = |file: &str, flows: &[(u32, u32)], packet: Time, what: &str| {
+        let mut f = Simulation::new(fabric(file, ""));
+        for &(src, dst) in flows {
+            assert!(f.inject(src, dst, TrafficClass::BestEffort, 8, 1024 * 1000));
+        }
+        let n = delivered_between(&mut f, 50 * w(QDR), 50 * w(QDR) + window);
         let want = window / packet;
         assert!(n.abs_diff(want) <= 1, "{what}: {n} packets in the window, {want} at its rate");
     };
     // One QDR HCA to another over an FDR10 cable: the HCA links bind.
     let file = two_switches("qdr-hcas", 2, "4xQDR", "4xFDR10");
-    let mut f = Simulation::new(fabric(&file, ""));
-    assert!(f.inject(0, 2, TrafficClass::BestEffort, 8, 1024 * 1000));
-    check(&mut f, w(QDR), "QDR HCA link");
+    check(&file, &[(0, 2)], w(QDR), "QDR HCA link");
     // Two QDR HCAs into one FDR10 cable: 8 GB/s offered, the cable carries its 5.
-    let mut f = Simulation::new(fabric(&file, ""));
-    assert!(f.inject(0, 2, TrafficClass::BestEffort, 8, 1024 * 1000));
-    assert!(f.inject(1, 3, TrafficClass::BestEffort, 8, 1024 * 1000));
-    check(&mut f, w(FDR10), "FDR10 cable");
+    check(&file, &[(0, 2), (1, 3)], w(FDR10), "FDR10 cable");
     // FDR10 HCAs: on one switch, their own rate; across a QDR cable, its rate.
     let file = two_switches("fdr10-hcas", 2, "4xFDR10", "4xQDR");
-    let mut f = Simulation::new(fabric(&file, ""));
-    assert!(f.inject(0, 1, TrafficClass::BestEffort, 8, 1024 * 1000));
-    check(&mut f, w(FDR10), "FDR10 HCA link");
-    let mut f = Simulation::new(fabric(&file, ""));
-    assert!(f.inject(0, 2, TrafficClass::BestEffort, 8, 1024 * 1000));
-    check(&mut f, w(QDR), "QDR cable");
+    check(&file, &[(0, 1)], w(FDR10), "FDR10 HCA link");
+    check(&file, &[(0, 2)], w(QDR), "QDR cable");
     // An explicit ib.link runs every cable at it: 4x EDR, 25 Gbit/s a lane, 80 ps a byte.
     let mut f = Simulation::new(fabric(&file, "[ib]\nlink = \"4xEDR\"\n"));
     assert_eq!(f.timing().rates().len(), 1);
