@@ -80,32 +80,30 @@ impl IbSwitch {
             return (now + wire, true);
         }
         let inbound = ctx.timing.wire_at(from, p.bytes as u32);
-        let end = self.after_tail(ctx, now, wire.min(inbound), from, out, id, p);
+        let end = (now + wire.min(inbound)).max(self.hold_for_tail(ctx, now, wire, from, out, id, p));
         (end, end >= now + wire)
     }
 
-    /// The end of a crossing of packet `id` (`p`, come in at rate `from`)
-    /// into output `out` that starts at `now` and takes `crossing`: not
-    /// before the tail is in. Where the tail's arrival less the output's
-    /// serialization is later than now, the output holds the packet till then.
+    /// When the tail of packet `id` (`p`, come in at rate `from`) is in: a
+    /// crossing into output `out` that starts at `now` ends no earlier.
+    /// Where that less the output's serialization `wire` is later than now,
+    /// the output holds the packet till then.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn after_tail(
+    pub(super) fn hold_for_tail(
         &mut self,
         ctx: &Shared,
         now: Time,
-        crossing: Time,
+        wire: Time,
         from: Rate,
         out: usize,
         id: u32,
         p: &Packet,
     ) -> Time {
-        let bytes = p.bytes as u32;
-        let wire = ctx.timing.wire_at(self.output_rate(out), bytes);
-        let tail = p.t_arrived - ctx.timing.header_at(from) + ctx.timing.wire_at(from, bytes);
+        let tail = p.t_arrived - ctx.timing.header_at(from) + ctx.timing.wire_at(from, p.bytes as u32);
         if tail > now + wire {
             self.holds[out] = Hold { packet: id, start_by: tail - wire };
         }
-        (now + crossing).max(tail)
+        tail
     }
 
     /// When output `out` may start packet `id`: now, or later if it waits

@@ -440,7 +440,7 @@ impl IbSwitch {
         self.enter_output(cx, ctx, out, p.vl, id, blocks);
         // Out of the FIFO at the output's rate, and as the copy's tail allows.
         let wire = ctx.timing.wire_at(self.output_rate(out), p.bytes as u32);
-        let end = self.after_tail(ctx, cx.now(), wire, from, out, id, &p);
+        let end = (cx.now() + wire).max(self.hold_for_tail(ctx, cx.now(), wire, from, out, id, &p));
         cx.push(end, self.index, SwitchEvent::CentralDone { port: out as u16 });
         self.try_link(cx, ctx, out, None);
     }
