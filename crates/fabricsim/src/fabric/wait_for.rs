@@ -4,7 +4,8 @@
 //! only when it persists from one look to the next. The static analysis of
 //! a routing (`deadlock.rs`) names its cycles with the same [`find_cycle`].
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::{is_cyclic_directed, tarjan_scc};
+use petgraph::graph::Graph;
 use petgraph::graphmap::DiGraphMap;
 
 /// One cycle of a directed graph, if it has any: inside the first strongly
@@ -43,7 +44,7 @@ pub fn wait_for_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
     waits: impl IntoIterator<Item = (N, N)>,
 ) -> Option<Vec<N>> {
     let waits: Vec<(N, N)> = waits.into_iter().collect();
-    // Most looks find no cycle: then a sort settles it, and the graph that
+    // Most looks find no cycle: then the quick test settles it, and the graph that
     // names one (hashed nodes, Tarjan) is built only when there is one.
     if !has_cycle(&waits) {
         return None;
@@ -52,40 +53,16 @@ pub fn wait_for_cycle<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(
     find_cycle(&g)
 }
 
-/// Whether waits `(a, b)` hold a cycle (a self-wait included): the nodes
-/// nothing waits on are peeled off until none is left (Kahn's order); what
-/// cannot be peeled lies on or behind a cycle.
+/// Whether waits `(a, b)` hold a cycle (a self-wait included), without
+/// hashing: the nodes are numbered by sorting, and petgraph's
+/// depth-first test runs on the indexed graph.
 fn has_cycle<N: Copy + Ord>(waits: &[(N, N)]) -> bool {
     let mut nodes: Vec<N> = waits.iter().flat_map(|&(a, b)| [a, b]).collect();
     nodes.sort_unstable();
     nodes.dedup();
     let at = |n: &N| nodes.binary_search(n).expect("every end is a node") as u32;
-    let mut edges: Vec<(u32, u32)> = waits.iter().map(|(a, b)| (at(a), at(b))).collect();
-    edges.sort_unstable();
-    edges.dedup();
-    // Edges by source (they are sorted): node v's run starts at first[v].
-    let n = nodes.len();
-    let mut first = vec![0u32; n + 1];
-    let mut waited_on = vec![0u32; n];
-    for &(a, b) in &edges {
-        first[a as usize + 1] += 1;
-        waited_on[b as usize] += 1;
-    }
-    for v in 0..n {
-        first[v + 1] += first[v];
-    }
-    let mut free: Vec<u32> = (0..n as u32).filter(|&v| waited_on[v as usize] == 0).collect();
-    let mut peeled = 0;
-    while let Some(v) = free.pop() {
-        peeled += 1;
-        for &(_, b) in &edges[first[v as usize] as usize..first[v as usize + 1] as usize] {
-            waited_on[b as usize] -= 1;
-            if waited_on[b as usize] == 0 {
-                free.push(b);
-            }
-        }
-    }
-    peeled < n
+    let g: Graph<(), ()> = Graph::from_edges(waits.iter().map(|(a, b)| (at(a), at(b))));
+    is_cyclic_directed(&g)
 }
 
 /// Run-time deadlock detection over successive looks at a model's waits
