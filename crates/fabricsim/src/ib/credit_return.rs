@@ -54,10 +54,10 @@ pub struct CreditReturn {
     len: u8,
     /// Whether the sender is idle with packets queued and none it can send.
     waiting: bool,
-    /// Boxed, header and all: 8 bytes in the port instead of 32, for a list
-    /// that is rarely used.
+    /// Boxed, header and all, and only once the port first spills: 8
+    /// bytes in the port instead of 32, for a list most ports never use.
     #[allow(clippy::box_collection)]
-    spill: Box<VecDeque<HeldCredit>>,
+    spill: Option<Box<VecDeque<HeldCredit>>>,
 }
 
 impl CreditReturn {
@@ -79,21 +79,27 @@ impl CreditReturn {
             self.vls[n] = vl;
             self.len += 1;
         } else {
-            self.spill_all();
-            self.spill.push_back(HeldCredit { key, vl, blocks });
+            self.spill_all().push_back(HeldCredit { key, vl, blocks });
         }
     }
 
     /// Moves the inline credits to the spill list (cold: more than
     /// [`INLINE`] held).
     #[cold]
-    fn spill_all(&mut self) {
+    fn spill_all(&mut self) -> &mut VecDeque<HeldCredit> {
+        let spill = self.spill.get_or_insert_with(Default::default);
         if self.len != SPILLED {
             for i in 0..self.len as usize {
-                self.spill.push_back(HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] });
+                spill.push_back(HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] });
             }
             self.len = SPILLED;
         }
+        spill
+    }
+
+    /// The spill list, while the credits are in it.
+    fn spilled(&mut self) -> &mut VecDeque<HeldCredit> {
+        self.spill.as_mut().expect("a port with spilled credits has a spill list")
     }
 
     /// Hands over every held credit due before the event being handled
@@ -120,14 +126,15 @@ impl CreditReturn {
 
     #[cold]
     fn take_spilled(&mut self, current: u128, mut apply: impl FnMut(u8, u32)) {
-        while let Some(&h) = self.spill.front() {
+        let spill = self.spilled();
+        while let Some(&h) = spill.front() {
             if h.key >= current {
                 break;
             }
             apply(h.vl, h.blocks as u32);
-            self.spill.pop_front();
+            spill.pop_front();
         }
-        if self.spill.is_empty() {
+        if spill.is_empty() {
             self.len = 0;
         }
     }
@@ -139,8 +146,9 @@ impl CreditReturn {
             return None;
         }
         if self.len == SPILLED {
-            let h = self.spill.pop_front();
-            if self.spill.is_empty() {
+            let spill = self.spilled();
+            let h = spill.pop_front();
+            if spill.is_empty() {
                 self.len = 0;
             }
             return h;
@@ -180,7 +188,7 @@ impl CreditReturn {
     fn held(&self) -> impl Iterator<Item = HeldCredit> + '_ {
         let n = if self.len == SPILLED { 0 } else { self.len as usize };
         let inline = (0..n).map(|i| HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] });
-        inline.chain(self.spill.iter().copied())
+        inline.chain(self.spill.iter().flat_map(|s| s.iter().copied()))
     }
 
     /// Blocks for `vl` held and due by time `now` (for views between events).
@@ -269,7 +277,7 @@ mod tests {
         for (i, &k) in keys.iter().enumerate() {
             r.hold(k, (i % 2) as u8, i as u16 + 1);
         }
-        assert!(r.len == SPILLED && r.spill.len() == 5, "all five spilled");
+        assert!(r.len == SPILLED && r.spill.as_ref().unwrap().len() == 5, "all five spilled");
         assert_eq!((r.held_blocks(0), r.held_blocks(1), r.due_blocks(0, 30)), (1 + 3 + 5, 2 + 4, 1 + 3));
         q.push(25, 9);
         q.pop();
@@ -284,7 +292,7 @@ mod tests {
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert_eq!(taken, vec![(0, 1), (1, 2), (1, 4), (0, 5)]);
         r.hold(q.reserve_key(70), 3, 7);
-        assert!(r.len == 1 && r.spill.is_empty(), "held inline again");
+        assert!(r.len == 1 && r.spill.as_ref().unwrap().is_empty(), "held inline again");
         assert_eq!(r.held_blocks(3), 7);
     }
 }
