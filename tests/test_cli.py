@@ -3,6 +3,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import resource
 import signal
 import sys
@@ -151,6 +152,25 @@ def test_bench_repeat_reports_the_fastest_run_and_every_wall_time(cli):
     assert proc.returncode == 0 and "fastest of 2" in proc.stdout
     proc = cli("bench", "--which", "kernel-hold", "--repeat", "0")
     assert proc.returncode == 2
+
+
+def test_bench_takes_a_list_of_rows_in_turns_and_compares_the_two_trees_cost_per_hop(cli):
+    proc = cli("bench", "--which", "ib-fat-tree-16, ib-fat-tree-4096,ib-fat-tree-16", "--size", "2000", "--repeat", "2",
+               "--json")
+    assert proc.returncode == 0, proc.stderr
+    small, large = json.loads(proc.stdout)
+    assert (small["name"], large["name"]) == ("ib-fat-tree-16", "ib-fat-tree-4096")
+    assert len(small["runs_wall_s"]) == len(large["runs_wall_s"]) == 2
+    per_hop = [r["wall_s"] / r["hops"] for r in (small, large)]
+    assert large["hop_cost_vs_ib_fat_tree_16"] == per_hop[1] / per_hop[0]
+    assert "hop_cost_vs_ib_fat_tree_16" not in small
+    text = cli("bench", "--which", "ib-fat-tree-4096,ib-fat-tree-16", "--size", "2000")
+    assert text.returncode == 0, text.stderr
+    assert re.search(r"ib-fat-tree-4096 cost per packet-hop: \d+\.\d\dx ib-fat-tree-16's", text.stdout), text.stdout
+    alone = cli("bench", "--which", "ib-fat-tree-16", "--size", "2000")
+    assert alone.returncode == 0 and "cost per packet-hop" not in alone.stdout
+    bad = cli("bench", "--which", "ib-fat-tree-16,nope")
+    assert bad.returncode == 2 and "unknown benchmark `nope`" in bad.stderr
 
 
 def test_reproduce_list_and_unknown_id(cli, tmp_path):

@@ -284,45 +284,68 @@ def bench(
         help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, ib-multipath, "
         "ib-multicast, tcp-stream or all; or a scale row, ib-fat-tree-16, ib-fat-tree-4096, ib-cluster-144, "
         "ib-cluster-1356, ib-fat-tree-32768, or scale for the five (fabrics of up to 32,768 HCAs: they report build time and peak "
-        "memory per port).",
+        "memory per port); or several, comma-separated. With ib-fat-tree-16 and ib-fat-tree-4096 both, the 4,096-HCA tree's "
+        "cost per packet-hop is also given as a multiple of the 16-HCA tree's in the same sitting.",
     ),
     size: int = typer.Option(1_000_000, "--size", min=1, help="Problem size (events or frames) per benchmark."),
     as_json: bool = typer.Option(False, "--json", help="Print every row as JSON (one list) for scripts."),
     repeat: int = typer.Option(
         1, "--repeat", min=1,
         help="Run each benchmark this many times and report the fastest run (wall time on a shared machine varies "
-        "from run to run; the simulated work is the same); every run's wall time is in the JSON as runs_wall_s.",
+        "from run to run; the simulated work is the same); every run's wall time is in the JSON as runs_wall_s. The "
+        "rows take turns (each round runs every row once), so a slow spell of the machine falls on all of them alike.",
     ),
 ) -> None:
     """Measure raw simulation speed (events/s and frames/s)."""
     from . import _core
 
     known = tuple(_core.BENCH_NAMES) + tuple(_core.SCALE_BENCH_NAMES)
-    names = {"all": list(_core.BENCH_NAMES), "scale": list(_core.SCALE_BENCH_NAMES)}.get(which, [which])
+    groups = {"all": list(_core.BENCH_NAMES), "scale": list(_core.SCALE_BENCH_NAMES)}
+    names: list[str] = []
+    for part in which.split(","):
+        for name in groups.get(part.strip(), [part.strip()]):
+            if name not in known:
+                raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all, scale")
+            if name not in names:
+                names.append(name)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     rows = []
-    for name in names:
-        if name not in known:
-            raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all, scale")
-        # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller
-        # size; tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
-        scaled = {
-            "fc-loop": max(1, size // 100),
-            "switched-loop": max(1, size // 100),
-            "tcp-stream": max(1, min(size // 10, 3_600_000)),
-        }.get(name, size)
-        runs = []
-        for _ in range(repeat):
+    for round_ in range(repeat):
+        for name in names:
+            # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller
+            # size; tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
+            scaled = {
+                "fc-loop": max(1, size // 100),
+                "switched-loop": max(1, size // 100),
+                "tcp-stream": max(1, min(size // 10, 3_600_000)),
+            }.get(name, size)
             try:
-                runs.append(json.loads(_core.bench(name, scaled)))
+                runs[name].append(json.loads(_core.bench(name, scaled)))
             except ValueError as exc:
                 raise FabricsimError(str(exc)) from None
-        data = min(runs, key=lambda r: r["wall_s"])
-        data["runs_wall_s"] = [r["wall_s"] for r in runs]
-        rows.append(data)
-        if not as_json:
-            emit(_bench_line(data))
+            if round_ == repeat - 1:
+                data = min(runs[name], key=lambda r: r["wall_s"])
+                data["runs_wall_s"] = [r["wall_s"] for r in runs[name]]
+                rows.append(data)
+                if not as_json:
+                    emit(_bench_line(data))
+    ratio = _hop_cost_ratio(rows)
     if as_json:
         emit(json.dumps(rows, indent=2))
+    elif ratio is not None:
+        emit(f"ib-fat-tree-4096 cost per packet-hop: {ratio:.2f}x ib-fat-tree-16's in this sitting")
+
+
+def _hop_cost_ratio(rows: list[dict[str, Any]]) -> float | None:
+    # The 8-ary 4-tree's wall time per packet-hop over the 4-ary 2-tree's, both from their fastest runs; kept on
+    # the larger tree's row as hop_cost_vs_ib_fat_tree_16.
+    by_name = {r["name"]: r for r in rows}
+    small, large = by_name.get("ib-fat-tree-16"), by_name.get("ib-fat-tree-4096")
+    if small is None or large is None or not small["hops"] or not large["hops"]:
+        return None
+    ratio = (large["wall_s"] / large["hops"]) / (small["wall_s"] / small["hops"])
+    large["hop_cost_vs_ib_fat_tree_16"] = ratio
+    return ratio
 
 
 def _bench_line(data: dict[str, Any]) -> str:
