@@ -134,10 +134,11 @@ struct OutPort {
     blocked: bool,
     /// The input to consider first (round robin).
     next_input: u16,
-    port: OutputPort,
     /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
-    /// no credits).
+    /// no credits). Beside the fields above: a transfer's end frees space
+    /// and clears `busy` in one line, and an offer reads it with `blocked`.
     free: [u16; VLS],
+    port: OutputPort,
     /// Where the port sends (None: a free port).
     wire: Option<Wire>,
     /// Packets per VL.
