@@ -266,6 +266,13 @@ mod tests {
         assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
     }
 
+    /// The held credits take 48 bytes of their port: under a cache line,
+    /// beside the port's other state.
+    #[test]
+    fn held_credits_take_48_bytes_of_their_port() {
+        assert_eq!(std::mem::size_of::<CreditReturn>(), 48);
+    }
+
     /// More credits than fit inline spill to the list, keep their order
     /// through partial takes and a waiting sender's pop, and once all are
     /// taken the next holds are inline again.
