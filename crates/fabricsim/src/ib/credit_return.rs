@@ -87,14 +87,13 @@ impl CreditReturn {
     /// [`INLINE`] held).
     #[cold]
     fn spill_all(&mut self) -> &mut VecDeque<HeldCredit> {
-        let spill = self.spill.get_or_insert_with(Default::default);
         if self.len != SPILLED {
-            for i in 0..self.len as usize {
-                spill.push_back(HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] });
-            }
+            let inline: [HeldCredit; INLINE] = std::array::from_fn(|i| self.inline(i));
+            let n = self.len as usize;
+            self.spill.get_or_insert_with(Default::default).extend(&inline[..n]);
             self.len = SPILLED;
         }
-        spill
+        self.spilled()
     }
 
     /// The spill list, while the credits are in it.
@@ -153,9 +152,15 @@ impl CreditReturn {
             }
             return h;
         }
-        let h = HeldCredit { key: self.keys[0], vl: self.vls[0], blocks: self.blocks[0] };
+        let h = self.inline(0);
         self.drop_front(1);
         Some(h)
+    }
+
+    /// Inline credit `i` (0: the oldest).
+    #[inline(always)]
+    fn inline(&self, i: usize) -> HeldCredit {
+        HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] }
     }
 
     /// Drops the `k` oldest inline credits.
@@ -187,8 +192,7 @@ impl CreditReturn {
     /// The held credits, oldest first.
     fn held(&self) -> impl Iterator<Item = HeldCredit> + '_ {
         let n = if self.len == SPILLED { 0 } else { self.len as usize };
-        let inline = (0..n).map(|i| HeldCredit { key: self.keys[i], vl: self.vls[i], blocks: self.blocks[i] });
-        inline.chain(self.spill.iter().flat_map(|s| s.iter().copied()))
+        (0..n).map(|i| self.inline(i)).chain(self.spill.iter().flat_map(|s| s.iter().copied()))
     }
 
     /// Blocks for `vl` held and due by time `now` (for views between events).
