@@ -5,9 +5,6 @@
 
 use super::*;
 
-/// The calendar ring's largest size, in bits of buckets.
-const MAX_RING_BITS: u32 = 16;
-
 impl IbFabric {
     /// Builds the fabric a (validated) `[ib]` scenario describes.
     pub fn build(scenario: &Scenario) -> Result<Self> {
@@ -230,19 +227,12 @@ impl IbFabric {
         // width gives the same run).
         let ports: u64 = switches.iter().map(|s| s.ports() as u64).sum();
         let bucket = timing.wire(8) * 256 / ports.max(256);
-        let mut bucket_shift = CalendarQueue::<Event>::shift_for(bucket);
         // As buckets narrow with the fabric's ports, the ring grows so that
         // it spans four full-packet times: events a packet time ahead (a
-        // packet's tail, the credits it frees) stay out of the overflow heap.
-        let mut ring_bits = CalendarQueue::<Event>::ring_bits_for(bucket_shift, 4 * largest);
-        // But to at most 2^16 buckets (512 KB of list ends, within the L2);
-        // past that the buckets widen instead. On the 8-ary 4-tree (2^18
-        // buckets of 128 ps before) cachegrind counted 12% fewer misses at a
-        // 16 MB last level for 0.5% more instructions.
-        if ring_bits > MAX_RING_BITS {
-            bucket_shift += ring_bits - MAX_RING_BITS;
-            ring_bits = MAX_RING_BITS;
-        }
+        // packet's tail, the credits it frees) stay out of the overflow heap;
+        // past the ring's cap (the 8-ary 4-tree) its buckets widen instead.
+        let (bucket_shift, ring_bits) =
+            CalendarQueue::<Event>::ring_for(CalendarQueue::<Event>::shift_for(bucket), 4 * largest);
         let sendable_sls = (0..16u8)
             .filter(|&sl| {
                 let vl = sl_to_vl.vl(ServiceLevel::new(sl as u32, "sl").expect("SL below 16"));
