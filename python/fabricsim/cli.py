@@ -308,19 +308,19 @@ def bench(
                 raise FabricsimError(f"unknown benchmark `{name}`; allowed: {', '.join(known)}, all, scale")
             if name not in names:
                 names.append(name)
+    # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller size;
+    # tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
+    scaled = {
+        "fc-loop": max(1, size // 100),
+        "switched-loop": max(1, size // 100),
+        "tcp-stream": max(1, min(size // 10, 3_600_000)),
+    }
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     rows = []
     for round_ in range(repeat):
         for name in names:
-            # fc-loop and switched-loop count I/Os (about a hundred frames and events each), so they run a smaller
-            # size; tcp-stream's size is simulated milliseconds of a 2 MB-message TCP_STREAM (default 100 s).
-            scaled = {
-                "fc-loop": max(1, size // 100),
-                "switched-loop": max(1, size // 100),
-                "tcp-stream": max(1, min(size // 10, 3_600_000)),
-            }.get(name, size)
             try:
-                runs[name].append(json.loads(_core.bench(name, scaled)))
+                runs[name].append(json.loads(_core.bench(name, scaled.get(name, size))))
             except ValueError as exc:
                 raise FabricsimError(str(exc)) from None
             if round_ == repeat - 1:
