@@ -323,3 +323,21 @@ fn an_incast_sends_from_its_senders_only_and_delivers_every_packet() {
         c(&incast, "best_effort_messages_generated") as f64 / c(&uniform, "best_effort_messages_generated") as f64;
     assert!((share - 0.25).abs() < 0.05, "incast sent {share} of uniform's messages");
 }
+
+/// A switch of more than 64 ports keeps the requests of inputs 64 and on
+/// beside its ports' first 64 (a 33-ary 2-tree: 66-port switches, whose
+/// last up ports are inputs 64 and 65): under uniform load those inputs are
+/// served like the others, every packet is delivered and the drained
+/// fabric is empty.
+#[test]
+fn a_switch_of_more_than_64_ports_serves_every_input() {
+    let r = run("[run]\nseed = 2\nwarmup_observations = 0\nmax_observations = 40000\nmin_observations = 0\n\
+                 precision = 0\ndrain = true\n\
+                 [ib.topology]\nkind = \"fat_tree\"\narity = 33\nlevels = 2\n[ib.routing]\nalgorithm = \"ftree\"\n\
+                 [ib.workload]\ninjection_rate = 0.6\nreal_time_share = 0\n");
+    let c = |k: &str| r.counter(k).unwrap_or_else(|| panic!("no counter {k}"));
+    assert!(r.run.flags.iter().all(|f| f != "drain_not_finished"), "{:?}", r.run.flags);
+    let (injected, delivered) = (c("best_effort_packets_injected"), c("best_effort_packets_delivered"));
+    assert!(injected > 40_000, "{injected}");
+    assert_eq!((delivered, c("packets_in_flight"), c("packets_discarded")), (injected, 0, 0));
+}

@@ -82,8 +82,10 @@ struct OnWire {
 const VLS: usize = 16;
 
 /// One input port: its VL queues and the crossbar state of their heads.
-/// A port's fields sit together, so an event touches a few cache lines.
-#[repr(C)]
+/// The first cache line holds all an offer or a transfer's end reads (the
+/// port's state and every VL head's request), so the crossbar arbitration
+/// touches one line per input; the queues and the cable follow.
+#[repr(C, align(64))]
 struct InPort {
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
@@ -94,27 +96,22 @@ struct InPort {
     transfer_out: u16,
     transfer_bytes: u16,
     transfer_blocks: u16,
+    /// Per VL, the output its requesting head wants (IBA port numbers are
+    /// 8 bits) and the credit blocks it takes (VL15: 0, not flow controlled).
+    head_out: [u8; VLS],
+    head_blocks: [u16; VLS],
+    /// Per VL, its packets in arrival order (a line per 8 VLs).
+    queues: [PacketFifo; VLS],
     /// Who feeds this port (None: a free port); credits go back over it
-    /// when a transfer ends, so it sits in the transfer's cache line.
+    /// when a transfer ends.
     peer: Option<Wire>,
-    /// Per VL, its queue and its head's request side by side, so a packet's
-    /// arrival reads one line for its VL.
-    vls: [InVl; VLS],
-}
-
-/// An input VL: its packets in arrival order, and the output its requesting
-/// head wants with the credit blocks it takes (VL15: 0, not flow controlled).
-#[derive(Clone, Copy, Debug, Default)]
-struct InVl {
-    queue: PacketFifo,
-    head_out: u16,
-    head_blocks: u16,
 }
 
 /// One output port: its VL queues, its sending side (credits, arbiter,
 /// head blocks) and its cable, in the order an arbitration reads them
-/// (`repr(C)` keeps it), so an event touches few cache lines.
-#[repr(C)]
+/// (`repr(C)` keeps it, and each port starts a cache line), so an event
+/// touches few cache lines.
+#[repr(C, align(64))]
 struct OutPort {
     /// The packet on the wire, if any.
     on_wire: Option<OnWire>,
@@ -134,15 +131,18 @@ struct OutPort {
     blocked: bool,
     /// The input to consider first (round robin).
     next_input: u16,
+    /// The inputs 0-63 with a requesting head for this output (bit mask; a
+    /// switch of more ports keeps the rest in `IbSwitch::wanting_high`).
+    wanting: u64,
     /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
     /// no credits). Beside the fields above: a transfer's end frees space
     /// and clears `busy` in one line, and an offer reads it with `blocked`.
     free: [u16; VLS],
     port: OutputPort,
-    /// Where the port sends (None: a free port).
-    wire: Option<Wire>,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
+    /// Where the port sends (None: a free port).
+    wire: Option<Wire>,
 }
 
 /// Credit blocks of `block` bytes packet `p` takes in a buffer of `vl`
@@ -165,14 +165,12 @@ pub struct IbSwitch {
     vl_order: Vec<u8>,
     inputs: Vec<InPort>,
     outputs: Vec<OutPort>,
-    /// Per (input, output): the VLs whose requesting head wants that output,
-    /// as bits in priority rank (bit 0 = the highest-priority VL).
-    want: Vec<u16>,
     /// Every VL's priority rank, and the VL of each rank.
     rank: [u8; VLS],
     by_rank: [u8; VLS],
-    /// Per output: the inputs with a requesting head for it (bit mask, `words` u64 per output).
-    wanting: Vec<u64>,
+    /// Switches of more than 64 ports: per output, the inputs from 64 on
+    /// with a requesting head for it (bit mask, `words - 1` u64 per output).
+    wanting_high: Vec<u64>,
     words: usize,
     output_capacity: u16,
     block: u32,
@@ -240,7 +238,7 @@ impl IbSwitch {
         p.t_arrived = now - self.input_stages;
         let bytes = p.bytes as u32;
         let multicast = p.flags & MULTICAST != 0;
-        let q = &mut self.inputs[port].vls[lane(vl)].queue;
+        let q = &mut self.inputs[port].queues[lane(vl)];
         let alone = q.is_empty();
         q.push_back(&mut ctx.packets, id);
         ctx.metrics.input_buffered(now, bytes as i64);
@@ -261,7 +259,7 @@ impl IbSwitch {
     /// requests its output (or, multicast, its tree's outputs).
     #[inline(always)]
     fn next_head(&mut self, ctx: &mut Shared, input: usize, vl: u8) {
-        if let Some(next) = self.inputs[input].vls[lane(vl)].queue.front() {
+        if let Some(next) = self.inputs[input].queues[lane(vl)].front() {
             if ctx.packets[next].flags & MULTICAST != 0 {
                 self.mc_request(ctx, input, vl, next);
             } else {
@@ -286,12 +284,14 @@ impl IbSwitch {
         };
         let p = &ctx.packets[id];
         let port = &mut self.inputs[input];
-        let v = &mut port.vls[lane(vl)];
-        v.head_out = out;
-        v.head_blocks = credit_blocks(p, vl, self.block);
+        port.head_out[lane(vl)] = out as u8;
+        port.head_blocks[lane(vl)] = credit_blocks(p, vl, self.block);
         port.ready |= 1 << vl;
-        self.want[input * self.ports + out as usize] |= 1 << self.rank[lane(vl)];
-        self.wanting[out as usize * self.words + input / 64] |= 1 << (input % 64);
+        if input < 64 {
+            self.outputs[out as usize].wanting |= 1 << input;
+        } else {
+            self.wanting_high[out as usize * (self.words - 1) + input / 64 - 1] |= 1 << (input % 64);
+        }
         out as usize
     }
 
@@ -300,27 +300,50 @@ impl IbSwitch {
     #[inline]
     fn clear_ready(&mut self, input: usize, vl: u8) {
         let port = &mut self.inputs[input];
-        let out = port.vls[lane(vl)].head_out;
+        let out = port.head_out[lane(vl)] as usize;
         port.ready &= !(1 << vl);
-        let w = &mut self.want[input * self.ports + out as usize];
-        *w &= !(1 << self.rank[lane(vl)]);
-        if *w != 0 {
+        if self.wanting_vls(input, out) != 0 {
             return;
         }
-        self.wanting[out as usize * self.words + input / 64] &= !(1 << (input % 64));
+        if input < 64 {
+            self.outputs[out].wanting &= !(1 << input);
+        } else {
+            self.wanting_high[out * (self.words - 1) + input / 64 - 1] &= !(1 << (input % 64));
+        }
+    }
+
+    /// The VLs of input `input` whose requesting head wants output `out`
+    /// (bit mask): read from the input's first line, where an offer looks anyway.
+    #[inline]
+    fn wanting_vls(&self, input: usize, out: usize) -> u16 {
+        let port = &self.inputs[input];
+        let mut ready = port.ready;
+        let mut vls = 0;
+        while ready != 0 {
+            let vl = ready.trailing_zeros() as usize;
+            ready &= ready - 1;
+            if port.head_out[vl] as usize == out {
+                vls |= 1 << vl;
+            }
+        }
+        vls
     }
 
     /// Whether input `input` has a requesting head for output `out`.
     #[inline]
     fn wants(&self, out: usize, input: usize) -> bool {
-        self.wanting[out * self.words + input / 64] & (1 << (input % 64)) != 0
+        if input < 64 {
+            self.outputs[out].wanting & (1 << input) != 0
+        } else {
+            self.wanting_high[out * (self.words - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
+        }
     }
 
     /// Whether the requesting head of input VL (`i`, `vl`) fits output VL
     /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
     fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
-        self.inputs[i].vls[lane(vl)].head_blocks <= self.outputs[out].free[lane(vl)]
+        self.inputs[i].head_blocks[lane(vl)] <= self.outputs[out].free[lane(vl)]
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -340,7 +363,7 @@ impl IbSwitch {
         if self.words == 1 {
             // Up to 64 ports: walk only the inputs that want this output, in
             // round-robin order from `start`.
-            let w = self.wanting[out];
+            let w = self.outputs[out].wanting;
             let (low, high) = (w & ((1u64 << start) - 1), w >> start);
             for (mut bits, base) in [(high, start), (low, 0)] {
                 while bits != 0 {
@@ -377,7 +400,13 @@ impl IbSwitch {
     /// output VL crosses now; false if none fits.
     #[inline]
     fn offer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, i: usize, out: usize) -> bool {
-        let mut m = self.want[i * self.ports + out];
+        // The VLs that want `out` as priority ranks (bit 0 = the highest).
+        let mut vls = self.wanting_vls(i, out);
+        let mut m = 0u16;
+        while vls != 0 {
+            m |= 1 << self.rank[lane(vls.trailing_zeros() as u8)];
+            vls &= vls - 1;
+        }
         while m != 0 {
             let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
             m &= m - 1;
@@ -409,7 +438,7 @@ impl IbSwitch {
         while ranks != 0 && !self.inputs[input].busy {
             let vl = self.by_rank[lane(ranks.trailing_zeros() as u8)];
             ranks &= ranks - 1;
-            let out = self.inputs[input].vls[lane(vl)].head_out as usize;
+            let out = self.inputs[input].head_out[lane(vl)] as usize;
             let bit = if out < 64 { 1u64 << out } else { 0 };
             if tried & bit == 0 {
                 tried |= bit;
@@ -421,9 +450,8 @@ impl IbSwitch {
     #[inline(always)]
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
-        let v = &mut port.vls[lane(vl)];
-        let id = v.queue.pop_front(&ctx.packets).expect("a requesting VL has a head packet");
-        let blocks = v.head_blocks;
+        let id = port.queues[lane(vl)].pop_front(&ctx.packets).expect("a requesting VL has a head packet");
+        let blocks = port.head_blocks[lane(vl)];
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;

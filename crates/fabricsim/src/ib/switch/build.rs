@@ -39,9 +39,10 @@ impl IbSwitch {
         std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + 2 * endpoints
     }
 
-    /// Bytes of the crossbar's request state: `want` per (input, output) and `wanting` per output.
+    /// Bytes of the crossbar's request state beyond the ports: for more
+    /// than 64 ports, per output, the inputs from 64 on that want it.
     pub(super) fn crossbar_bytes(ports: u64) -> u64 {
-        ports * ports * 2 + ports * ports.div_ceil(64) * 8
+        ports * (ports.div_ceil(64) - 1) * 8
     }
 
     pub fn new(spec: SwitchSpec) -> Self {
@@ -73,7 +74,9 @@ impl IbSwitch {
                 .peers
                 .iter()
                 .map(|&peer| InPort {
-                    vls: Default::default(),
+                    queues: Default::default(),
+                    head_out: [0; VLS],
+                    head_blocks: [0; VLS],
                     ready: 0,
                     busy: false,
                     transfer_out: 0,
@@ -96,15 +99,15 @@ impl IbSwitch {
                     busy: false,
                     mc_held: false,
                     next_input: 0,
+                    wanting: 0,
                     blocked: false,
                     port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
                     on_wire: None,
                 })
                 .collect(),
-            want: vec![0; p * p],
             rank,
             by_rank,
-            wanting: vec![0; p * p.div_ceil(64)],
+            wanting_high: vec![0; p * (p.div_ceil(64) - 1)],
             words: p.div_ceil(64),
             output_capacity: capacity,
             block: spec.credit_block,

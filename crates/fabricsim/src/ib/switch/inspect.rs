@@ -28,10 +28,10 @@ impl IbSwitch {
         for port in 0..self.ports {
             for vl in 0..15u8 {
                 let input = &self.inputs[port];
-                if input.vls[lane(vl)].queue.is_empty() || input.ready & (1 << vl) == 0 {
+                if input.queues[lane(vl)].is_empty() || input.ready & (1 << vl) == 0 {
                     continue;
                 }
-                let o = input.vls[lane(vl)].head_out as usize;
+                let o = input.head_out[lane(vl)] as usize;
                 if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
                     continue;
                 }
@@ -53,7 +53,7 @@ impl IbSwitch {
     pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
         let queued: u32 =
-            input.vls[lane(vl)].queue.iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
         let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
@@ -67,7 +67,7 @@ impl IbSwitch {
     /// Packets held in input and output VLs.
     pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
         let len = |q: &PacketFifo| q.len(packets);
-        self.inputs.iter().flat_map(|p| p.vls.iter().map(|v| &v.queue)).map(len).sum::<usize>()
+        self.inputs.iter().flat_map(|p| p.queues.iter()).map(len).sum::<usize>()
             + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
             + self.mc_packets_held(packets)
     }

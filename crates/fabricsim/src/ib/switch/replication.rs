@@ -111,7 +111,7 @@ impl IbSwitch {
         if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
             return;
         }
-        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.want[i * self.ports + out] & 1 != 0);
+        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.wanting_vls(i, out) & 1 << VL15 != 0);
         if let Some(i) = i {
             self.start_transfer(cx, ctx, i, VL15, out);
         }
@@ -320,7 +320,7 @@ impl IbSwitch {
     fn start_copies(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request, outs: u64, first: bool) {
         let input = q.input as usize;
         if first {
-            let popped = self.inputs[input].vls[lane(q.vl)].queue.pop_front(&ctx.packets);
+            let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&ctx.packets);
             debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         }
         let p = ctx.packets[q.id];
@@ -383,7 +383,7 @@ impl IbSwitch {
     /// every output of its request.
     fn write_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request) {
         let input = q.input as usize;
-        let popped = self.inputs[input].vls[lane(q.vl)].queue.pop_front(&ctx.packets);
+        let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&ctx.packets);
         debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         let p = ctx.packets[q.id];
         let mut left = q.remaining;
