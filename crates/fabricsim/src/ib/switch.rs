@@ -156,38 +156,50 @@ pub(super) fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
     }
 }
 
+/// A switch: its ports, forwarding tables and crossbar state. Each event
+/// reads the fields it needs from the switch's first three cache lines
+/// (`repr(C)` keeps them there, and each switch starts a line); what only
+/// some fabrics use (control packets' table, mixed rates, lifetimes, more
+/// than 64 ports) follows.
+#[repr(C, align(64))]
 pub struct IbSwitch {
-    index: u32,
-    ports: usize,
+    // Line 0: where a packet goes and its ports.
+    inputs: Box<[InPort]>,
+    outputs: Box<[OutPort]>,
     data_table: Box<[u8]>,
-    control_table: Box<[u8]>,
-    sl_to_vl: SlToVl,
-    vl_order: Vec<u8>,
-    inputs: Vec<InPort>,
-    outputs: Vec<OutPort>,
+    index: u32,
+    block: u32,
+    ports: usize,
+    // Line 1.
+    /// Stages 2-3 after a packet's LRH is in.
+    input_stages: Time,
+    /// Packets through the crossbar, for utilization and bench figures.
+    pub transfers: u64,
+    multipath: Option<Box<Multipath>>,
+    replication: Option<Box<replication::Replication>>,
     /// Every VL's priority rank, and the VL of each rank.
     rank: [u8; VLS],
     by_rank: [u8; VLS],
-    /// Switches of more than 64 ports: per output, the inputs from 64 on
-    /// with a requesting head for it (bit mask, `words - 1` u64 per output).
-    wanting_high: Vec<u64>,
-    words: usize,
-    output_capacity: u16,
-    block: u32,
-    /// Stages 2-3 after a packet's LRH is in.
-    input_stages: Time,
+    // Line 2.
+    lifetime: Option<Lifetime>,
+    sl_to_vl: SlToVl,
     /// Whether some cable of it runs at another rate than the fabric's
     /// reference (see `rates.rs`); false on every one-rate fabric.
     mixed: bool,
+    /// The ranks some arbitration table serves (bit mask: as many as the
+    /// crossbar order lists).
+    served_ranks: u16,
+    output_capacity: u16,
+    words: u32,
+    // Beyond: what only some fabrics use.
+    control_table: Box<[u8]>,
+    /// Switches of more than 64 ports: per output, the inputs from 64 on
+    /// with a requesting head for it (bit mask, `words - 1` u64 per output).
+    wanting_high: Vec<u64>,
     /// Per output, the packet held for its tail (see [`Hold`]).
     holds: Vec<Hold>,
-    lifetime: Option<Lifetime>,
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,
-    multipath: Option<Box<Multipath>>,
-    replication: Option<Box<replication::Replication>>,
-    /// Packets through the crossbar, for utilization and bench figures.
-    pub transfers: u64,
 }
 
 impl IbSwitch {
@@ -290,7 +302,7 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out as usize].wanting |= 1 << input;
         } else {
-            self.wanting_high[out as usize * (self.words - 1) + input / 64 - 1] |= 1 << (input % 64);
+            self.wanting_high[out as usize * (self.words as usize - 1) + input / 64 - 1] |= 1 << (input % 64);
         }
         out as usize
     }
@@ -308,7 +320,7 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting &= !(1 << input);
         } else {
-            self.wanting_high[out * (self.words - 1) + input / 64 - 1] &= !(1 << (input % 64));
+            self.wanting_high[out * (self.words as usize - 1) + input / 64 - 1] &= !(1 << (input % 64));
         }
     }
 
@@ -335,7 +347,7 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting & (1 << input) != 0
         } else {
-            self.wanting_high[out * (self.words - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
+            self.wanting_high[out * (self.words as usize - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
         }
     }
 
@@ -432,7 +444,7 @@ impl IbSwitch {
             ranks |= 1 << self.rank[lane(ready.trailing_zeros() as u8)];
             ready &= ready - 1;
         }
-        ranks &= ((1u32 << self.vl_order.len()) - 1) as u16;
+        ranks &= self.served_ranks;
         // Each wanted output once (several VLs may want the same one), in VL priority order.
         let mut tried = 0u64;
         while ranks != 0 && !self.inputs[input].busy {
@@ -619,5 +631,27 @@ impl IbSwitch {
     pub fn on_credit(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8, blocks: u32) {
         self.outputs[out].port.on_credit(vl, blocks);
         self.try_link(cx, ctx, out, None);
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// What an event reads sits in the lines the layout promises: an input
+    /// port's state and its heads' requests in its first line, an output
+    /// port's flags, requesting inputs and free space in its first, and a
+    /// switch's hot fields in its first three; ports and switches start lines.
+    #[test]
+    fn hot_fields_share_the_lines_the_layout_promises() {
+        assert_eq!(offset_of!(InPort, head_blocks) + size_of::<[u16; VLS]>(), 58);
+        assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
+        assert!(offset_of!(OutPort, free) + size_of::<[u16; VLS]>() <= 64);
+        assert!(offset_of!(OutPort, wanting) < 64);
+        assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
+        assert_eq!(offset_of!(IbSwitch, input_stages), 64);
+        assert!(offset_of!(IbSwitch, words) + 4 <= 192);
+        assert_eq!(std::mem::align_of::<IbSwitch>(), 64);
     }
 }

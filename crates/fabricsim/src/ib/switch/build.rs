@@ -69,7 +69,7 @@ impl IbSwitch {
             data_table: spec.data_table,
             control_table: spec.control_table,
             sl_to_vl: *spec.sl_to_vl,
-            vl_order: spec.vl_order.to_vec(),
+            served_ranks: ((1u32 << spec.vl_order.len()) - 1) as u16,
             inputs: spec
                 .peers
                 .iter()
@@ -108,7 +108,7 @@ impl IbSwitch {
             rank,
             by_rank,
             wanting_high: vec![0; p * (p.div_ceil(64) - 1)],
-            words: p.div_ceil(64),
+            words: p.div_ceil(64) as u32,
             output_capacity: capacity,
             block: spec.credit_block,
             input_stages: spec.input_stages,
