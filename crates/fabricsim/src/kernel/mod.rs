@@ -6,6 +6,7 @@ pub mod calendar_queue;
 pub mod event_queue;
 pub mod event_set;
 pub mod hold_benchmark;
+pub mod huge_pages;
 pub mod random;
 pub mod stats;
 pub mod time;
