@@ -43,7 +43,7 @@ use super::packet::{Packet, TrafficClass, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use super::wire::{Delivery, Wire};
+use super::wire::{Delivery, FreedCredit, Wire};
 use crate::fabric::routing::multipath::Pattern;
 use crate::kernel::{Arena, Time};
 use crate::sim::{ComponentKind, PortRef, Schedule};
@@ -83,8 +83,9 @@ const VLS: usize = 16;
 
 /// One input port: its VL queues and the crossbar state of their heads.
 /// The first cache line holds all an offer or a transfer's end reads (the
-/// port's state and every VL head's request), so the crossbar arbitration
-/// touches one line per input; the queues and the cable follow.
+/// port's state, every VL head's request and where credits go back), so
+/// the crossbar arbitration touches one line per input; the queues and the
+/// cable follow.
 #[repr(C, align(64))]
 struct InPort {
     /// VLs whose head packet requests the crossbar (bit mask).
@@ -97,14 +98,26 @@ struct InPort {
     transfer_bytes: u16,
     transfer_blocks: u16,
     /// Per VL, the output its requesting head wants (IBA port numbers are
-    /// 8 bits) and the credit blocks it takes (VL15: 0, not flow controlled).
+    /// 8 bits) and, per data VL, the credit blocks it takes (VL15 takes
+    /// none: it is not flow controlled).
     head_out: [u8; VLS],
-    head_blocks: [u16; VLS],
+    head_blocks: [u16; VLS - 1],
+    /// The port that feeds this one (a free port: none that exists): a
+    /// transfer's end returns credits to it, a propagation delay later
+    /// (every cable of a fabric has the fabric's propagation).
+    feeder: PortRef,
     /// Per VL, its packets in arrival order (a line per 8 VLs).
     queues: [PacketFifo; VLS],
-    /// Who feeds this port (None: a free port); credits go back over it
-    /// when a transfer ends.
+    /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
+}
+
+impl InPort {
+    /// Credit blocks of `vl`'s requesting head (VL15: none).
+    #[inline(always)]
+    fn head_blocks(&self, vl: u8) -> u16 {
+        self.head_blocks.get(vl as usize).copied().unwrap_or(0)
+    }
 }
 
 /// One output port: its VL queues, its sending side (credits, arbiter,
@@ -297,7 +310,9 @@ impl IbSwitch {
         let p = &ctx.packets[id];
         let port = &mut self.inputs[input];
         port.head_out[lane(vl)] = out as u8;
-        port.head_blocks[lane(vl)] = credit_blocks(p, vl, self.block);
+        if let Some(b) = port.head_blocks.get_mut(vl as usize) {
+            *b = credit_blocks(p, vl, self.block);
+        }
         port.ready |= 1 << vl;
         if input < 64 {
             self.outputs[out as usize].wanting |= 1 << input;
@@ -355,7 +370,7 @@ impl IbSwitch {
     /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
     fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
-        self.inputs[i].head_blocks[lane(vl)] <= self.outputs[out].free[lane(vl)]
+        self.inputs[i].head_blocks(vl) <= self.outputs[out].free[lane(vl)]
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -463,7 +478,7 @@ impl IbSwitch {
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let port = &mut self.inputs[input];
         let id = port.queues[lane(vl)].pop_front(&ctx.packets).expect("a requesting VL has a head packet");
-        let blocks = port.head_blocks[lane(vl)];
+        let blocks = port.head_blocks(vl);
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         let bytes = p.bytes as u32;
@@ -547,8 +562,9 @@ impl IbSwitch {
     /// Sends `blocks` credits on `vl` back to whoever feeds input `port`.
     fn return_credits(&self, cx: &mut impl SwitchContext, ctx: &mut Shared, port: usize, vl: u8, blocks: u32) {
         if vl != VL15 {
-            let wire = self.inputs[port].peer.expect("packets arrive on cabled ports");
-            ctx.free(wire.return_credit(cx, vl, blocks as u16));
+            debug_assert!(self.inputs[port].peer.is_some(), "packets arrive on cabled ports");
+            let key = cx.reserve_key(cx.now() + ctx.timing.propagation);
+            ctx.free(FreedCredit { to: self.inputs[port].feeder, key, vl, blocks: blocks as u16 });
         }
     }
 
@@ -645,7 +661,7 @@ mod layout_tests {
     /// switch's hot fields in its first three; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
-        assert_eq!(offset_of!(InPort, head_blocks) + size_of::<[u16; VLS]>(), 58);
+        assert_eq!(offset_of!(InPort, feeder) + size_of::<PortRef>(), 64);
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
         assert!(offset_of!(OutPort, free) + size_of::<[u16; VLS]>() <= 64);
         assert!(offset_of!(OutPort, wanting) < 64);

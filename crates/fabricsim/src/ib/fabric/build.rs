@@ -135,6 +135,7 @@ impl IbFabric {
                 index: s as u32,
                 peers,
                 input_stages,
+                propagation: prop,
                 lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
                 multipath: multipath
                     .as_ref()

@@ -10,6 +10,8 @@ pub struct SwitchSpec<'a> {
     pub peers: Vec<Option<Wire>>,
     /// Stages 2 and 3: forwarding-table lookup and crossbar arbitration.
     pub input_stages: Time,
+    /// Every cable's propagation delay (the fabric's).
+    pub propagation: Time,
     /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
     pub lifetime: Option<Lifetime>,
     /// Multipath routing: the switch's multipath table and how unreliable
@@ -47,6 +49,12 @@ impl IbSwitch {
 
     pub fn new(spec: SwitchSpec) -> Self {
         let p = spec.peers.len();
+        // Credits go back a fabric-wide propagation delay after they are freed.
+        assert!(
+            spec.peers.iter().flatten().all(|w| w.propagation == spec.propagation),
+            "every cable of switch {} has the fabric's propagation",
+            spec.index
+        );
         let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
         // Ranks: the crossbar order given (VL15, high table, low table), then any other VL.
         let mut by_rank = [0u8; VLS];
@@ -76,7 +84,8 @@ impl IbSwitch {
                 .map(|&peer| InPort {
                     queues: Default::default(),
                     head_out: [0; VLS],
-                    head_blocks: [0; VLS],
+                    head_blocks: [0; VLS - 1],
+                    feeder: peer.map_or(PortRef::switch(u32::MAX, u16::MAX), |w| w.to),
                     ready: 0,
                     busy: false,
                     transfer_out: 0,
