@@ -9,13 +9,15 @@ use super::message::Message;
 use super::metrics::IbMetrics;
 use super::packet::{Packet, MULTICAST};
 use super::timing::IbTiming;
-use super::wire::FreedCredit;
+use super::wire::{FreedCredit, ReferenceCables};
 use crate::kernel::Arena;
 
 pub struct Shared {
     pub packets: Arena<Packet>,
     pub messages: Arena<Message>,
     pub timing: IbTiming,
+    /// The fabric's cables at its reference rate (a one-rate switch sends over these).
+    pub cables: ReferenceCables,
     pub metrics: IbMetrics,
     /// Credits freed by the event being handled (one packet's at most).
     pub freed: Option<FreedCredit>,

@@ -43,7 +43,7 @@ use super::packet::{Packet, TrafficClass, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
-use super::wire::{Delivery, FreedCredit, Wire};
+use super::wire::{Delivery, FreedCredit, ReferenceCables, Wire};
 use crate::fabric::routing::multipath::Pattern;
 use crate::kernel::{Arena, Time};
 use crate::sim::{ComponentKind, PortRef, Schedule};
@@ -151,6 +151,10 @@ struct OutPort {
     /// no credits). Beside the fields above: a transfer's end frees space
     /// and clears `busy` in one line, and an offer reads it with `blocked`.
     free: [u16; VLS],
+    /// Where the port sends (a free port: nowhere that exists); on a
+    /// one-rate switch this names the cable (`Shared::cables`), so a send
+    /// reads no more of the port than this line.
+    to: PortRef,
     port: OutputPort,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
@@ -596,7 +600,8 @@ impl IbSwitch {
         }
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
-        let wire = o.wire.expect("forwarding tables use cabled ports");
+        let wire = if self.mixed { o.wire.expect("forwarding tables use cabled ports") } else { ctx.cables.wire(o.to) };
+        debug_assert!(o.wire.is_some(), "forwarding tables use cabled ports");
         let (t, start) = match self.mixed {
             false => (ctx.timing.wire(bytes), cx.now()),
             true => (ctx.timing.wire_at(wire.rate, bytes), self.start_of(out, id, cx.now())),
@@ -663,7 +668,7 @@ mod layout_tests {
     fn hot_fields_share_the_lines_the_layout_promises() {
         assert_eq!(offset_of!(InPort, feeder) + size_of::<PortRef>(), 64);
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
-        assert!(offset_of!(OutPort, free) + size_of::<[u16; VLS]>() <= 64);
+        assert_eq!(offset_of!(OutPort, to) + size_of::<PortRef>(), 64);
         assert!(offset_of!(OutPort, wanting) < 64);
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
         assert_eq!(offset_of!(IbSwitch, input_stages), 64);

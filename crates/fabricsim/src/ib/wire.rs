@@ -47,6 +47,35 @@ pub struct FreedCredit {
     pub blocks: u16,
 }
 
+/// The cables of a fabric at its reference rate, by what they lead to:
+/// each is known from its far end alone, so a switch whose cables all run
+/// at that rate keeps only the far end in its output port's first cache
+/// line, not the cable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReferenceCables {
+    propagation: Time,
+    header: Time,
+    input_stages: Time,
+}
+
+impl ReferenceCables {
+    /// Cables of `propagation`, over which an LRH takes `header`, to switches
+    /// that act `input_stages` after it is in.
+    pub fn new(propagation: Time, header: Time, input_stages: Time) -> Self {
+        ReferenceCables { propagation, header, input_stages }
+    }
+
+    /// The reference-rate cable to `to` (a switch: cut-through; an HCA: whole).
+    #[inline(always)]
+    pub fn wire(&self, to: PortRef) -> Wire {
+        if to.kind == ComponentKind::Switch {
+            Wire::cut_through(to, self.propagation, self.header, self.input_stages)
+        } else {
+            Wire::whole(to, self.propagation)
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wire {
     pub to: PortRef,

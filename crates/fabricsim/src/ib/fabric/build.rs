@@ -79,6 +79,7 @@ impl IbFabric {
         }
         let prop = timing.propagation;
         let input_stages = timing.pipeline();
+        let cables = ReferenceCables::new(prop, timing.header_at(Rate::default()), input_stages);
         // Every switch takes the same input-stage time; a cable runs at its
         // port's rate, and a switch acts on a packet once its LRH is in at it.
         let Wiring { links: ends, attachments } = topo.wire(|end| end);
@@ -136,6 +137,7 @@ impl IbFabric {
                 peers,
                 input_stages,
                 propagation: prop,
+                cables,
                 lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
                 multipath: multipath
                     .as_ref()
@@ -247,6 +249,7 @@ impl IbFabric {
                 packets: Arena::with_capacity(1 << 14),
                 messages: Arena::with_capacity(1 << 12),
                 timing,
+                cables,
                 metrics,
                 freed: None,
                 cover: Vec::new(),

@@ -23,7 +23,7 @@ use super::switch::{IbSwitch, InputVl, SwitchEvent, SwitchSpec};
 use super::timing::{IbTiming, Rate};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
-use super::wire::{Delivery, FreedCredit, Wire};
+use super::wire::{Delivery, FreedCredit, ReferenceCables, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::deadlock::analyze;

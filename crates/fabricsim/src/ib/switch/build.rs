@@ -12,6 +12,8 @@ pub struct SwitchSpec<'a> {
     pub input_stages: Time,
     /// Every cable's propagation delay (the fabric's).
     pub propagation: Time,
+    /// The fabric's cables at its reference rate.
+    pub cables: ReferenceCables,
     /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
     pub lifetime: Option<Lifetime>,
     /// Multipath routing: the switch's multipath table and how unreliable
@@ -53,6 +55,13 @@ impl IbSwitch {
         assert!(
             spec.peers.iter().flatten().all(|w| w.propagation == spec.propagation),
             "every cable of switch {} has the fabric's propagation",
+            spec.index
+        );
+        let mixed = spec.peers.iter().flatten().any(|w| w.rate != Default::default());
+        // A one-rate switch sends over the reference cables, known from their far end.
+        assert!(
+            mixed || spec.peers.iter().flatten().all(|w| *w == spec.cables.wire(w.to)),
+            "switch {}'s cables are the fabric's reference cables",
             spec.index
         );
         let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
@@ -109,6 +118,7 @@ impl IbSwitch {
                     mc_held: false,
                     next_input: 0,
                     wanting: 0,
+                    to: wire.map_or(PortRef::switch(u32::MAX, u16::MAX), |w| w.to),
                     blocked: false,
                     port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
                     on_wire: None,
@@ -121,7 +131,7 @@ impl IbSwitch {
             output_capacity: capacity,
             block: spec.credit_block,
             input_stages: spec.input_stages,
-            mixed: spec.peers.iter().flatten().any(|w| w.rate != Default::default()),
+            mixed,
             holds: vec![super::rates::NO_HOLD; p],
             lifetime: spec.lifetime,
             expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
