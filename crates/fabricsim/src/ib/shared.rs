@@ -8,6 +8,7 @@ use super::lifetime::DropReason;
 use super::message::Message;
 use super::metrics::IbMetrics;
 use super::packet::{Packet, MULTICAST};
+use super::switch::SwitchConfig;
 use super::timing::IbTiming;
 use super::wire::{FreedCredit, ReferenceCables};
 use crate::kernel::Arena;
@@ -18,6 +19,11 @@ pub struct Shared {
     pub timing: IbTiming,
     /// The fabric's cables at its reference rate (a one-rate switch sends over these).
     pub cables: ReferenceCables,
+    /// What every switch shares.
+    pub switch: SwitchConfig,
+    /// Packets through the crossbars, over all switches (one per packet per
+    /// switch crossed), for utilization and bench figures.
+    pub transfers: u64,
     pub metrics: IbMetrics,
     /// Credits freed by the event being handled (one packet's at most).
     pub freed: Option<FreedCredit>,

@@ -24,6 +24,7 @@
 //!    packet's tail has left.
 
 mod build;
+mod config;
 mod drops;
 mod inspect;
 mod paths;
@@ -31,6 +32,7 @@ mod rates;
 mod replication;
 
 pub use build::SwitchSpec;
+pub use config::SwitchConfig;
 use paths::Multipath;
 use rates::Hold;
 
@@ -173,42 +175,27 @@ pub(super) fn credit_blocks(p: &Packet, vl: u8, block: u32) -> u16 {
     }
 }
 
-/// A switch: its ports, forwarding tables and crossbar state. Each event
-/// reads the fields it needs from the switch's first three cache lines
-/// (`repr(C)` keeps them there, and each switch starts a line); what only
-/// some fabrics use (control packets' table, mixed rates, lifetimes, more
-/// than 64 ports) follows.
+/// A switch: its ports, forwarding tables and crossbar state. Every event
+/// reads the fields it needs from the switch's first cache line (`repr(C)`
+/// keeps them there, and each switch starts a line); what all switches
+/// share is in [`SwitchConfig`], and what only some fabrics use (control
+/// packets' table, mixed rates, lifetimes' timers, more than 64 ports)
+/// follows.
 #[repr(C, align(64))]
 pub struct IbSwitch {
-    // Line 0: where a packet goes and its ports.
+    // Line 0.
     inputs: Box<[InPort]>,
     outputs: Box<[OutPort]>,
     data_table: Box<[u8]>,
     index: u32,
-    block: u32,
-    ports: usize,
-    // Line 1.
-    /// Stages 2-3 after a packet's LRH is in.
-    input_stages: Time,
-    /// Packets through the crossbar, for utilization and bench figures.
-    pub transfers: u64,
-    multipath: Option<Box<Multipath>>,
-    replication: Option<Box<replication::Replication>>,
-    /// Every VL's priority rank, and the VL of each rank.
-    rank: [u8; VLS],
-    by_rank: [u8; VLS],
-    // Line 2.
-    lifetime: Option<Lifetime>,
-    sl_to_vl: SlToVl,
     /// Whether some cable of it runs at another rate than the fabric's
     /// reference (see `rates.rs`); false on every one-rate fabric.
     mixed: bool,
-    /// The ranks some arbitration table serves (bit mask: as many as the
-    /// crossbar order lists).
-    served_ranks: u16,
-    output_capacity: u16,
-    words: u32,
+    /// Whether `multipath` is set (read on every send).
+    routes_multipath: bool,
+    replication: Option<Box<replication::Replication>>,
     // Beyond: what only some fabrics use.
+    multipath: Option<Box<Multipath>>,
     control_table: Box<[u8]>,
     /// Switches of more than 64 ports: per output, the inputs from 64 on
     /// with a requesting head for it (bit mask, `words - 1` u64 per output).
@@ -250,13 +237,13 @@ impl IbSwitch {
         let vl = if class == TrafficClass::Control {
             VL15
         } else {
-            match self.sl_to_vl.vl(sl) {
+            match ctx.switch.sl_to_vl.vl(sl) {
                 Some(vl) => vl,
                 None => {
                     // IBA: a packet whose SL has no VL on this port is discarded.
                     let p = ctx.packets[id];
                     ctx.discard(id);
-                    self.return_credits(cx, ctx, port, p.vl, blocks_for(p.bytes as u32, self.block));
+                    self.return_credits(cx, ctx, port, p.vl, blocks_for(p.bytes as u32, ctx.switch.block));
                     return;
                 }
             }
@@ -264,7 +251,7 @@ impl IbSwitch {
         let now = cx.now();
         let p = &mut ctx.packets[id];
         p.vl = vl;
-        p.t_arrived = now - self.input_stages;
+        p.t_arrived = now - ctx.switch.input_stages;
         let bytes = p.bytes as u32;
         let multicast = p.flags & MULTICAST != 0;
         let q = &mut self.inputs[port].queues[lane(vl)];
@@ -315,13 +302,14 @@ impl IbSwitch {
         let port = &mut self.inputs[input];
         port.head_out[lane(vl)] = out as u8;
         if let Some(b) = port.head_blocks.get_mut(vl as usize) {
-            *b = credit_blocks(p, vl, self.block);
+            *b = credit_blocks(p, vl, ctx.switch.block);
         }
         port.ready |= 1 << vl;
         if input < 64 {
             self.outputs[out as usize].wanting |= 1 << input;
         } else {
-            self.wanting_high[out as usize * (self.words as usize - 1) + input / 64 - 1] |= 1 << (input % 64);
+            let words = self.words();
+            self.wanting_high[out as usize * (words - 1) + input / 64 - 1] |= 1 << (input % 64);
         }
         out as usize
     }
@@ -339,7 +327,8 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting &= !(1 << input);
         } else {
-            self.wanting_high[out * (self.words as usize - 1) + input / 64 - 1] &= !(1 << (input % 64));
+            let words = self.words();
+            self.wanting_high[out * (words - 1) + input / 64 - 1] &= !(1 << (input % 64));
         }
     }
 
@@ -366,7 +355,7 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting & (1 << input) != 0
         } else {
-            self.wanting_high[out * (self.words as usize - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
+            self.wanting_high[out * (self.words() - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
         }
     }
 
@@ -391,7 +380,7 @@ impl IbSwitch {
             }
         }
         let start = self.outputs[out].next_input as usize;
-        if self.words == 1 {
+        if self.inputs.len() <= 64 {
             // Up to 64 ports: walk only the inputs that want this output, in
             // round-robin order from `start`.
             let w = self.outputs[out].wanting;
@@ -406,8 +395,9 @@ impl IbSwitch {
                 }
             }
         } else {
-            for k in 0..self.ports {
-                let i = (start + k) % self.ports;
+            let ports = self.inputs.len();
+            for k in 0..ports {
+                let i = (start + k) % ports;
                 if self.wants(out, i) && !self.inputs[i].busy && self.offer(cx, ctx, i, out) {
                     return;
                 }
@@ -435,15 +425,15 @@ impl IbSwitch {
         let mut vls = self.wanting_vls(i, out);
         let mut m = 0u16;
         while vls != 0 {
-            m |= 1 << self.rank[lane(vls.trailing_zeros() as u8)];
+            m |= 1 << ctx.switch.rank[lane(vls.trailing_zeros() as u8)];
             vls &= vls - 1;
         }
         while m != 0 {
-            let vl = self.by_rank[lane(m.trailing_zeros() as u8)];
+            let vl = ctx.switch.by_rank[lane(m.trailing_zeros() as u8)];
             m &= m - 1;
             if self.fits(i, out, vl) {
                 // The next input round robin (a compare, not a division).
-                self.outputs[out].next_input = if i + 1 == self.ports { 0 } else { i as u16 + 1 };
+                self.outputs[out].next_input = if i + 1 == self.inputs.len() { 0 } else { i as u16 + 1 };
                 self.start_transfer(cx, ctx, i, vl, out);
                 return true;
             }
@@ -460,14 +450,14 @@ impl IbSwitch {
         let mut ranks = 0u16;
         let mut ready = self.inputs[input].ready;
         while ready != 0 {
-            ranks |= 1 << self.rank[lane(ready.trailing_zeros() as u8)];
+            ranks |= 1 << ctx.switch.rank[lane(ready.trailing_zeros() as u8)];
             ready &= ready - 1;
         }
-        ranks &= self.served_ranks;
+        ranks &= ctx.switch.served_ranks;
         // Each wanted output once (several VLs may want the same one), in VL priority order.
         let mut tried = 0u64;
         while ranks != 0 && !self.inputs[input].busy {
-            let vl = self.by_rank[lane(ranks.trailing_zeros() as u8)];
+            let vl = ctx.switch.by_rank[lane(ranks.trailing_zeros() as u8)];
             ranks &= ranks - 1;
             let out = self.inputs[input].head_out[lane(vl)] as usize;
             let bit = if out < 64 { 1u64 << out } else { 0 };
@@ -527,7 +517,7 @@ impl IbSwitch {
         q.push_back(&mut ctx.packets, id);
         o.queued += 1;
         o.queued_vls |= 1 << vl;
-        self.transfers += 1;
+        ctx.transfers += 1;
         if alone {
             self.head_changed(cx, ctx, out, vl, Some(id));
         }
@@ -590,13 +580,15 @@ impl IbSwitch {
         let blocks = o.port.sent(vl, bytes);
         let next = q.front();
         if let Some(next) = next {
-            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, self.block));
+            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, ctx.switch.block));
         } else {
             o.queued_vls &= !(1 << vl);
         }
         o.queued -= 1;
-        if let Some(mp) = &mut self.multipath {
-            mp.used[out] += 1;
+        if self.routes_multipath {
+            if let Some(mp) = &mut self.multipath {
+                mp.used[out] += 1;
+            }
         }
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
@@ -619,7 +611,7 @@ impl IbSwitch {
     /// brought forward if the new head expires first. Nothing without limits.
     #[inline]
     fn head_changed(&mut self, cx: &mut impl SwitchContext, ctx: &Shared, out: usize, vl: u8, head: Option<u32>) {
-        let Some(l) = self.lifetime else {
+        let Some(l) = ctx.switch.lifetime else {
             return;
         };
         let now = cx.now();
@@ -663,7 +655,7 @@ mod layout_tests {
     /// What an event reads sits in the lines the layout promises: an input
     /// port's state and its heads' requests in its first line, an output
     /// port's flags, requesting inputs and free space in its first, and a
-    /// switch's hot fields in its first three; ports and switches start lines.
+    /// switch's hot fields in its first; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
         assert_eq!(offset_of!(InPort, feeder) + size_of::<PortRef>(), 64);
@@ -671,8 +663,7 @@ mod layout_tests {
         assert_eq!(offset_of!(OutPort, to) + size_of::<PortRef>(), 64);
         assert!(offset_of!(OutPort, wanting) < 64);
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
-        assert_eq!(offset_of!(IbSwitch, input_stages), 64);
-        assert!(offset_of!(IbSwitch, words) + 4 <= 192);
+        assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);
     }
 }

@@ -120,6 +120,14 @@ impl IbFabric {
             }
             _ => vec![None; map.len()],
         };
+        let switch_config = SwitchConfig::new(
+            &vl_order,
+            sl_to_vl,
+            Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
+            input_stages,
+            spec.vl_buffer_bytes,
+            spec.credit_block_bytes,
+        );
         let mut switches = Vec::with_capacity(wires.len());
         for (s, peers) in wires.into_iter().enumerate() {
             // Multipath tables take the switch's own HCAs from its linear table.
@@ -135,21 +143,16 @@ impl IbFabric {
             switches.push(IbSwitch::new(SwitchSpec {
                 index: s as u32,
                 peers,
-                input_stages,
+                config: &switch_config,
                 propagation: prop,
                 cables,
-                lifetime: Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
                 multipath: multipath
                     .as_ref()
                     .map(|mp| (SwitchTable::new(s as u32, mp, &topo, &own(data.row(s))), selection)),
                 data_table: data.row(s).into(),
                 control_table: control.row(s).into(),
-                sl_to_vl: &sl_to_vl,
                 credits,
                 arbiter: &arbiter,
-                vl_order: &vl_order,
-                vl_buffer_bytes: spec.vl_buffer_bytes,
-                credit_block: spec.credit_block_bytes,
                 multicast,
             }));
         }
@@ -162,7 +165,7 @@ impl IbFabric {
                 let r = port_rates[sw as usize][port as usize];
                 Hca::new(HcaSpec {
                     index: i as u32,
-                    wire: Wire::cut_through(to, prop, timing.header_at(r), switches[sw as usize].input_stages()).at(r),
+                    wire: Wire::cut_through(to, prop, timing.header_at(r), switch_config.input_stages).at(r),
                     sl_to_vl: &sl_to_vl,
                     credits,
                     arbiter: arbiter.clone(),
@@ -250,6 +253,8 @@ impl IbFabric {
                 messages: Arena::with_capacity(1 << 12),
                 timing,
                 cables,
+                switch: switch_config,
+                transfers: 0,
                 metrics,
                 freed: None,
                 cover: Vec::new(),

@@ -19,7 +19,7 @@ use super::multipath::{PathChoice, Selection, SwitchTable};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use super::shared::Shared;
 use super::sources::{MulticastStreams, SourceEvent, Sources};
-use super::switch::{IbSwitch, InputVl, SwitchEvent, SwitchSpec};
+use super::switch::{IbSwitch, InputVl, SwitchConfig, SwitchEvent, SwitchSpec};
 use super::timing::{IbTiming, Rate};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
@@ -269,7 +269,7 @@ impl IbFabric {
 
     /// Crossbar transfers over all switches: one per packet per switch crossed.
     pub fn packet_hops(&self) -> u64 {
-        self.switches.iter().map(|s| s.transfers).sum()
+        self.sh.transfers
     }
 
     pub fn packets_delivered(&self) -> u64 {
@@ -415,7 +415,7 @@ impl Model for IbFabric {
         let out = self.counters()?;
         if self.sh.packets.live() == 0 && events_pending == 0 {
             // Drained: every buffer empty and every credit home.
-            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent()) {
+            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent(&self.sh.switch)) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
             }
         }

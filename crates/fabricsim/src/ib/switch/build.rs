@@ -8,14 +8,13 @@ pub struct SwitchSpec<'a> {
     pub index: u32,
     /// What each port is cabled to (None: a free port).
     pub peers: Vec<Option<Wire>>,
-    /// Stages 2 and 3: forwarding-table lookup and crossbar arbitration.
-    pub input_stages: Time,
+    /// What every switch of the fabric shares (credit block, stage time,
+    /// ranks, SL-to-VL map, lifetimes, VL buffer size).
+    pub config: &'a SwitchConfig,
     /// Every cable's propagation delay (the fabric's).
     pub propagation: Time,
     /// The fabric's cables at its reference rate.
     pub cables: ReferenceCables,
-    /// HOQLife and SwitchLifetime (None: no packet is ever dropped).
-    pub lifetime: Option<Lifetime>,
     /// Multipath routing: the switch's multipath table and how unreliable
     /// datagrams choose among its ports.
     pub multipath: Option<(SwitchTable, Selection)>,
@@ -23,13 +22,8 @@ pub struct SwitchSpec<'a> {
     /// per HCA, as a switch's linear forwarding table (every entry routed).
     pub data_table: Box<[u8]>,
     pub control_table: Box<[u8]>,
-    pub sl_to_vl: &'a SlToVl,
     pub credits: PortCredits,
     pub arbiter: &'a VlArbiter,
-    /// VLs in crossbar priority order (VL15 first).
-    pub vl_order: &'a [u8],
-    pub vl_buffer_bytes: u32,
-    pub credit_block: u32,
     /// The switch's multicast table and replication scheme (None: unicast only).
     pub multicast: Option<SwitchMulticast>,
 }
@@ -64,29 +58,12 @@ impl IbSwitch {
             "switch {}'s cables are the fabric's reference cables",
             spec.index
         );
-        let capacity = u16::try_from(spec.vl_buffer_bytes / spec.credit_block).expect("VL buffer credits fit 16 bits");
-        // Ranks: the crossbar order given (VL15, high table, low table), then any other VL.
-        let mut by_rank = [0u8; VLS];
-        let mut n = 0;
-        for vl in spec.vl_order.iter().copied().chain(0..VLS as u8) {
-            if !by_rank[..n].contains(&vl) {
-                by_rank[n] = vl;
-                n += 1;
-            }
-        }
-        let mut rank = [0u8; VLS];
-        for (r, &vl) in by_rank.iter().enumerate() {
-            rank[vl as usize] = r as u8;
-        }
-        let mut free = [capacity; VLS];
+        let mut free = [spec.config.capacity; VLS];
         free[VL15 as usize] = u16::MAX;
         IbSwitch {
             index: spec.index,
-            ports: p,
             data_table: spec.data_table,
             control_table: spec.control_table,
-            sl_to_vl: *spec.sl_to_vl,
-            served_ranks: ((1u32 << spec.vl_order.len()) - 1) as u16,
             inputs: spec
                 .peers
                 .iter()
@@ -124,22 +101,15 @@ impl IbSwitch {
                     on_wire: None,
                 })
                 .collect(),
-            rank,
-            by_rank,
             wanting_high: vec![0; p * (p.div_ceil(64) - 1)],
-            words: p.div_ceil(64) as u32,
-            output_capacity: capacity,
-            block: spec.credit_block,
-            input_stages: spec.input_stages,
             mixed,
+            routes_multipath: spec.multipath.is_some(),
             holds: vec![super::rates::NO_HOLD; p],
-            lifetime: spec.lifetime,
-            expiry: if spec.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
+            expiry: if spec.config.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
             multipath: spec.multipath.map(|(table, selection)| {
                 Box::new(Multipath { table, selection, used: vec![0; p], choices: Vec::with_capacity(p) })
             }),
             replication: spec.multicast.map(|m| Box::new(replication::Replication::new(m, p))),
-            transfers: 0,
         }
     }
 }

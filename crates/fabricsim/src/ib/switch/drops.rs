@@ -39,7 +39,7 @@ impl IbSwitch {
         o.blocked = false;
         let next = q.front();
         if let Some(next) = next {
-            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, self.block));
+            o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, ctx.switch.block));
         } else {
             o.queued_vls &= !(1 << vl);
         }

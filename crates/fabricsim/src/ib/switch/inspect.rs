@@ -5,14 +5,13 @@
 use super::*;
 
 impl IbSwitch {
-    /// Stages 2-3 (forwarding and crossbar arbitration) after a packet's
-    /// LRH is in: the cable to a switch port delivers the packet that late.
-    pub fn input_stages(&self) -> Time {
-        self.input_stages
+    pub fn ports(&self) -> usize {
+        self.inputs.len()
     }
 
-    pub fn ports(&self) -> usize {
-        self.ports
+    /// u64 words of a bit mask over the switch's inputs.
+    pub(super) fn words(&self) -> usize {
+        self.inputs.len().div_ceil(64)
     }
 
     /// What port `port` is cabled to (the same cable both ways).
@@ -25,7 +24,7 @@ impl IbSwitch {
     /// port between them. Nodes are (switch, input port, VL).
     pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl, u16)> {
         let mut out = Vec::new();
-        for port in 0..self.ports {
+        for port in 0..self.ports() {
             for vl in 0..15u8 {
                 let input = &self.inputs[port];
                 if input.queues[lane(vl)].is_empty() || input.ready & (1 << vl) == 0 {
@@ -50,10 +49,10 @@ impl IbSwitch {
     }
 
     /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
-    pub fn input_blocks(&self, packets: &Arena<Packet>, port: usize, vl: u8) -> u32 {
+    pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
         let queued: u32 =
-            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, self.block)).sum();
+            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum();
         let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
@@ -77,17 +76,17 @@ impl IbSwitch {
         (std::mem::size_of::<IbSwitch>()
             + self.inputs.len() * std::mem::size_of::<InPort>()
             + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
-            + Self::crossbar_bytes(self.ports as u64)
+            + Self::crossbar_bytes(self.ports() as u64)
             + (self.data_table.len() + self.control_table.len()) as u64
             + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }
 
     /// Whether every output VL buffer is empty and every credit is back or
     /// held for its port (audit at drain).
-    pub fn is_quiescent(&self) -> bool {
+    pub fn is_quiescent(&self, config: &SwitchConfig) -> bool {
         self.outputs
             .iter()
-            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == self.output_capacity))
+            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == config.capacity))
             && self.outputs.iter().all(|o| o.port.is_quiescent())
     }
 }

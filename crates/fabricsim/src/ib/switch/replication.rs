@@ -108,10 +108,10 @@ impl IbSwitch {
     #[cold]
     #[inline(never)]
     pub(super) fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        if self.outputs[out].busy || self.rank[lane(VL15)] != 0 {
+        if self.outputs[out].busy || ctx.switch.rank[lane(VL15)] != 0 {
             return;
         }
-        let i = (0..self.ports).find(|&i| !self.inputs[i].busy && self.wanting_vls(i, out) & 1 << VL15 != 0);
+        let i = (0..self.ports()).find(|&i| !self.inputs[i].busy && self.wanting_vls(i, out) & 1 << VL15 != 0);
         if let Some(i) = i {
             self.start_transfer(cx, ctx, i, VL15, out);
         }
@@ -129,7 +129,7 @@ impl IbSwitch {
         let p = &ctx.packets[id];
         let group = p.dlid - MULTICAST_LID;
         let src = ctx.messages[p.message].src;
-        let blocks = super::credit_blocks(p, vl, self.block);
+        let blocks = super::credit_blocks(p, vl, ctx.switch.block);
         let t = p.t_arrived;
         let r = self.rep();
         let remaining = r.table.outputs(group as usize, src);
@@ -211,7 +211,7 @@ impl IbSwitch {
         order.clear();
         order.extend(0..r.requests.len());
         if r.order == MulticastOrder::RoundRobin {
-            let (n, start) = (self.ports, r.next_input);
+            let (n, start) = (self.inputs.len(), r.next_input);
             let reqs = &r.requests;
             order.sort_by_key(|&k| ((reqs[k].input as usize + n - start) % n, reqs[k].t));
         }
@@ -344,7 +344,7 @@ impl IbSwitch {
         port.transfer_vl = q.vl;
         port.transfer_bytes = bytes as u16;
         port.transfer_blocks = if first { q.blocks } else { 0 };
-        let ports = self.ports;
+        let ports = self.ports();
         let r = self.rep();
         r.transfer[input] = (outs, first, q);
         if r.order == MulticastOrder::RoundRobin {
@@ -429,7 +429,7 @@ impl IbSwitch {
             return;
         };
         let p = ctx.packets[id];
-        let blocks = super::credit_blocks(&p, p.vl, self.block);
+        let blocks = super::credit_blocks(&p, p.vl, ctx.switch.block);
         if self.outputs[out].free[lane(p.vl)] < blocks {
             return;
         }
