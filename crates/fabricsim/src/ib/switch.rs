@@ -83,6 +83,9 @@ struct OnWire {
 /// VL slots per port: 15 data VLs and VL15.
 const VLS: usize = 16;
 
+/// What a free port (no cable) names as its far end: no port that exists.
+const NOWHERE: PortRef = PortRef { kind: ComponentKind::Switch, index: u32::MAX, port: u16::MAX };
+
 /// One input port: its VL queues and the crossbar state of their heads.
 /// The first cache line holds all an offer or a transfer's end reads (the
 /// port's state, every VL head's request and where credits go back), so
@@ -308,8 +311,8 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out as usize].wanting |= 1 << input;
         } else {
-            let words = self.words();
-            self.wanting_high[out as usize * (words - 1) + input / 64 - 1] |= 1 << (input % 64);
+            let w = self.high_word(out as usize, input);
+            self.wanting_high[w] |= 1 << (input % 64);
         }
         out as usize
     }
@@ -327,8 +330,8 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting &= !(1 << input);
         } else {
-            let words = self.words();
-            self.wanting_high[out * (words - 1) + input / 64 - 1] &= !(1 << (input % 64));
+            let w = self.high_word(out, input);
+            self.wanting_high[w] &= !(1 << (input % 64));
         }
     }
 
@@ -355,8 +358,14 @@ impl IbSwitch {
         if input < 64 {
             self.outputs[out].wanting & (1 << input) != 0
         } else {
-            self.wanting_high[out * (self.words() - 1) + input / 64 - 1] & (1 << (input % 64)) != 0
+            self.wanting_high[self.high_word(out, input)] & (1 << (input % 64)) != 0
         }
+    }
+
+    /// The word of `wanting_high` that holds input `input` (64 or more) for output `out`.
+    #[inline]
+    fn high_word(&self, out: usize, input: usize) -> usize {
+        out * (self.words() - 1) + input / 64 - 1
     }
 
     /// Whether the requesting head of input VL (`i`, `vl`) fits output VL
@@ -557,8 +566,8 @@ impl IbSwitch {
     fn return_credits(&self, cx: &mut impl SwitchContext, ctx: &mut Shared, port: usize, vl: u8, blocks: u32) {
         if vl != VL15 {
             debug_assert!(self.inputs[port].peer.is_some(), "packets arrive on cabled ports");
-            let key = cx.reserve_key(cx.now() + ctx.timing.propagation);
-            ctx.free(FreedCredit { to: self.inputs[port].feeder, key, vl, blocks: blocks as u16 });
+            let feeder = self.inputs[port].feeder;
+            ctx.free(FreedCredit::reserve(cx, feeder, ctx.cables.propagation(), vl, blocks as u16));
         }
     }
 

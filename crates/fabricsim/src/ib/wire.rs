@@ -47,6 +47,16 @@ pub struct FreedCredit {
     pub blocks: u16,
 }
 
+impl FreedCredit {
+    /// `blocks` credits for `vl` freed now, for the sender `to` at the far
+    /// end of a cable of `propagation`: their key is reserved now.
+    #[inline]
+    pub fn reserve(cx: &mut impl Clocked, to: PortRef, propagation: Time, vl: u8, blocks: u16) -> Self {
+        let key = cx.reserve_key(cx.now() + propagation);
+        FreedCredit { to, key, vl, blocks }
+    }
+}
+
 /// The cables of a fabric at its reference rate, by what they lead to:
 /// each is known from its far end alone, so a switch whose cables all run
 /// at that rate keeps only the far end in its output port's first cache
@@ -63,6 +73,12 @@ impl ReferenceCables {
     /// that act `input_stages` after it is in.
     pub fn new(propagation: Time, header: Time, input_stages: Time) -> Self {
         ReferenceCables { propagation, header, input_stages }
+    }
+
+    /// Every cable's propagation delay (the fabric's).
+    #[inline(always)]
+    pub fn propagation(&self) -> Time {
+        self.propagation
     }
 
     /// The reference-rate cable to `to` (a switch: cut-through; an HCA: whole).
@@ -133,8 +149,7 @@ impl Wire {
     /// after the event.
     #[inline]
     pub fn return_credit(&self, cx: &mut impl Clocked, vl: u8, blocks: u16) -> FreedCredit {
-        let key = cx.reserve_key(cx.now() + self.propagation);
-        FreedCredit { to: self.to, key, vl, blocks }
+        FreedCredit::reserve(cx, self.to, self.propagation, vl, blocks)
     }
 }
 

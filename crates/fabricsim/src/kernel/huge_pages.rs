@@ -14,6 +14,9 @@
 //! the resident memory grows by at most the unfilled part of their 2 MiB
 //! pages.
 
+// Elsewhere nothing is collapsed, so the mappings are never read.
+#![cfg_attr(not(target_os = "linux"), allow(dead_code))]
+
 /// Models whose own estimate of their memory is below this keep their
 /// pages: they fit the TLB's reach as they are.
 pub const MIN_MODEL_BYTES: u64 = 16 << 20;

@@ -144,7 +144,6 @@ impl IbFabric {
                 index: s as u32,
                 peers,
                 config: &switch_config,
-                propagation: prop,
                 cables,
                 multipath: multipath
                     .as_ref()

@@ -11,8 +11,6 @@ pub struct SwitchSpec<'a> {
     /// What every switch of the fabric shares (credit block, stage time,
     /// ranks, SL-to-VL map, lifetimes, VL buffer size).
     pub config: &'a SwitchConfig,
-    /// Every cable's propagation delay (the fabric's).
-    pub propagation: Time,
     /// The fabric's cables at its reference rate.
     pub cables: ReferenceCables,
     /// Multipath routing: the switch's multipath table and how unreliable
@@ -47,7 +45,7 @@ impl IbSwitch {
         let p = spec.peers.len();
         // Credits go back a fabric-wide propagation delay after they are freed.
         assert!(
-            spec.peers.iter().flatten().all(|w| w.propagation == spec.propagation),
+            spec.peers.iter().flatten().all(|w| w.propagation == spec.cables.propagation()),
             "every cable of switch {} has the fabric's propagation",
             spec.index
         );
@@ -71,7 +69,7 @@ impl IbSwitch {
                     queues: Default::default(),
                     head_out: [0; VLS],
                     head_blocks: [0; VLS - 1],
-                    feeder: peer.map_or(PortRef::switch(u32::MAX, u16::MAX), |w| w.to),
+                    feeder: peer.map_or(NOWHERE, |w| w.to),
                     ready: 0,
                     busy: false,
                     transfer_out: 0,
@@ -95,7 +93,7 @@ impl IbSwitch {
                     mc_held: false,
                     next_input: 0,
                     wanting: 0,
-                    to: wire.map_or(PortRef::switch(u32::MAX, u16::MAX), |w| w.to),
+                    to: wire.map_or(NOWHERE, |w| w.to),
                     blocked: false,
                     port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
                     on_wire: None,
