@@ -216,6 +216,34 @@ impl IbSwitch {
         &mut self.outputs[port].port
     }
 
+    /// Where its input and its output ports start in memory, and the
+    /// bytes of each (see `fabric/look_ahead.rs`).
+    pub fn port_addresses(&self) -> [(usize, usize); 2] {
+        [
+            (self.inputs.as_ptr() as usize, std::mem::size_of::<InPort>()),
+            (self.outputs.as_ptr() as usize, std::mem::size_of::<OutPort>()),
+        ]
+    }
+
+    /// Where input `port` is in memory.
+    #[cfg(test)]
+    pub fn input_address(&self, port: usize) -> usize {
+        &self.inputs[port] as *const InPort as usize
+    }
+
+    /// Where output `port` is in memory.
+    #[cfg(test)]
+    pub fn output_address(&self, port: usize) -> usize {
+        &self.outputs[port] as *const OutPort as usize
+    }
+
+    /// The output the data table gives for `dlid` (the look ahead's guess
+    /// of where a header goes: multipath and control packets may go elsewhere).
+    #[inline(always)]
+    pub fn data_route(&self, dlid: u16) -> usize {
+        self.data_table.get(dlid as usize).copied().unwrap_or(0) as usize
+    }
+
     /// Handles one of the switch's own events.
     #[inline(always)]
     pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {

@@ -50,6 +50,18 @@ impl<T: Default> Arena<T> {
         (self.slots.capacity() * std::mem::size_of::<T>() + self.free.capacity() * 4) as u64
     }
 
+    /// Where record `i` is (or would be) in memory, for a cache hint.
+    #[inline(always)]
+    pub fn address(&self, i: u32) -> usize {
+        self.slots.as_ptr().wrapping_add(i as usize) as usize
+    }
+
+    /// Record `i`, if the slab has reached it (it may be free).
+    #[inline(always)]
+    pub fn try_get(&self, i: u32) -> Option<&T> {
+        self.slots.get(i as usize)
+    }
+
     #[inline]
     pub fn get(&self, i: u32) -> &T {
         &self.slots[i as usize]

@@ -46,4 +46,11 @@ pub trait EventSet<E: Copy> {
     /// Key of the event being handled (the last one popped): every event
     /// keyed below it has run, every event keyed above it has not.
     fn current_key(&self) -> u128;
+    /// The earliest pending event, if the set can name it: what a model that
+    /// looks ahead is shown ([`Model::prefetch`](crate::sim::Model::prefetch));
+    /// None is always allowed.
+    #[inline(always)]
+    fn peek_event(&self) -> Option<&E> {
+        None
+    }
 }

@@ -7,6 +7,7 @@ pub mod event_queue;
 pub mod event_set;
 pub mod hold_benchmark;
 pub mod huge_pages;
+pub mod prefetch;
 pub mod random;
 pub mod stats;
 pub mod time;

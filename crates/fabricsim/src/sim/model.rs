@@ -79,6 +79,17 @@ pub trait Model {
     fn start(&mut self, cx: &mut Context<Self::Event, Self::Queue>) -> Time;
     /// Handles one event.
     fn dispatch(&mut self, cx: &mut Context<Self::Event, Self::Queue>, event: Self::Event);
+    /// The next event, shown before the current one runs: a model may ask
+    /// the caches for the state it will read (see [`crate::kernel::prefetch`]).
+    /// A hint only, that must not change the run.
+    #[inline(always)]
+    fn prefetch(&self, _event: &Self::Event) {}
+    /// Whether [`Self::prefetch`] does anything: else the driver does not
+    /// look for the next event.
+    #[inline(always)]
+    fn looks_ahead(&self) -> bool {
+        false
+    }
     fn status(&self) -> Status;
     fn metrics(&self) -> &MetricSet;
     /// Warm-up deletion: resets the metric set and any measured state of the model.

@@ -28,11 +28,17 @@ impl<M: Model> Simulation<M> {
     }
 
     /// Runs the next event due no later than `limit`; false when none is
-    /// left or the next one is later.
+    /// left or the next one is later. The model sees the event after it
+    /// first, as a hint ([`Model::prefetch`]).
     #[inline]
     pub fn step(&mut self, limit: Time) -> bool {
         match self.clock.next(limit) {
             Some(event) => {
+                if self.model.looks_ahead() {
+                    if let Some(next) = self.clock.queue.peek_event() {
+                        self.model.prefetch(next);
+                    }
+                }
                 let mut cx = Context::new(self.clock.now, &mut self.clock.queue);
                 self.model.dispatch(&mut cx, event);
                 true

@@ -244,7 +244,10 @@ impl IbFabric {
                 vl.is_some_and(|v| vl_order.contains(&v))
             })
             .fold(0u16, |m, sl| m | 1 << sl);
+        let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>();
+        let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses));
         Ok(IbFabric {
+            look_ahead,
             bucket_shift,
             ring_bits,
             sh: Shared {

@@ -40,39 +40,64 @@ use crate::sim::{
 };
 
 mod build;
+mod look_ahead;
 pub use build::DEFAULT_RELIABLE_SHARE;
+use look_ahead::LookAhead;
 
-/// Every event of the fabric, flat so that it stays 12 bytes (a calendar
-/// node of 32): each component's own events and the cables' deliveries,
-/// with the index of the component they are for.
-#[derive(Clone, Copy, Debug)]
-pub enum Event {
-    /// A source event of HCA `hca`'s sources.
-    Source { hca: u32, ev: SourceEvent },
-    /// `hca`'s link has sent a packet's last byte.
-    HcaSent { hca: u32 },
-    /// Credits for `vl` reach `hca` from its switch.
-    HcaCredit { hca: u32, vl: u8, blocks: u16 },
-    /// The tail of `packet` reaches `hca`'s sink.
-    Delivered { hca: u32, packet: u32 },
-    /// `packet` is through stages 1-3 at input `port` of `switch`.
-    Header { switch: u32, port: u16, packet: u32 },
+/// Every event of the fabric in 12 bytes (a calendar node of 32): what
+/// happens, to which component (a switch or an HCA, by index), at which
+/// port, and its argument. Every kind keeps these in the same fields, so
+/// the look ahead (`look_ahead.rs`) reads the next event without a branch
+/// on its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    kind: Kind,
+    /// The VL of a credit; the source event of a `Source`.
+    vl: u8,
+    port: u16,
+    /// The switch or HCA the event is for.
+    index: u32,
+    /// The packet of a `Header` or a `Delivered`; the blocks of a credit.
+    arg: u32,
+}
+
+/// What an [`Event`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    /// A source event (`vl`: which) of HCA `index`'s sources.
+    Source,
+    /// HCA `index`'s link has sent a packet's last byte.
+    HcaSent,
+    /// Credits (`arg` blocks) for `vl` reach HCA `index` from its switch.
+    HcaCredit,
+    /// The tail of packet `arg` reaches HCA `index`'s sink.
+    Delivered,
+    /// Packet `arg` is through stages 1-3 at input `port` of switch `index`.
+    Header,
     /// The crossbar transfer from input `port` has ended.
-    TransferDone { switch: u32, port: u16 },
+    TransferDone,
     /// Output `port` has sent a packet's last byte.
-    SwitchSent { switch: u32, port: u16 },
+    SwitchSent,
     /// A head of output `port` may have outlived its lifetime limit.
-    SwitchExpire { switch: u32, port: u16 },
+    SwitchExpire,
     /// Output `port` has moved a multicast copy out of its central FIFO.
-    CentralDone { switch: u32, port: u16 },
-    /// Credits for `vl` reach output `port` of `switch`.
-    SwitchCredit { switch: u32, port: u16, vl: u8, blocks: u16 },
+    CentralDone,
+    /// Credits (`arg` blocks) for `vl` reach output `port`.
+    SwitchCredit,
+}
+
+impl Event {
+    #[inline(always)]
+    const fn new(kind: Kind, index: u32, port: u16, vl: u8, arg: u32) -> Self {
+        Event { kind, vl, port, index, arg }
+    }
 }
 
 impl Carries<SourceEvent> for Event {
     #[inline(always)]
     fn wrap(hca: u32, ev: SourceEvent) -> Self {
-        Event::Source { hca, ev }
+        Event::new(Kind::Source, hca, 0, ev.code(), 0)
     }
 }
 
@@ -80,7 +105,7 @@ impl Carries<HcaEvent> for Event {
     #[inline(always)]
     fn wrap(hca: u32, ev: HcaEvent) -> Self {
         match ev {
-            HcaEvent::Sent => Event::HcaSent { hca },
+            HcaEvent::Sent => Event::new(Kind::HcaSent, hca, 0, 0, 0),
         }
     }
 }
@@ -88,12 +113,13 @@ impl Carries<HcaEvent> for Event {
 impl Carries<SwitchEvent> for Event {
     #[inline(always)]
     fn wrap(switch: u32, ev: SwitchEvent) -> Self {
-        match ev {
-            SwitchEvent::TransferDone { port } => Event::TransferDone { switch, port },
-            SwitchEvent::Sent { port } => Event::SwitchSent { switch, port },
-            SwitchEvent::Expire { port } => Event::SwitchExpire { switch, port },
-            SwitchEvent::CentralDone { port } => Event::CentralDone { switch, port },
-        }
+        let (kind, port) = match ev {
+            SwitchEvent::TransferDone { port } => (Kind::TransferDone, port),
+            SwitchEvent::Sent { port } => (Kind::SwitchSent, port),
+            SwitchEvent::Expire { port } => (Kind::SwitchExpire, port),
+            SwitchEvent::CentralDone { port } => (Kind::CentralDone, port),
+        };
+        Event::new(kind, switch, port, 0, 0)
     }
 }
 
@@ -102,14 +128,16 @@ impl Carries<Delivery> for Event {
     fn wrap(index: u32, ev: Delivery) -> Self {
         match ev {
             Delivery::Packet { kind: ComponentKind::Switch, port, packet } => {
-                Event::Header { switch: index, port, packet }
+                Event::new(Kind::Header, index, port, 0, packet)
             }
-            Delivery::Packet { kind: ComponentKind::Hca, packet, .. } => Event::Delivered { hca: index, packet },
+            Delivery::Packet { kind: ComponentKind::Hca, packet, .. } => {
+                Event::new(Kind::Delivered, index, 0, 0, packet)
+            }
             Delivery::Credit { kind: ComponentKind::Switch, port, vl, blocks } => {
-                Event::SwitchCredit { switch: index, port, vl, blocks }
+                Event::new(Kind::SwitchCredit, index, port, vl, blocks as u32)
             }
             Delivery::Credit { kind: ComponentKind::Hca, vl, blocks, .. } => {
-                Event::HcaCredit { hca: index, vl, blocks }
+                Event::new(Kind::HcaCredit, index, 0, vl, blocks as u32)
             }
             Delivery::Packet { kind, .. } | Delivery::Credit { kind, .. } => {
                 unreachable!("no {kind:?} in an InfiniBand fabric")
@@ -156,6 +184,8 @@ pub struct IbFabric {
     pub(super) watch: DeadlockWatch,
     /// The multicast groups (with `[ib.multicast]`).
     groups: Option<Groups>,
+    /// Where each switch's ports are, for the hint of the next event's state.
+    look_ahead: LookAhead,
     scenario: Scenario,
 }
 
@@ -338,38 +368,38 @@ impl Model for IbFabric {
     #[inline(always)]
     fn dispatch(&mut self, cx: &mut Cx, event: Event) {
         let sh = &mut self.sh;
-        match event {
-            Event::Source { hca, ev } => {
-                let h = &mut self.hcas[hca as usize];
-                self.sources.handle(cx, hca, ev, |cx, msg| {
+        let Event { kind, vl, port, index, arg } = event;
+        let (i, port) = (index as usize, port as usize);
+        match kind {
+            Kind::Source => {
+                let h = &mut self.hcas[i];
+                self.sources.handle(cx, index, SourceEvent::from_code(vl), |cx, msg| {
                     enqueue(h, cx, sh, msg);
                 });
             }
-            Event::HcaSent { hca } => self.hcas[hca as usize].handle(cx, sh, HcaEvent::Sent),
-            Event::HcaCredit { hca, vl, blocks } => self.hcas[hca as usize].on_credit(cx, sh, vl, blocks as u32),
-            Event::Delivered { hca, packet } => self.hcas[hca as usize].on_packet(cx, sh, packet),
-            Event::Header { switch, port, packet } => {
-                self.switches[switch as usize].on_packet(cx, sh, port as usize, packet)
-            }
-            Event::TransferDone { switch, port } => {
-                self.switches[switch as usize].handle(cx, sh, SwitchEvent::TransferDone { port })
-            }
-            Event::SwitchSent { switch, port } => {
-                self.switches[switch as usize].handle(cx, sh, SwitchEvent::Sent { port })
-            }
-            Event::SwitchExpire { switch, port } => {
-                self.switches[switch as usize].handle(cx, sh, SwitchEvent::Expire { port })
-            }
-            Event::CentralDone { switch, port } => {
-                self.switches[switch as usize].handle(cx, sh, SwitchEvent::CentralDone { port })
-            }
-            Event::SwitchCredit { switch, port, vl, blocks } => {
-                self.switches[switch as usize].on_credit(cx, sh, port as usize, vl, blocks as u32)
-            }
+            Kind::HcaSent => self.hcas[i].handle(cx, sh, HcaEvent::Sent),
+            Kind::HcaCredit => self.hcas[i].on_credit(cx, sh, vl, arg),
+            Kind::Delivered => self.hcas[i].on_packet(cx, sh, arg),
+            Kind::Header => self.switches[i].on_packet(cx, sh, port, arg),
+            Kind::TransferDone => self.switches[i].handle(cx, sh, SwitchEvent::TransferDone { port: port as u16 }),
+            Kind::SwitchSent => self.switches[i].handle(cx, sh, SwitchEvent::Sent { port: port as u16 }),
+            Kind::SwitchExpire => self.switches[i].handle(cx, sh, SwitchEvent::Expire { port: port as u16 }),
+            Kind::CentralDone => self.switches[i].handle(cx, sh, SwitchEvent::CentralDone { port: port as u16 }),
+            Kind::SwitchCredit => self.switches[i].on_credit(cx, sh, port, vl, arg),
         }
         if let Some(c) = self.sh.freed.take() {
             self.return_credit(cx, c);
         }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, event: &Event) {
+        self.look_ahead.prefetch(self, event);
+    }
+
+    #[inline(always)]
+    fn looks_ahead(&self) -> bool {
+        self.look_ahead.is_on()
     }
 
     /// Constant time, as the driver asks every 1024 events: what grows with

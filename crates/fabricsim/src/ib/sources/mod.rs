@@ -54,6 +54,24 @@ pub enum SourceEvent {
     Control,
 }
 
+impl SourceEvent {
+    /// A byte for the event's slot in the fabric's flat event.
+    #[inline(always)]
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The event a [`Self::code`] stands for.
+    #[inline(always)]
+    pub fn from_code(code: u8) -> Self {
+        match code {
+            0 => SourceEvent::VideoFrame,
+            1 => SourceEvent::BestEffort,
+            _ => SourceEvent::Control,
+        }
+    }
+}
+
 /// Video streams in one fabric at most: each keeps about 100 bytes of
 /// state, so this bounds the sources' memory to a few hundred MB however
 /// fast the links and however many HCAs.

@@ -1,0 +1,190 @@
+//! The look ahead: while an event runs, the driver shows the model the
+//! next one ([`Model::prefetch`](crate::sim::Model::prefetch)), and the
+//! fabric asks the caches for the lines that event will read first: its
+//! switch's line and port, or its HCA, and its packet; for a header, also
+//! the output its forwarding table names. On a fabric larger than the
+//! caches (an 8-ary 4-tree's 49 MiB) those misses then overlap the running
+//! event's work instead of following it.
+//!
+//! The first lines are picked without a branch on the next event's kind,
+//! whose outcome is as unpredictable as the event order: a `match` there
+//! cost more in mispredictions than its hints saved. Following a transfer's
+//! end to its output and upstream port read the input's line at once and
+//! lost time too, so only a header's route is followed.
+//!
+//! A hint only: the run is the same with or without it. A fabric whose
+//! switches fit in a few L2 caches goes without, as its next event's state
+//! is in cache already.
+
+use std::hint::select_unpredictable;
+
+use super::{Event, IbFabric, Kind};
+use crate::kernel::prefetch::prefetch;
+
+/// Switch state from which the look ahead pays: four times a 1 MiB L2.
+pub(super) const MIN_SWITCH_BYTES: u64 = 4 << 20;
+
+/// Which side of its component an event reads.
+const INPUT: usize = 0;
+const OUTPUT: usize = 1;
+const HCA: usize = 2;
+
+/// Where every switch's input and output ports start, and their size.
+#[derive(Debug, Default)]
+pub(super) struct LookAhead {
+    /// Per switch, [inputs, outputs] as (address, bytes per port); empty
+    /// when the fabric goes without the look ahead.
+    ports: Vec<[(usize, usize); 2]>,
+}
+
+impl LookAhead {
+    /// The look ahead over switches whose ports are at `ports`, if their
+    /// state (`switch_bytes`) is large enough for it to pay.
+    pub(super) fn new(switch_bytes: u64, ports: impl IntoIterator<Item = [(usize, usize); 2]>) -> Self {
+        if switch_bytes < MIN_SWITCH_BYTES {
+            return LookAhead::default();
+        }
+        LookAhead { ports: ports.into_iter().collect() }
+    }
+
+    pub(super) fn is_on(&self) -> bool {
+        !self.ports.is_empty()
+    }
+
+    /// Hints the lines `event` reads.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, fabric: &IbFabric, event: &Event) {
+        if !self.is_on() {
+            return;
+        }
+        for at in self.lines(fabric, event) {
+            prefetch(at as *const u8);
+        }
+        if event.kind == Kind::Header {
+            if let Some(at) = self.route(fabric, event) {
+                prefetch(at as *const u8);
+            }
+        }
+    }
+
+    /// The lines `event` reads first, found without a branch on its kind:
+    /// its switch's line or its HCA's, three lines of its port (an input's
+    /// first line and queues, an output's first line and sending side) or
+    /// of its HCA, and its packet (packet 0 if it carries none).
+    #[inline(always)]
+    fn lines(&self, fabric: &IbFabric, event: &Event) -> [usize; 5] {
+        let (side, packet) = event.target();
+        let i = event.index as usize;
+        let hca = fabric.hcas.as_ptr().wrapping_add(i) as usize;
+        let switch = fabric.switches.as_ptr().wrapping_add(i) as usize;
+        let (base, bytes) = self.ports[i.min(self.ports.len() - 1)][side & OUTPUT];
+        let port = base.wrapping_add(event.port as usize * bytes);
+        let on_hca = side == HCA;
+        let at = select_unpredictable(on_hca, hca.wrapping_add(64), port);
+        [
+            select_unpredictable(on_hca, hca, switch),
+            at,
+            at.wrapping_add(64),
+            at.wrapping_add(128),
+            fabric.sh.packets.address(packet),
+        ]
+    }
+
+    /// A header's output, as its switch's data table names it: the packet
+    /// and the switch were asked for just before, so these reads wait for
+    /// them, not for memory twice.
+    #[inline(always)]
+    fn route(&self, fabric: &IbFabric, event: &Event) -> Option<usize> {
+        let i = event.index as usize;
+        let dlid = fabric.sh.packets.try_get(event.arg)?.dlid;
+        let (base, bytes) = self.ports.get(i)?[OUTPUT];
+        Some(base + fabric.switches.get(i)?.data_route(dlid) * bytes)
+    }
+}
+
+impl Event {
+    /// The side of its component the event reads ([`INPUT`], [`OUTPUT`],
+    /// [`HCA`]) and the packet it carries (0 if none), by table look-ups
+    /// on its kind, not branches.
+    #[inline(always)]
+    fn target(&self) -> (usize, u32) {
+        // Per kind, in `Kind`'s order: the side, and whether `arg` is a packet.
+        const SIDE: [usize; 10] = [HCA, HCA, HCA, HCA, INPUT, INPUT, OUTPUT, OUTPUT, OUTPUT, OUTPUT];
+        const PACKET: [u32; 10] = [0, 0, 0, !0, !0, 0, 0, 0, 0, 0];
+        let k = self.kind as usize;
+        (SIDE[k], self.arg & PACKET[k])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ib::hca::HcaEvent;
+    use crate::ib::packet::Packet;
+    use crate::ib::sources::SourceEvent;
+    use crate::ib::switch::{IbSwitch, SwitchEvent};
+    use crate::ib::wire::Delivery;
+    use crate::scenario::Scenario;
+    use crate::sim::{Carries, ComponentKind, PortRef};
+
+    /// Two switches, an HCA on each, no workload.
+    fn fabric() -> IbFabric {
+        let toml = "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1]\ncables = [[1, 2]]\n\
+                    [ib.workload]\ninjection_rate = 0\ncontrol_period_ms = 0\n";
+        IbFabric::build(&Scenario::from_toml_str(toml, "look_ahead.toml").unwrap()).unwrap()
+    }
+
+    fn at<T>(r: &T) -> usize {
+        r as *const T as usize
+    }
+
+    #[test]
+    fn every_kind_names_its_side_and_only_a_packet_as_its_packet() {
+        let sw = |p| PortRef { kind: ComponentKind::Switch, index: 1, port: p };
+        let hca = PortRef { kind: ComponentKind::Hca, index: 1, port: 0 };
+        let cases: [(Event, usize, u32); 10] = [
+            (Event::wrap(1, SourceEvent::Control), HCA, 0),
+            (Event::wrap(1, HcaEvent::Sent), HCA, 0),
+            (Event::wrap(1, Delivery::credit(hca, 0, 9)), HCA, 0),
+            (Event::wrap(1, Delivery::Packet { kind: ComponentKind::Hca, port: 0, packet: 7 }), HCA, 7),
+            (Event::wrap(1, Delivery::Packet { kind: ComponentKind::Switch, port: 3, packet: 7 }), INPUT, 7),
+            (Event::wrap(1, SwitchEvent::TransferDone { port: 3 }), INPUT, 0),
+            (Event::wrap(1, SwitchEvent::Sent { port: 3 }), OUTPUT, 0),
+            (Event::wrap(1, SwitchEvent::Expire { port: 3 }), OUTPUT, 0),
+            (Event::wrap(1, SwitchEvent::CentralDone { port: 3 }), OUTPUT, 0),
+            (Event::wrap(1, Delivery::credit(sw(3), 0, 9)), OUTPUT, 0),
+        ];
+        for (k, (event, side, packet)) in cases.into_iter().enumerate() {
+            assert_eq!(event.kind as usize, k, "{event:?}: every kind once, in order");
+            assert_eq!(event.target(), (side, packet), "{event:?}");
+        }
+    }
+
+    #[test]
+    fn the_hints_name_the_lines_the_next_event_reads() {
+        let mut f = fabric();
+        assert!(!f.look_ahead.is_on(), "a fabric this small goes without");
+        f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses));
+        assert!(f.look_ahead.is_on());
+        let dlid = f.hcas.len() as u16; // some HCA's LID
+        let p = f.sh.packets.insert(Packet { dlid, ..Packet::default() });
+        let la = &f.look_ahead;
+
+        let header = Event::wrap(1, Delivery::Packet { kind: ComponentKind::Switch, port: 2, packet: p });
+        let input = f.switches[1].input_address(2);
+        assert_eq!(
+            la.lines(&f, &header),
+            [at(&f.switches[1]), input, input + 64, input + 128, at(f.sh.packets.get(p))]
+        );
+        let out = f.switches[1].data_route(dlid);
+        assert_eq!(la.route(&f, &header), Some(f.switches[1].output_address(out)));
+
+        let sent = Event::wrap(0, SwitchEvent::Sent { port: 1 });
+        let output = f.switches[0].output_address(1);
+        assert_eq!(la.lines(&f, &sent)[..4], [at(&f.switches[0]), output, output + 64, output + 128]);
+
+        let credit = Event::wrap(1, HcaEvent::Sent);
+        let hca = at(&f.hcas[1]);
+        assert_eq!(la.lines(&f, &credit)[..4], [hca, hca + 64, hca + 128, hca + 192]);
+    }
+}
