@@ -64,6 +64,7 @@ impl SourceEvent {
     /// The event a [`Self::code`] stands for.
     #[inline(always)]
     pub fn from_code(code: u8) -> Self {
+        debug_assert!(code <= SourceEvent::Control as u8, "source event code {code}");
         match code {
             0 => SourceEvent::VideoFrame,
             1 => SourceEvent::BestEffort,
