@@ -646,11 +646,25 @@ impl IbSwitch {
     /// The head of output VL (`out`, `vl`) is now `head` (None: the VL is
     /// empty): its head-of-queue clock restarts, and the port's timer is
     /// brought forward if the new head expires first. Nothing without limits.
-    #[inline]
+    #[inline(always)]
     fn head_changed(&mut self, cx: &mut impl SwitchContext, ctx: &Shared, out: usize, vl: u8, head: Option<u32>) {
-        let Some(l) = ctx.switch.lifetime else {
-            return;
-        };
+        if let Some(l) = ctx.switch.lifetime {
+            self.arm_expiry(cx, ctx, l, out, vl, head);
+        }
+    }
+
+    /// [`Self::head_changed`] under lifetime limits (out of line: most
+    /// fabrics have none, and the send path stays short).
+    #[inline(never)]
+    fn arm_expiry(
+        &mut self,
+        cx: &mut impl SwitchContext,
+        ctx: &Shared,
+        l: Lifetime,
+        out: usize,
+        vl: u8,
+        head: Option<u32>,
+    ) {
         let now = cx.now();
         let e = &mut self.expiry[out];
         let at = head.and_then(|id| l.expiry(&ctx.packets[id], now)).unwrap_or((Time::MAX, DropReason::HeadOfQueue));
