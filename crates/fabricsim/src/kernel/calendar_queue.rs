@@ -384,8 +384,11 @@ impl<E: Copy, const LANE: bool> EventSet<E> for CalendarQueue<E, LANE> {
     /// more search of the ring, which a model that looks ahead pays for.
     #[inline(always)]
     fn peek_event(&self) -> Option<&E> {
+        if LANE {
+            return None;
+        }
         match self.ring_earliest()? {
-            (_, Earliest::Bucket(b)) if !LANE => Some(&self.nodes[self.ends[b].head as usize].event),
+            (_, Earliest::Bucket(b)) => Some(&self.nodes[self.ends[b].head as usize].event),
             _ => None,
         }
     }

@@ -220,9 +220,8 @@ impl IbFabric {
                 }
             }
         }
-        let fixed_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>()
-            + hcas.iter().map(Hca::memory_bytes).sum::<u64>()
-            + sources.memory_bytes();
+        let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>();
+        let fixed_bytes = switch_bytes + hcas.iter().map(Hca::memory_bytes).sum::<u64>() + sources.memory_bytes();
         // Calendar buckets of the largest power of two picoseconds within
         // eight byte times per 256 switch ports, so a bucket holds about as
         // many events whatever the fabric's size (events per unit time grow
@@ -244,7 +243,6 @@ impl IbFabric {
                 vl.is_some_and(|v| vl_order.contains(&v))
             })
             .fold(0u16, |m, sl| m | 1 << sl);
-        let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>();
         let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses));
         Ok(IbFabric {
             look_ahead,

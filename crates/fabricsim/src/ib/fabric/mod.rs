@@ -369,7 +369,7 @@ impl Model for IbFabric {
     fn dispatch(&mut self, cx: &mut Cx, event: Event) {
         let sh = &mut self.sh;
         let Event { kind, vl, port, index, arg } = event;
-        let (i, port) = (index as usize, port as usize);
+        let i = index as usize;
         match kind {
             Kind::Source => {
                 let h = &mut self.hcas[i];
@@ -380,12 +380,12 @@ impl Model for IbFabric {
             Kind::HcaSent => self.hcas[i].handle(cx, sh, HcaEvent::Sent),
             Kind::HcaCredit => self.hcas[i].on_credit(cx, sh, vl, arg),
             Kind::Delivered => self.hcas[i].on_packet(cx, sh, arg),
-            Kind::Header => self.switches[i].on_packet(cx, sh, port, arg),
-            Kind::TransferDone => self.switches[i].handle(cx, sh, SwitchEvent::TransferDone { port: port as u16 }),
-            Kind::SwitchSent => self.switches[i].handle(cx, sh, SwitchEvent::Sent { port: port as u16 }),
-            Kind::SwitchExpire => self.switches[i].handle(cx, sh, SwitchEvent::Expire { port: port as u16 }),
-            Kind::CentralDone => self.switches[i].handle(cx, sh, SwitchEvent::CentralDone { port: port as u16 }),
-            Kind::SwitchCredit => self.switches[i].on_credit(cx, sh, port, vl, arg),
+            Kind::Header => self.switches[i].on_packet(cx, sh, port as usize, arg),
+            Kind::TransferDone => self.switches[i].handle(cx, sh, SwitchEvent::TransferDone { port }),
+            Kind::SwitchSent => self.switches[i].handle(cx, sh, SwitchEvent::Sent { port }),
+            Kind::SwitchExpire => self.switches[i].handle(cx, sh, SwitchEvent::Expire { port }),
+            Kind::CentralDone => self.switches[i].handle(cx, sh, SwitchEvent::CentralDone { port }),
+            Kind::SwitchCredit => self.switches[i].on_credit(cx, sh, port as usize, vl, arg),
         }
         if let Some(c) = self.sh.freed.take() {
             self.return_credit(cx, c);
