@@ -123,6 +123,26 @@ fn zero_load_latency_is_the_pipeline_arithmetic_to_the_picosecond() {
     assert_eq!(checked, 2 * 3 * 3 * 9);
 }
 
+/// A packet alone in the fabric costs one event per switch it crosses, its
+/// header's arrival: its crossbar transfer ends when its sending does, and
+/// nothing waits for either, so neither end is an event (the ports are
+/// idle from then on by the clock, and the credits went back at the start,
+/// keyed for the end). Its source's send and its delivery are the two others.
+/// The drain audit checks every buffer empty and every credit home after.
+#[test]
+fn a_packet_alone_costs_one_event_per_switch_crossed() {
+    let events = |k: u32| {
+        let s = scenario(&format!("{}{NO_WORKLOAD}", chain(k)));
+        let mut f = Simulation::new(IbFabric::build(&s).unwrap());
+        assert!(f.inject(0, 1, TrafficClass::BestEffort, 8, 1000));
+        f.run_until(Time::MAX);
+        assert_eq!(f.packets_delivered(), 1);
+        f.events()
+    };
+    let counts: Vec<u64> = (1..=4).map(events).collect();
+    assert_eq!(counts, vec![3, 4, 5, 6], "the source's send, a header per switch, the delivery");
+}
+
 /// A long message on a link whose propagation delay exceeds what three
 /// packets cover: the 4200-byte VL buffer advertises 65 credit blocks and a
 /// 1050-byte packet takes 17, so only 3 packets may be on their way to a

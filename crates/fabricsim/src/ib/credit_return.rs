@@ -71,16 +71,25 @@ impl CreditReturn {
     #[inline]
     pub fn hold(&mut self, key: u128, vl: u8, blocks: u16) {
         debug_assert!(!self.waiting);
-        debug_assert!(self.held().last().is_none_or(|h| h.key < key), "credits return in link order");
         let n = self.len as usize;
-        if n < INLINE {
+        if n < INLINE && (n == 0 || self.keys[n - 1] < key) {
             self.keys[n] = key;
             self.blocks[n] = blocks;
             self.vls[n] = vl;
             self.len += 1;
         } else {
-            self.spill_all().push_back(HeldCredit { key, vl, blocks });
+            self.hold_spilled(key, vl, blocks);
         }
+    }
+
+    /// Holds a credit in the spill list, in key order: a receiver returns
+    /// a transfer's credits at its start, keyed for its end, so a packet
+    /// it discards meanwhile may return its own keyed before them.
+    #[cold]
+    fn hold_spilled(&mut self, key: u128, vl: u8, blocks: u16) {
+        let spill = self.spill_all();
+        let at = spill.partition_point(|h| h.key < key);
+        spill.insert(at, HeldCredit { key, vl, blocks });
     }
 
     /// Moves the inline credits to the spill list (cold: more than
@@ -268,6 +277,26 @@ mod tests {
         let h = r.set_waiting(true).expect("a held credit to schedule");
         q.push_keyed(h.key, h.vl);
         assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
+    }
+
+    /// A receiver returns a transfer's credits at its start, keyed for its
+    /// end; a packet it discards meanwhile returns its own keyed earlier.
+    /// Held out of order, they come back in key order, inline or spilled.
+    #[test]
+    fn credits_held_out_of_key_order_come_back_in_it() {
+        let mut q: EventQueue<u8> = EventQueue::new();
+        let mut r = CreditReturn::default();
+        let (late, early) = (q.reserve_key(40), q.reserve_key(20));
+        r.hold(late, 1, 4);
+        r.hold(early, 2, 1);
+        r.hold(q.reserve_key(30), 3, 2);
+        q.push(35, 0);
+        q.pop();
+        let mut taken = Vec::new();
+        r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
+        assert_eq!(taken, vec![(2, 1), (3, 2)], "the two keyed before 35, earliest first");
+        let h = r.set_waiting(true).expect("the credit keyed at 40");
+        assert_eq!((h.key, h.vl, h.blocks), (late, 1, 4));
     }
 
     /// The held credits take 48 bytes of their port: under a cache line,

@@ -25,8 +25,9 @@ pub struct Shared {
     /// switch crossed), for utilization and bench figures.
     pub transfers: u64,
     pub metrics: IbMetrics,
-    /// Credits freed by the event being handled (one packet's at most).
-    pub freed: Option<FreedCredit>,
+    /// Credits freed by the event being handled (a few packets' at most:
+    /// each crossbar transfer started frees its packet's at its start).
+    pub freed: Vec<FreedCredit>,
     /// Multicast: per packet record, the member deliveries it stands for
     /// (a copy on its way to k members counts k in the audit); the live
     /// multicast records and the sum of what they stand for.
@@ -39,8 +40,7 @@ impl Shared {
     /// Records credits freed by this event.
     #[inline]
     pub fn free(&mut self, c: FreedCredit) {
-        debug_assert!(self.freed.is_none(), "an event frees one packet's credits");
-        self.freed = Some(c);
+        self.freed.push(c);
     }
 
     /// Multicast record `id` now stands for `members` deliveries.

@@ -53,8 +53,9 @@ use crate::sim::{ComponentKind, PortRef, Schedule};
 /// The switch's own events, carried with its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SwitchEvent {
-    /// The crossbar transfer from input `port` has ended.
-    TransferDone { port: u16 },
+    /// The crossbar transfer from input `port` into output `out` has ended
+    /// (`out`: [`replication::MULTICAST_TRANSFER`] for a multicast transfer).
+    TransferDone { port: u16, out: u16 },
     /// Output `port` has sent a packet's last byte.
     Sent { port: u16 },
     /// A head packet of output `port` may have outlived its lifetime limit.
@@ -87,20 +88,26 @@ const VLS: usize = 16;
 const NOWHERE: PortRef = PortRef { kind: ComponentKind::Switch, index: u32::MAX, port: u16::MAX };
 
 /// One input port: its VL queues and the crossbar state of their heads.
-/// The first cache line holds all an offer or a transfer's end reads (the
-/// port's state, every VL head's request and where credits go back), so
-/// the crossbar arbitration touches one line per input; the queues and the
-/// cable follow.
+/// The first cache line holds all an offer reads (the port's transfer and
+/// every VL head's request), so the crossbar arbitration touches one line
+/// per input; where credits go back and the queues of VLs 0-6 share the
+/// second, which a transfer's start reads; the other queues and the cable
+/// follow.
 #[repr(C, align(64))]
 struct InPort {
+    /// Until when a crossbar transfer from this input is under way: the
+    /// input is idle from then on, with no event for the transfer's end
+    /// unless something waits for it (`armed`; see `IbSwitch::arm`). On a
+    /// replicating switch, [`Time::MAX`] until the end's event.
+    busy_until: Time,
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
-    /// Whether a crossbar transfer from this input is under way, to which
-    /// output, and the VL and wire bytes its packet frees at the end.
-    busy: bool,
-    transfer_vl: u8,
+    /// The output, VL and credit blocks of the transfer (the blocks stay
+    /// in the input VL until it ends).
     transfer_out: u16,
-    transfer_bytes: u16,
+    transfer_vl: u8,
+    /// Whether the transfer's end is an event.
+    armed: bool,
     transfer_blocks: u16,
     /// Per VL, the output its requesting head wants (IBA port numbers are
     /// 8 bits) and, per data VL, the credit blocks it takes (VL15 takes
@@ -108,13 +115,16 @@ struct InPort {
     head_out: [u8; VLS],
     head_blocks: [u16; VLS - 1],
     /// The port that feeds this one (a free port: none that exists): a
-    /// transfer's end returns credits to it, a propagation delay later
-    /// (every cable of a fabric has the fabric's propagation).
+    /// transfer's start returns the credits its packet frees at its end, a
+    /// propagation delay later (every cable of a fabric has the fabric's
+    /// propagation).
     feeder: PortRef,
-    /// Per VL, its packets in arrival order (a line per 8 VLs).
+    /// Per VL, its packets in arrival order (VLs 0-6 beside `feeder`).
     queues: [PacketFifo; VLS],
     /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
+    /// Wire bytes of a multicast transfer (its end counts them out of the buffer).
+    transfer_bytes: u16,
 }
 
 impl InPort {
@@ -125,19 +135,43 @@ impl InPort {
     }
 }
 
+/// Whether a port of a replicating switch is busy with a crossbar transfer:
+/// there, every transfer's end is an event, and the port is busy until it.
+trait EagerBusy {
+    fn busy(&self) -> bool;
+}
+
+impl EagerBusy for InPort {
+    #[inline]
+    fn busy(&self) -> bool {
+        self.busy_until == Time::MAX
+    }
+}
+
+impl EagerBusy for OutPort {
+    #[inline]
+    fn busy(&self) -> bool {
+        self.busy_until == Time::MAX
+    }
+}
+
 /// One output port: its VL queues, its sending side (credits, arbiter,
 /// head blocks) and its cable, in the order an arbitration reads them
 /// (`repr(C)` keeps it, and each port starts a cache line), so an event
 /// touches few cache lines.
 #[repr(C, align(64))]
 struct OutPort {
-    /// The packet on the wire, if any.
+    /// Until when a crossbar transfer into this output is under way (as
+    /// `InPort::busy_until`; a multicast copy: [`Time::MAX`] until its end's event).
+    busy_until: Time,
+    /// The packet on the wire, if any. One sent with its crossbar transfer
+    /// has gone once the transfer has ended (see `IbSwitch::settle`).
     on_wire: Option<OnWire>,
     /// Packets queued over all VLs, and the VLs with any (bit mask).
     queued: u32,
     queued_vls: u16,
-    /// Whether a crossbar transfer into this output is under way.
-    busy: bool,
+    /// The input whose unicast transfer into this output is under way.
+    transfer_from: u16,
     /// A multicast packet waits for this output: the replication is asked first.
     mc_held: bool,
     /// The last round found no requesting idle input whose head fits its
@@ -154,13 +188,14 @@ struct OutPort {
     wanting: u64,
     /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
     /// no credits). Beside the fields above: a transfer's end frees space
-    /// and clears `busy` in one line, and an offer reads it with `blocked`.
+    /// in the line that says when the output is idle, and an offer reads
+    /// it with `blocked`.
     free: [u16; VLS],
+    port: OutputPort,
     /// Where the port sends (a free port: nowhere that exists); on a
     /// one-rate switch this names the cable (`Shared::cables`), so a send
-    /// reads no more of the port than this line.
+    /// reads of the port's queues and this only the line of VLs 0-6.
     to: PortRef,
-    port: OutputPort,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
     /// Where the port sends (None: a free port).
@@ -248,7 +283,7 @@ impl IbSwitch {
     #[inline(always)]
     pub fn handle(&mut self, cx: &mut impl SwitchContext, sh: &mut Shared, ev: SwitchEvent) {
         match ev {
-            SwitchEvent::TransferDone { port } => self.on_transfer_done(cx, sh, port as usize),
+            SwitchEvent::TransferDone { port, out } => self.on_transfer_done(cx, sh, port as usize, out),
             SwitchEvent::Sent { port } => self.on_sent(cx, sh, port as usize),
             SwitchEvent::Expire { port } => self.on_expire(cx, sh, port as usize),
             SwitchEvent::CentralDone { port } => self.on_central_done(cx, sh, port as usize),
@@ -274,7 +309,8 @@ impl IbSwitch {
                     // IBA: a packet whose SL has no VL on this port is discarded.
                     let p = ctx.packets[id];
                     ctx.discard(id);
-                    self.return_credits(cx, ctx, port, p.vl, blocks_for(p.bytes as u32, ctx.switch.block));
+                    let now = cx.now();
+                    self.return_credits(cx, ctx, port, p.vl, blocks_for(p.bytes as u32, ctx.switch.block), now);
                     return;
                 }
             }
@@ -297,7 +333,7 @@ impl IbSwitch {
                 self.mc_pump(cx, ctx);
                 return;
             }
-            let out = self.set_ready(ctx, port, vl, id);
+            let out = self.set_ready(cx, ctx, port, vl, id);
             self.try_output_for(cx, ctx, out, port);
         }
     }
@@ -305,12 +341,12 @@ impl IbSwitch {
     /// The packet now at the head of input VL (`input`, `vl`), if any,
     /// requests its output (or, multicast, its tree's outputs).
     #[inline(always)]
-    fn next_head(&mut self, ctx: &mut Shared, input: usize, vl: u8) {
+    fn next_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8) {
         if let Some(next) = self.inputs[input].queues[lane(vl)].front() {
             if ctx.packets[next].flags & MULTICAST != 0 {
                 self.mc_request(ctx, input, vl, next);
             } else {
-                self.set_ready(ctx, input, vl, next);
+                self.set_ready(cx, ctx, input, vl, next);
             }
         }
     }
@@ -318,9 +354,10 @@ impl IbSwitch {
     /// Packet `id` at the head of input VL (`input`, `vl`) requests the
     /// output its forwarding table gives (control packets: the
     /// shortest-path table; multipath packets: the multipath table with
-    /// their path bits); returns that output.
+    /// their path bits); returns that output. A transfer under way from the
+    /// input or into the output now has a head waiting for its end.
     #[inline(always)]
-    fn set_ready(&mut self, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
+    fn set_ready(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let out = if vl == VL15 {
             self.control_table[p.dlid as usize] as u16
@@ -342,7 +379,56 @@ impl IbSwitch {
             let w = self.high_word(out as usize, input);
             self.wanting_high[w] |= 1 << (input % 64);
         }
-        out as usize
+        let out = out as usize;
+        self.arm(cx, input);
+        if cx.now() < self.outputs[out].busy_until {
+            self.arm(cx, self.outputs[out].transfer_from as usize);
+        }
+        out
+    }
+
+    /// The transfer under way from `input` ends as an event: something
+    /// waits for its input or its output (a requesting head, a queued
+    /// packet). Unarmed, its end changes nothing but what the time tells
+    /// (`busy_until`, `settle`): no event is needed. Nothing on a replicating
+    /// switch, where every transfer's end is an event.
+    #[inline(always)]
+    fn arm(&mut self, cx: &mut impl SwitchContext, input: usize) {
+        let p = &mut self.inputs[input];
+        if !p.armed && cx.now() < p.busy_until && p.busy_until != Time::MAX {
+            p.armed = true;
+            let ev = SwitchEvent::TransferDone { port: input as u16, out: p.transfer_out };
+            cx.push(p.busy_until, self.index, ev);
+        }
+    }
+
+    /// Whether input `i` is idle at `now`.
+    #[inline(always)]
+    fn input_idle(&self, i: usize, now: Time) -> bool {
+        now >= self.inputs[i].busy_until
+    }
+
+    /// The packet output `out` sends with its crossbar transfer has gone
+    /// once the transfer has ended: its output VL space is free then. Done
+    /// here, when the output is next looked at, not by an event.
+    #[inline(always)]
+    fn settle(&mut self, out: usize, now: Time) {
+        let o = &mut self.outputs[out];
+        if let Some(w) = o.on_wire {
+            if w.with_transfer && now >= o.busy_until {
+                o.on_wire = None;
+                o.blocked = false;
+                o.free[lane(w.vl)] += w.blocks;
+            }
+        }
+    }
+
+    /// Output VL (`out`, `vl`)'s free blocks at `now`, with the space a
+    /// packet sent with its ended transfer freed (for views between events).
+    fn free_at(&self, out: usize, vl: u8, now: Time) -> u16 {
+        let o = &self.outputs[out];
+        let gone = o.on_wire.filter(|w| w.with_transfer && w.vl == vl && now >= o.busy_until);
+        o.free[lane(vl)] + gone.map_or(0, |w| w.blocks)
     }
 
     /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
@@ -405,14 +491,16 @@ impl IbSwitch {
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
     fn try_output(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        if self.outputs[out].busy {
+        let now = cx.now();
+        if now < self.outputs[out].busy_until {
             return;
         }
+        self.settle(out, now);
         // Control packets (VL15, the highest priority) first, then multicast
         // (which may reserve the output against the other unicast packets).
         if self.outputs[out].mc_held {
             self.try_control(cx, ctx, out);
-            if self.outputs[out].busy || self.mc_output(cx, ctx, out) {
+            if now < self.outputs[out].busy_until || self.mc_output(cx, ctx, out) {
                 return;
             }
         }
@@ -426,7 +514,7 @@ impl IbSwitch {
                 while bits != 0 {
                     let i = base + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if !self.inputs[i].busy && self.offer(cx, ctx, i, out) {
+                    if self.input_idle(i, now) && self.offer(cx, ctx, i, out) {
                         return;
                     }
                 }
@@ -435,7 +523,7 @@ impl IbSwitch {
             let ports = self.inputs.len();
             for k in 0..ports {
                 let i = (start + k) % ports;
-                if self.wants(out, i) && !self.inputs[i].busy && self.offer(cx, ctx, i, out) {
+                if self.wants(out, i) && self.input_idle(i, now) && self.offer(cx, ctx, i, out) {
                     return;
                 }
             }
@@ -447,9 +535,14 @@ impl IbSwitch {
     /// idle again): a blocked output need only offer to `i`.
     #[inline]
     fn try_output_for(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, i: usize) {
+        let now = cx.now();
+        if now < self.outputs[out].busy_until {
+            return;
+        }
+        self.settle(out, now);
         if !self.outputs[out].blocked || self.outputs[out].mc_held {
             self.try_output(cx, ctx, out);
-        } else if !self.inputs[i].busy && self.wants(out, i) {
+        } else if self.input_idle(i, now) && self.wants(out, i) {
             self.offer(cx, ctx, i, out);
         }
     }
@@ -493,7 +586,7 @@ impl IbSwitch {
         ranks &= ctx.switch.served_ranks;
         // Each wanted output once (several VLs may want the same one), in VL priority order.
         let mut tried = 0u64;
-        while ranks != 0 && !self.inputs[input].busy {
+        while ranks != 0 && self.input_idle(input, cx.now()) {
             let vl = ctx.switch.by_rank[lane(ranks.trailing_zeros() as u8)];
             ranks &= ranks - 1;
             let out = self.inputs[input].head_out[lane(vl)] as usize;
@@ -505,33 +598,58 @@ impl IbSwitch {
         }
     }
 
+    /// Input `input`'s head of `vl` crosses into output `out` now. Its end
+    /// is known now, and so is all it changes: the input and the crossbar
+    /// output are idle from then on, the input VL space is free then (its
+    /// credits go upstream now, keyed for then plus the propagation; the
+    /// buffer statistic counts the packet until then), and a packet the
+    /// output sends with it has gone then. So the end is an event only if
+    /// something waits for it ([`IbSwitch::arm`]), here or later.
     #[inline(always)]
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
+        let now = cx.now();
         let port = &mut self.inputs[input];
         let id = port.queues[lane(vl)].pop_front(&ctx.packets).expect("a requesting VL has a head packet");
         let blocks = port.head_blocks(vl);
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
-        let bytes = p.bytes as u32;
-        let port = &mut self.inputs[input];
-        port.busy = true;
-        port.transfer_out = out as u16;
-        port.transfer_vl = vl;
-        port.transfer_bytes = bytes as u16;
-        port.transfer_blocks = blocks;
         self.enter_output(cx, ctx, out, vl, id, blocks);
         // At the faster port's rate, and not before the tail is in (rates.rs).
-        let (end, together) = self.crossing(ctx, cx.now(), input, out, id, &p);
-        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
+        let (end, together) = self.crossing(ctx, now, input, out, id, &p);
+        // A replicating switch ends every transfer with an event, which its
+        // multicast bookkeeping reads (`replication.rs`).
+        let eager = self.replication.is_some();
+        let until = if eager { Time::MAX } else { end };
+        let port = &mut self.inputs[input];
+        port.busy_until = until;
+        port.transfer_out = out as u16;
+        port.transfer_vl = vl;
+        port.transfer_blocks = blocks;
+        port.armed = eager;
+        self.outputs[out].busy_until = until;
+        self.outputs[out].transfer_from = input as u16;
+        if eager {
+            cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16, out: out as u16 });
+        }
+        ctx.metrics.input_crossing(now, end, p.bytes as u32);
+        self.return_credits(cx, ctx, input, vl, blocks as u32, end);
         // The next packet of this VL is through stages 2-3 (it is queued): it requests now.
-        self.next_head(ctx, input, vl);
+        self.next_head(cx, ctx, input, vl);
         // The output link may start this packet at once (cut-through): its
-        // transfer and its transmission then end together, in one event.
+        // transfer and its transmission then end together.
         self.try_link(cx, ctx, out, together.then_some(id));
+        // At the end the input offers its other heads, the output takes the
+        // next input that wants it, and (its packet gone with the transfer)
+        // sends its next packet: an event if any of them waits already.
+        let o = &self.outputs[out];
+        let link_waits = o.queued != 0 && o.on_wire.is_some_and(|w| w.with_transfer);
+        if self.inputs[input].ready != 0 || o.wanting != 0 || link_waits || self.inputs.len() > 64 {
+            self.arm(cx, input);
+        }
     }
 
     /// Packet `id` crosses into output VL (`out`, `vl`), taking `blocks`
-    /// of its space: the output is busy until the crossing ends.
+    /// of its space (the caller marks the output busy until the crossing ends).
     #[inline(always)]
     fn enter_output(
         &mut self,
@@ -543,7 +661,6 @@ impl IbSwitch {
         blocks: u16,
     ) {
         let o = &mut self.outputs[out];
-        o.busy = true;
         o.blocked = false;
         o.free[lane(vl)] -= blocks;
         let q = &mut o.queues[lane(vl)];
@@ -560,23 +677,26 @@ impl IbSwitch {
         }
     }
 
-    /// The crossbar transfer from `input` has ended: its input VL space is
-    /// free (credits go upstream) and both crossbar ports can take the next.
-    fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
-        if self.inputs[input].transfer_out == replication::MULTICAST_TRANSFER {
+    /// The crossbar transfer from `input` into `out` has ended, and
+    /// something waits for one of them: both crossbar ports can take the
+    /// next. (Its credits and statistics were done at its start; events at
+    /// this instant before this one may have started another transfer
+    /// from the input already, and the tries below then find it busy.)
+    fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, out: u16) {
+        if out == replication::MULTICAST_TRANSFER {
             self.mc_transfer_done(cx, ctx, input);
             return;
         }
+        let (now, out) = (cx.now(), out as usize);
         let port = &mut self.inputs[input];
-        let (out, vl, bytes, blocks) =
-            (port.transfer_out as usize, port.transfer_vl, port.transfer_bytes, port.transfer_blocks);
-        port.busy = false;
-        if self.outputs[out].on_wire.is_some_and(|w| w.with_transfer) {
-            self.free_output(out);
+        if port.busy_until == Time::MAX {
+            // A replicating switch's transfer: idle from its end's event on.
+            port.busy_until = now;
+            self.outputs[out].busy_until = now;
+        } else if now >= port.busy_until {
+            port.armed = false;
         }
-        self.outputs[out].busy = false;
-        ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
-        self.return_credits(cx, ctx, input, vl, blocks as u32);
+        self.settle(out, now);
         // The input is idle again: a multicast head of it may start now,
         // but at a held output only after control (VL15), which comes first.
         if self.replication.is_some() {
@@ -590,12 +710,21 @@ impl IbSwitch {
         self.try_link(cx, ctx, out, None);
     }
 
-    /// Sends `blocks` credits on `vl` back to whoever feeds input `port`.
-    fn return_credits(&self, cx: &mut impl SwitchContext, ctx: &mut Shared, port: usize, vl: u8, blocks: u32) {
+    /// Sends `blocks` credits on `vl`, freed at `at` (now or later), back to
+    /// whoever feeds input `port`.
+    fn return_credits(
+        &self,
+        cx: &mut impl SwitchContext,
+        ctx: &mut Shared,
+        port: usize,
+        vl: u8,
+        blocks: u32,
+        at: Time,
+    ) {
         if vl != VL15 {
             debug_assert!(self.inputs[port].peer.is_some(), "packets arrive on cabled ports");
             let feeder = self.inputs[port].feeder;
-            ctx.free(FreedCredit::reserve(cx, feeder, ctx.cables.propagation(), vl, blocks as u16));
+            ctx.free(FreedCredit::reserve(cx, feeder, at - cx.now() + ctx.cables.propagation(), vl, blocks as u16));
         }
     }
 
@@ -604,6 +733,7 @@ impl IbSwitch {
     /// ends when its transmission would: if it is the one sent, the transfer's
     /// end event also ends the transmission.
     fn try_link(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, merge: Option<u32>) {
+        self.settle(out, cx.now());
         let o = &mut self.outputs[out];
         if o.on_wire.is_some() || o.queued == 0 {
             return;
@@ -704,15 +834,20 @@ mod layout_tests {
     use std::mem::{offset_of, size_of};
 
     /// What an event reads sits in the lines the layout promises: an input
-    /// port's state and its heads' requests in its first line, an output
-    /// port's flags, requesting inputs and free space in its first, and a
-    /// switch's hot fields in its first; ports and switches start lines.
+    /// port's transfer and its heads' requests in its first line, where its
+    /// credits go with the queues of VLs 0-6 in its second; an output port's
+    /// state, requesting inputs and free space in its first, and where it
+    /// sends with the queues of VLs 0-6 in one line; a switch's hot fields
+    /// in its first; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
-        assert_eq!(offset_of!(InPort, feeder) + size_of::<PortRef>(), 64);
+        assert!(offset_of!(InPort, head_blocks) + size_of::<[u16; VLS - 1]>() <= 64);
+        assert_eq!(offset_of!(InPort, feeder), 64);
+        assert!(offset_of!(InPort, queues) + 7 * size_of::<PacketFifo>() <= 128);
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
-        assert_eq!(offset_of!(OutPort, to) + size_of::<PortRef>(), 64);
-        assert!(offset_of!(OutPort, wanting) < 64);
+        assert_eq!(offset_of!(OutPort, free) + size_of::<[u16; VLS]>(), 64);
+        assert!(offset_of!(OutPort, wanting) < 64 && offset_of!(OutPort, busy_until) < 64);
+        assert_eq!(offset_of!(OutPort, to) / 64, (offset_of!(OutPort, queues) + 6 * size_of::<PacketFifo>()) / 64);
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);

@@ -256,7 +256,7 @@ impl IbFabric {
                 switch: switch_config,
                 transfers: 0,
                 metrics,
-                freed: None,
+                freed: Vec::with_capacity(8),
                 cover: Vec::new(),
                 mc_records: 0,
                 mc_cover: 0,

@@ -149,7 +149,7 @@ mod tests {
             (Event::wrap(1, Delivery::credit(hca, 0, 9)), HCA, 0),
             (Event::wrap(1, Delivery::Packet { kind: ComponentKind::Hca, port: 0, packet: 7 }), HCA, 7),
             (Event::wrap(1, Delivery::Packet { kind: ComponentKind::Switch, port: 3, packet: 7 }), INPUT, 7),
-            (Event::wrap(1, SwitchEvent::TransferDone { port: 3 }), INPUT, 0),
+            (Event::wrap(1, SwitchEvent::TransferDone { port: 3, out: 1 }), INPUT, 0),
             (Event::wrap(1, SwitchEvent::Sent { port: 3 }), OUTPUT, 0),
             (Event::wrap(1, SwitchEvent::Expire { port: 3 }), OUTPUT, 0),
             (Event::wrap(1, SwitchEvent::CentralDone { port: 3 }), OUTPUT, 0),

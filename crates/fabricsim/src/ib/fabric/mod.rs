@@ -75,7 +75,7 @@ enum Kind {
     Delivered,
     /// Packet `arg` is through stages 1-3 at input `port` of switch `index`.
     Header,
-    /// The crossbar transfer from input `port` has ended.
+    /// The crossbar transfer from input `port` into output `arg` has ended.
     TransferDone,
     /// Output `port` has sent a packet's last byte.
     SwitchSent,
@@ -113,13 +113,13 @@ impl Carries<HcaEvent> for Event {
 impl Carries<SwitchEvent> for Event {
     #[inline(always)]
     fn wrap(switch: u32, ev: SwitchEvent) -> Self {
-        let (kind, port) = match ev {
-            SwitchEvent::TransferDone { port } => (Kind::TransferDone, port),
-            SwitchEvent::Sent { port } => (Kind::SwitchSent, port),
-            SwitchEvent::Expire { port } => (Kind::SwitchExpire, port),
-            SwitchEvent::CentralDone { port } => (Kind::CentralDone, port),
+        let (kind, port, arg) = match ev {
+            SwitchEvent::TransferDone { port, out } => (Kind::TransferDone, port, out as u32),
+            SwitchEvent::Sent { port } => (Kind::SwitchSent, port, 0),
+            SwitchEvent::Expire { port } => (Kind::SwitchExpire, port, 0),
+            SwitchEvent::CentralDone { port } => (Kind::CentralDone, port, 0),
         };
-        Event::new(kind, switch, port, 0, 0)
+        Event::new(kind, switch, port, 0, arg)
     }
 }
 
@@ -230,9 +230,7 @@ impl IbFabric {
             ..Message::default()
         };
         let ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
-        if let Some(c) = self.sh.freed.take() {
-            self.return_credit(cx, c);
-        }
+        self.return_credits(cx);
         ok
     }
 
@@ -274,10 +272,20 @@ impl IbFabric {
         } else {
             ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
         }
-        if let Some(c) = self.sh.freed.take() {
-            self.return_credit(cx, c);
-        }
+        self.return_credits(cx);
         ok
+    }
+
+    /// Hands the credits the event freed to their senders.
+    #[inline(always)]
+    fn return_credits(&mut self, cx: &mut Cx) {
+        if !self.sh.freed.is_empty() {
+            let mut freed = std::mem::take(&mut self.sh.freed);
+            for c in freed.drain(..) {
+                self.return_credit(cx, c);
+            }
+            self.sh.freed = freed;
+        }
     }
 
     /// Hands a freed credit to its sender: as an event under its reserved
@@ -381,15 +389,13 @@ impl Model for IbFabric {
             Kind::HcaCredit => self.hcas[i].on_credit(cx, sh, vl, arg),
             Kind::Delivered => self.hcas[i].on_packet(cx, sh, arg),
             Kind::Header => self.switches[i].on_packet(cx, sh, port as usize, arg),
-            Kind::TransferDone => self.switches[i].handle(cx, sh, SwitchEvent::TransferDone { port }),
+            Kind::TransferDone => self.switches[i].handle(cx, sh, SwitchEvent::TransferDone { port, out: arg as u16 }),
             Kind::SwitchSent => self.switches[i].handle(cx, sh, SwitchEvent::Sent { port }),
             Kind::SwitchExpire => self.switches[i].handle(cx, sh, SwitchEvent::Expire { port }),
             Kind::CentralDone => self.switches[i].handle(cx, sh, SwitchEvent::CentralDone { port }),
             Kind::SwitchCredit => self.switches[i].on_credit(cx, sh, port as usize, vl, arg),
         }
-        if let Some(c) = self.sh.freed.take() {
-            self.return_credit(cx, c);
-        }
+        self.return_credits(cx);
     }
 
     #[inline(always)]
@@ -444,8 +450,9 @@ impl Model for IbFabric {
     fn audit(&self, events_pending: usize) -> Result<Vec<(String, i64)>> {
         let out = self.counters()?;
         if self.sh.packets.live() == 0 && events_pending == 0 {
-            // Drained: every buffer empty and every credit home.
-            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent(&self.sh.switch)) {
+            // Drained: every buffer empty and every credit home (every
+            // transfer has ended: its packet has been delivered since).
+            if let Some(s) = self.switches.iter().position(|s| !s.is_quiescent(&self.sh.switch, Time::MAX)) {
                 return Err(Error::model(format!("switch {} holds buffer space or credits after the drain", s + 1)));
             }
         }

@@ -13,6 +13,7 @@ impl IbSwitch {
         if self.expiry[out].armed != now {
             return;
         }
+        self.settle(out, now);
         // No timer while dropping: the next is set once, for the earliest head left.
         self.expiry[out].armed = 0;
         while let Some(vl) = (0..16u8).find(|&v| self.expiry[out].at[lane(v)].0 <= now) {

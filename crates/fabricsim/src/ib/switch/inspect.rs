@@ -31,7 +31,7 @@ impl IbSwitch {
                     continue;
                 }
                 let o = input.head_out[lane(vl)] as usize;
-                if self.fits(port, o, vl) || self.outputs[o].queues[lane(vl)].is_empty() {
+                if input.head_blocks(vl) <= self.free_at(o, vl, now) || self.outputs[o].queues[lane(vl)].is_empty() {
                     continue;
                 }
                 // Credits held for the output but due by now count as back.
@@ -48,12 +48,14 @@ impl IbSwitch {
         out
     }
 
-    /// Credit blocks held in input VL (`port`, `vl`): queued packets and the one crossing the crossbar.
-    pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8) -> u32 {
+    /// Credit blocks held in input VL (`port`, `vl`) at `now`: queued
+    /// packets and the one crossing the crossbar.
+    pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8, now: Time) -> u32 {
         let input = &self.inputs[port];
         let queued: u32 =
             input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum();
-        let moving = if input.busy && input.transfer_vl == vl { input.transfer_blocks as u32 } else { 0 };
+        let crossing = now < input.busy_until && input.transfer_vl == vl;
+        let moving = if crossing { input.transfer_blocks as u32 } else { 0 };
         queued + moving
     }
 
@@ -81,12 +83,10 @@ impl IbSwitch {
             + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }
 
-    /// Whether every output VL buffer is empty and every credit is back or
-    /// held for its port (audit at drain).
-    pub fn is_quiescent(&self, config: &SwitchConfig) -> bool {
-        self.outputs
-            .iter()
-            .all(|o| o.free.iter().enumerate().all(|(vl, &f)| vl == VL15 as usize || f == config.capacity))
+    /// Whether every output VL buffer is empty at `now` and every credit is
+    /// back or held for its port (audit at drain).
+    pub fn is_quiescent(&self, config: &SwitchConfig, now: Time) -> bool {
+        (0..self.ports()).all(|o| (0..VL15).all(|vl| self.free_at(o, vl, now) == config.capacity))
             && self.outputs.iter().all(|o| o.port.is_quiescent())
     }
 }

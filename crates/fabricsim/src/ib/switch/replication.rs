@@ -20,7 +20,7 @@
 //! A copy stands for the members its output leads to (`Shared::mc_set`), so
 //! the conservation audit counts a multicast packet once per member.
 
-use super::{IbSwitch, SwitchContext, SwitchEvent};
+use super::{EagerBusy, IbSwitch, SwitchContext, SwitchEvent};
 use crate::ib::fifo::PacketFifo;
 use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
 use crate::ib::output_port::lane;
@@ -108,10 +108,10 @@ impl IbSwitch {
     #[cold]
     #[inline(never)]
     pub(super) fn try_control(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        if self.outputs[out].busy || ctx.switch.rank[lane(VL15)] != 0 {
+        if self.outputs[out].busy() || ctx.switch.rank[lane(VL15)] != 0 {
             return;
         }
-        let i = (0..self.ports()).find(|&i| !self.inputs[i].busy && self.wanting_vls(i, out) & 1 << VL15 != 0);
+        let i = (0..self.ports()).find(|&i| !self.inputs[i].busy() && self.wanting_vls(i, out) & 1 << VL15 != 0);
         if let Some(i) = i {
             self.start_transfer(cx, ctx, i, VL15, out);
         }
@@ -167,7 +167,7 @@ impl IbSwitch {
         } else {
             self.mc_pump(cx, ctx);
         }
-        self.outputs[out].busy || self.rep().reserved & (1 << out) != 0
+        self.outputs[out].busy() || self.rep().reserved & (1 << out) != 0
     }
 
     /// Starts every multicast transfer that can start, in service order.
@@ -224,7 +224,7 @@ impl IbSwitch {
         for &k in &order {
             let q = &r.requests[k];
             let input = q.input as usize;
-            let idle = !self.inputs[input].busy;
+            let idle = !self.inputs[input].busy();
             match r.scheme {
                 MulticastScheme::Synchronous => {
                     // Only a packet every output has room for reserves them
@@ -295,7 +295,7 @@ impl IbSwitch {
         while outs != 0 {
             let o = outs.trailing_zeros() as usize;
             outs &= outs - 1;
-            if self.outputs[o].busy {
+            if self.outputs[o].busy() {
                 return false;
             }
         }
@@ -308,7 +308,7 @@ impl IbSwitch {
             let o = outs.trailing_zeros() as usize;
             outs &= outs - 1;
             let out = &self.outputs[o];
-            if out.busy || out.free[lane(vl)] < blocks {
+            if out.busy() || out.free[lane(vl)] < blocks {
                 return false;
             }
         }
@@ -337,9 +337,11 @@ impl IbSwitch {
             let id = self.copy_record(ctx, q, p, o, last && left == 0);
             end = end.max(self.crossing_from(ctx, now, from, o, id, &p).0);
             self.enter_output(cx, ctx, o, q.vl, id, q.blocks);
+            self.outputs[o].busy_until = Time::MAX;
         }
         let port = &mut self.inputs[input];
-        port.busy = true;
+        port.busy_until = Time::MAX;
+        port.armed = true;
         port.transfer_out = MULTICAST_TRANSFER;
         port.transfer_vl = q.vl;
         port.transfer_bytes = bytes as u16;
@@ -350,9 +352,9 @@ impl IbSwitch {
         if r.order == MulticastOrder::RoundRobin {
             r.next_input = if input + 1 == ports { 0 } else { input + 1 };
         }
-        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16, out: MULTICAST_TRANSFER });
         if first {
-            self.next_head(ctx, input, q.vl);
+            self.next_head(cx, ctx, input, q.vl);
         }
         let mut left = outs;
         while left != 0 {
@@ -398,7 +400,8 @@ impl IbSwitch {
             c.bytes += p.bytes as u32;
         }
         let port = &mut self.inputs[input];
-        port.busy = true;
+        port.busy_until = Time::MAX;
+        port.armed = true;
         port.transfer_out = MULTICAST_TRANSFER;
         port.transfer_vl = q.vl;
         port.transfer_bytes = p.bytes;
@@ -406,14 +409,14 @@ impl IbSwitch {
         self.rep().transfer[input] = (0, true, q);
         // Written at the input's rate: the tail is in by then.
         let end = cx.now() + ctx.timing.wire_at(self.input_rate(input), p.bytes as u32);
-        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16 });
-        self.next_head(ctx, input, q.vl);
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16, out: MULTICAST_TRANSFER });
+        self.next_head(cx, ctx, input, q.vl);
         let mut left = q.remaining;
         while left != 0 {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
             self.outputs[o].mc_held = true;
-            if !self.outputs[o].busy {
+            if !self.outputs[o].busy() {
                 self.serve_central(cx, ctx, o);
             }
         }
@@ -422,7 +425,7 @@ impl IbSwitch {
     /// Central buffer: idle output `out` moves its FIFO's head copy to its
     /// output VL if it has room.
     fn serve_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize) {
-        if self.outputs[out].busy {
+        if self.outputs[out].busy() {
             return;
         }
         let Some(id) = self.rep().central[out].fifo.front() else {
@@ -438,6 +441,7 @@ impl IbSwitch {
         let from = c.from.pop_front().expect("a rate per copy in the FIFO");
         c.moving = p.bytes as u32;
         self.enter_output(cx, ctx, out, p.vl, id, blocks);
+        self.outputs[out].busy_until = Time::MAX;
         // Out of the FIFO at the output's rate, and as the copy's tail allows.
         let wire = ctx.timing.wire_at(self.output_rate(out), p.bytes as u32);
         let end = (cx.now() + wire).max(self.hold_for_tail(ctx, cx.now(), wire, from, out, id, &p));
@@ -452,7 +456,7 @@ impl IbSwitch {
         let c = &mut self.rep().central[out];
         c.bytes -= c.moving;
         c.moving = 0;
-        self.outputs[out].busy = false;
+        self.outputs[out].busy_until = cx.now();
         self.mc_refresh_held();
         self.mc_pump(cx, ctx);
         self.try_output(cx, ctx, out);
@@ -466,18 +470,20 @@ impl IbSwitch {
     #[inline(never)]
     pub(super) fn mc_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
         let (outs, first, q) = self.rep().transfer[input];
+        let now = cx.now();
         let port = &mut self.inputs[input];
-        port.busy = false;
+        port.busy_until = now;
+        port.armed = false;
         let bytes = port.transfer_bytes;
         let mut left = outs;
         while left != 0 {
             let o = left.trailing_zeros() as usize;
             left &= left - 1;
-            self.outputs[o].busy = false;
+            self.outputs[o].busy_until = now;
         }
         if first {
             ctx.metrics.input_buffered(cx.now(), -(bytes as i64));
-            self.return_credits(cx, ctx, input, q.vl, q.blocks as u32);
+            self.return_credits(cx, ctx, input, q.vl, q.blocks as u32, now);
         }
         let r = self.rep();
         if r.scheme == MulticastScheme::Asynchronous {
