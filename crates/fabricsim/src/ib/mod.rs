@@ -31,6 +31,7 @@ pub mod metrics;
 pub mod multicast;
 pub mod multipath;
 pub mod output_port;
+pub mod packed_port;
 pub mod packet;
 mod report;
 pub mod shared;

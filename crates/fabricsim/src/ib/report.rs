@@ -26,13 +26,8 @@ impl IbFabric {
         for sw in &self.switches {
             for (a, b, out) in sw.blocked_waits(now) {
                 let sent = sw.credits_used(out as usize, b.2, now);
-                let held = self.switches[b.0 as usize].input_blocks(
-                    &self.sh.packets,
-                    self.sh.switch.block,
-                    b.1 as usize,
-                    b.2,
-                    now,
-                );
+                let held =
+                    self.switches[b.0 as usize].input_blocks(&self.sh.packets, self.sh.switch.block, b.1 as usize, b.2);
                 if sent == held {
                     waits.push((a, b));
                 }

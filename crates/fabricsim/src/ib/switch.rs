@@ -41,6 +41,7 @@ use super::lifetime::{DropReason, Lifetime, PortExpiry};
 use super::multicast::SwitchMulticast;
 use super::multipath::{Selection, SwitchTable};
 use super::output_port::{lane, OutputPort};
+use super::packed_port::PackedPort;
 use super::packet::{Packet, TrafficClass, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
@@ -84,15 +85,11 @@ struct OnWire {
 /// VL slots per port: 15 data VLs and VL15.
 const VLS: usize = 16;
 
-/// What a free port (no cable) names as its far end: no port that exists.
-const NOWHERE: PortRef = PortRef { kind: ComponentKind::Switch, index: u32::MAX, port: u16::MAX };
-
 /// One input port: its VL queues and the crossbar state of their heads.
-/// The first cache line holds all an offer reads (the port's transfer and
-/// every VL head's request), so the crossbar arbitration touches one line
-/// per input; where credits go back and the queues of VLs 0-6 share the
-/// second, which a transfer's start reads; the other queues and the cable
-/// follow.
+/// The first cache line holds all an offer or a transfer's start reads
+/// but the queue (the port's transfer, every VL head's request and where
+/// credits go back), so the crossbar arbitration touches one line per
+/// input; the queues (a line per 8 VLs) and the cable follow.
 #[repr(C, align(64))]
 struct InPort {
     /// Until when a crossbar transfer from this input is under way: the
@@ -102,13 +99,10 @@ struct InPort {
     busy_until: Time,
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
-    /// The output, VL and credit blocks of the transfer (the blocks stay
-    /// in the input VL until it ends).
+    /// The output of the transfer.
     transfer_out: u16,
-    transfer_vl: u8,
     /// Whether the transfer's end is an event.
     armed: bool,
-    transfer_blocks: u16,
     /// Per VL, the output its requesting head wants (IBA port numbers are
     /// 8 bits) and, per data VL, the credit blocks it takes (VL15 takes
     /// none: it is not flow controlled).
@@ -118,8 +112,8 @@ struct InPort {
     /// transfer's start returns the credits its packet frees at its end, a
     /// propagation delay later (every cable of a fabric has the fabric's
     /// propagation).
-    feeder: PortRef,
-    /// Per VL, its packets in arrival order (VLs 0-6 beside `feeder`).
+    feeder: PackedPort,
+    /// Per VL, its packets in arrival order (a line per 8 VLs).
     queues: [PacketFifo; VLS],
     /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
@@ -132,6 +126,30 @@ impl InPort {
     #[inline(always)]
     fn head_blocks(&self, vl: u8) -> u16 {
         self.head_blocks.get(vl as usize).copied().unwrap_or(0)
+    }
+}
+
+impl OutPort {
+    /// `vl`'s free space in credit blocks (VL15: unbounded).
+    #[inline(always)]
+    fn free(&self, vl: u8) -> u16 {
+        self.free.get(vl as usize).copied().unwrap_or(u16::MAX)
+    }
+
+    /// `blocks` of `vl`'s space are taken (VL15: none to take).
+    #[inline(always)]
+    fn take(&mut self, vl: u8, blocks: u16) {
+        if let Some(f) = self.free.get_mut(vl as usize) {
+            *f -= blocks;
+        }
+    }
+
+    /// `blocks` of `vl`'s space are free again.
+    #[inline(always)]
+    fn give(&mut self, vl: u8, blocks: u16) {
+        if let Some(f) = self.free.get_mut(vl as usize) {
+            *f += blocks;
+        }
     }
 }
 
@@ -164,14 +182,20 @@ struct OutPort {
     /// Until when a crossbar transfer into this output is under way (as
     /// `InPort::busy_until`; a multicast copy: [`Time::MAX`] until its end's event).
     busy_until: Time,
+    /// The inputs 0-63 with a requesting head for this output (bit mask; a
+    /// switch of more ports keeps the rest in `IbSwitch::wanting_high`).
+    wanting: u64,
     /// The packet on the wire, if any. One sent with its crossbar transfer
     /// has gone once the transfer has ended (see `IbSwitch::settle`).
     on_wire: Option<OnWire>,
     /// Packets queued over all VLs, and the VLs with any (bit mask).
     queued: u32,
     queued_vls: u16,
-    /// The input whose unicast transfer into this output is under way.
-    transfer_from: u16,
+    /// The input whose unicast transfer into this output is under way
+    /// (switches have at most 255 ports).
+    transfer_from: u8,
+    /// The input to consider first (round robin).
+    next_input: u8,
     /// A multicast packet waits for this output: the replication is asked first.
     mc_held: bool,
     /// The last round found no requesting idle input whose head fits its
@@ -181,21 +205,17 @@ struct OutPort {
     /// the inputs known to fail. Under congestion most rounds fail, so this
     /// saves most offers.
     blocked: bool,
-    /// The input to consider first (round robin).
-    next_input: u16,
-    /// The inputs 0-63 with a requesting head for this output (bit mask; a
-    /// switch of more ports keeps the rest in `IbSwitch::wanting_high`).
-    wanting: u64,
-    /// Each VL's free space in credit blocks (VL15: unbounded, as it takes
-    /// no credits). Beside the fields above: a transfer's end frees space
-    /// in the line that says when the output is idle, and an offer reads
-    /// it with `blocked`.
-    free: [u16; VLS],
-    port: OutputPort,
+    /// Each data VL's free space in credit blocks (VL15 takes no credits:
+    /// its space is unbounded). Beside the fields above: a transfer's end
+    /// frees space in the line that says when the output is idle, and an
+    /// offer reads it with `blocked`.
+    free: [u16; VLS - 1],
     /// Where the port sends (a free port: nowhere that exists); on a
     /// one-rate switch this names the cable (`Shared::cables`), so a send
-    /// reads of the port's queues and this only the line of VLs 0-6.
-    to: PortRef,
+    /// reads no more of the port than this line, its sending side and the
+    /// VL's queue.
+    to: PackedPort,
+    port: OutputPort,
     /// Packets per VL.
     queues: [PacketFifo; VLS],
     /// Where the port sends (None: a free port).
@@ -418,7 +438,7 @@ impl IbSwitch {
             if w.with_transfer && now >= o.busy_until {
                 o.on_wire = None;
                 o.blocked = false;
-                o.free[lane(w.vl)] += w.blocks;
+                o.give(w.vl, w.blocks);
             }
         }
     }
@@ -428,7 +448,7 @@ impl IbSwitch {
     fn free_at(&self, out: usize, vl: u8, now: Time) -> u16 {
         let o = &self.outputs[out];
         let gone = o.on_wire.filter(|w| w.with_transfer && w.vl == vl && now >= o.busy_until);
-        o.free[lane(vl)] + gone.map_or(0, |w| w.blocks)
+        o.free(vl).saturating_add(gone.map_or(0, |w| w.blocks))
     }
 
     /// Input VL (`input`, `vl`)'s head has gone; the input still wants its
@@ -486,7 +506,7 @@ impl IbSwitch {
     /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
     fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
-        self.inputs[i].head_blocks(vl) <= self.outputs[out].free[lane(vl)]
+        self.inputs[i].head_blocks(vl) <= self.outputs[out].free(vl)
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
@@ -563,7 +583,7 @@ impl IbSwitch {
             m &= m - 1;
             if self.fits(i, out, vl) {
                 // The next input round robin (a compare, not a division).
-                self.outputs[out].next_input = if i + 1 == self.inputs.len() { 0 } else { i as u16 + 1 };
+                self.outputs[out].next_input = if i + 1 == self.inputs.len() { 0 } else { i as u8 + 1 };
                 self.start_transfer(cx, ctx, i, vl, out);
                 return true;
             }
@@ -623,11 +643,9 @@ impl IbSwitch {
         let port = &mut self.inputs[input];
         port.busy_until = until;
         port.transfer_out = out as u16;
-        port.transfer_vl = vl;
-        port.transfer_blocks = blocks;
         port.armed = eager;
         self.outputs[out].busy_until = until;
-        self.outputs[out].transfer_from = input as u16;
+        self.outputs[out].transfer_from = input as u8;
         if eager {
             cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16, out: out as u16 });
         }
@@ -662,7 +680,7 @@ impl IbSwitch {
     ) {
         let o = &mut self.outputs[out];
         o.blocked = false;
-        o.free[lane(vl)] -= blocks;
+        o.take(vl, blocks);
         let q = &mut o.queues[lane(vl)];
         let alone = q.is_empty();
         if alone {
@@ -723,7 +741,7 @@ impl IbSwitch {
     ) {
         if vl != VL15 {
             debug_assert!(self.inputs[port].peer.is_some(), "packets arrive on cabled ports");
-            let feeder = self.inputs[port].feeder;
+            let feeder = self.inputs[port].feeder.get();
             ctx.free(FreedCredit::reserve(cx, feeder, at - cx.now() + ctx.cables.propagation(), vl, blocks as u16));
         }
     }
@@ -759,7 +777,8 @@ impl IbSwitch {
         }
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });
-        let wire = if self.mixed { o.wire.expect("forwarding tables use cabled ports") } else { ctx.cables.wire(o.to) };
+        let wire =
+            if self.mixed { o.wire.expect("forwarding tables use cabled ports") } else { ctx.cables.wire(o.to.get()) };
         debug_assert!(o.wire.is_some(), "forwarding tables use cabled ports");
         let (t, start) = match self.mixed {
             false => (ctx.timing.wire(bytes), cx.now()),
@@ -818,7 +837,7 @@ impl IbSwitch {
         let o = &mut self.outputs[out];
         let w = o.on_wire.take().expect("a packet was on the wire");
         o.blocked = false;
-        o.free[lane(w.vl)] += w.blocks;
+        o.give(w.vl, w.blocks);
     }
 
     /// Credits for `vl` come back to output `out`.
@@ -834,20 +853,20 @@ mod layout_tests {
     use std::mem::{offset_of, size_of};
 
     /// What an event reads sits in the lines the layout promises: an input
-    /// port's transfer and its heads' requests in its first line, where its
-    /// credits go with the queues of VLs 0-6 in its second; an output port's
-    /// state, requesting inputs and free space in its first, and where it
-    /// sends with the queues of VLs 0-6 in one line; a switch's hot fields
-    /// in its first; ports and switches start lines.
+    /// port's transfer, its heads' requests and where its credits go in its
+    /// first line; an output port's state, requesting inputs, free space
+    /// and where it sends in its first, its sending side next; the queues
+    /// of 8 VLs a line; a switch's hot fields in its first; ports and
+    /// switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
-        assert!(offset_of!(InPort, head_blocks) + size_of::<[u16; VLS - 1]>() <= 64);
-        assert_eq!(offset_of!(InPort, feeder), 64);
-        assert!(offset_of!(InPort, queues) + 7 * size_of::<PacketFifo>() <= 128);
+        assert_eq!(offset_of!(InPort, feeder) + size_of::<PackedPort>(), 64);
+        assert!(offset_of!(InPort, head_blocks) < 64 && offset_of!(InPort, busy_until) < 64);
+        assert_eq!(offset_of!(InPort, queues), 64, "8 VLs' queues a line");
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
-        assert_eq!(offset_of!(OutPort, free) + size_of::<[u16; VLS]>(), 64);
-        assert!(offset_of!(OutPort, wanting) < 64 && offset_of!(OutPort, busy_until) < 64);
-        assert_eq!(offset_of!(OutPort, to) / 64, (offset_of!(OutPort, queues) + 6 * size_of::<PacketFifo>()) / 64);
+        assert_eq!(offset_of!(OutPort, to) + size_of::<PackedPort>(), 64);
+        assert!(offset_of!(OutPort, free) < 64 && offset_of!(OutPort, busy_until) < 64);
+        assert_eq!((offset_of!(OutPort, port), offset_of!(OutPort, queues) % 64), (64, 0));
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);

@@ -56,8 +56,7 @@ impl IbSwitch {
             "switch {}'s cables are the fabric's reference cables",
             spec.index
         );
-        let mut free = [spec.config.capacity; VLS];
-        free[VL15 as usize] = u16::MAX;
+        let free = [spec.config.capacity; VLS - 1];
         IbSwitch {
             index: spec.index,
             data_table: spec.data_table,
@@ -69,14 +68,12 @@ impl IbSwitch {
                     queues: Default::default(),
                     head_out: [0; VLS],
                     head_blocks: [0; VLS - 1],
-                    feeder: peer.map_or(NOWHERE, |w| w.to),
+                    feeder: far_end(peer),
                     ready: 0,
                     busy_until: 0,
                     armed: false,
                     transfer_out: 0,
-                    transfer_vl: 0,
                     transfer_bytes: 0,
-                    transfer_blocks: 0,
                     peer,
                 })
                 .collect(),
@@ -95,7 +92,7 @@ impl IbSwitch {
                     mc_held: false,
                     next_input: 0,
                     wanting: 0,
-                    to: wire.map_or(NOWHERE, |w| w.to),
+                    to: far_end(wire),
                     blocked: false,
                     port: OutputPort::new(PortRef::switch(spec.index, p as u16), spec.credits, spec.arbiter.clone()),
                     on_wire: None,
@@ -112,4 +109,11 @@ impl IbSwitch {
             replication: spec.multicast.map(|m| Box::new(replication::Replication::new(m, p))),
         }
     }
+}
+
+/// The port at the far end of `cable` in four bytes (a free port: nowhere).
+fn far_end(cable: Option<Wire>) -> PackedPort {
+    cable.map_or(PackedPort::NOWHERE, |w| {
+        PackedPort::new(w.to).unwrap_or_else(|| panic!("{:?} beyond a switch port's far-end field", w.to))
+    })
 }

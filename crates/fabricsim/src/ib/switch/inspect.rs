@@ -48,15 +48,12 @@ impl IbSwitch {
         out
     }
 
-    /// Credit blocks held in input VL (`port`, `vl`) at `now`: queued
-    /// packets and the one crossing the crossbar.
-    pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8, now: Time) -> u32 {
+    /// Credit blocks held in input VL (`port`, `vl`) by its queued packets.
+    /// A packet crossing the crossbar counts no more: its credits are on
+    /// their way back from its start (keyed for its end).
+    pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
-        let queued: u32 =
-            input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum();
-        let crossing = now < input.busy_until && input.transfer_vl == vl;
-        let moving = if crossing { input.transfer_blocks as u32 } else { 0 };
-        queued + moving
+        input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum()
     }
 
     /// Credits output `port` holds for `vl` at its receiver (used blocks as

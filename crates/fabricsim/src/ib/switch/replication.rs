@@ -283,7 +283,7 @@ impl IbSwitch {
         while outs != 0 {
             let o = outs.trailing_zeros() as usize;
             outs &= outs - 1;
-            if self.outputs[o].free[lane(vl)] < blocks {
+            if self.outputs[o].free(vl) < blocks {
                 return false;
             }
         }
@@ -308,7 +308,7 @@ impl IbSwitch {
             let o = outs.trailing_zeros() as usize;
             outs &= outs - 1;
             let out = &self.outputs[o];
-            if out.busy() || out.free[lane(vl)] < blocks {
+            if out.busy() || out.free(vl) < blocks {
                 return false;
             }
         }
@@ -343,9 +343,7 @@ impl IbSwitch {
         port.busy_until = Time::MAX;
         port.armed = true;
         port.transfer_out = MULTICAST_TRANSFER;
-        port.transfer_vl = q.vl;
         port.transfer_bytes = bytes as u16;
-        port.transfer_blocks = if first { q.blocks } else { 0 };
         let ports = self.ports();
         let r = self.rep();
         r.transfer[input] = (outs, first, q);
@@ -403,9 +401,7 @@ impl IbSwitch {
         port.busy_until = Time::MAX;
         port.armed = true;
         port.transfer_out = MULTICAST_TRANSFER;
-        port.transfer_vl = q.vl;
         port.transfer_bytes = p.bytes;
-        port.transfer_blocks = q.blocks;
         self.rep().transfer[input] = (0, true, q);
         // Written at the input's rate: the tail is in by then.
         let end = cx.now() + ctx.timing.wire_at(self.input_rate(input), p.bytes as u32);
@@ -433,7 +429,7 @@ impl IbSwitch {
         };
         let p = ctx.packets[id];
         let blocks = super::credit_blocks(&p, p.vl, ctx.switch.block);
-        if self.outputs[out].free[lane(p.vl)] < blocks {
+        if self.outputs[out].free(p.vl) < blocks {
             return;
         }
         let c = &mut self.rep().central[out];
