@@ -24,6 +24,7 @@ pub mod fabric;
 pub mod fifo;
 pub mod footprint;
 pub mod hca;
+pub mod lft;
 pub mod lifetime;
 pub mod link;
 pub mod message;

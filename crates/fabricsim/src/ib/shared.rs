@@ -4,6 +4,7 @@
 //! handled has freed at a receiver, which the assembly hands to their
 //! sender once the event is done (a component cannot reach another's state).
 
+use super::lft::BLOCK;
 use super::lifetime::DropReason;
 use super::message::Message;
 use super::metrics::IbMetrics;
@@ -28,6 +29,8 @@ pub struct Shared {
     /// Credits freed by the event being handled (a few packets' at most:
     /// each crossbar transfer started frees its packet's at its start).
     pub freed: Vec<FreedCredit>,
+    /// The blocks of every switch's forwarding tables (`lft.rs`).
+    pub lft: Box<[[u8; BLOCK]]>,
     /// Multicast: per packet record, the member deliveries it stands for
     /// (a copy on its way to k members counts k in the audit); the live
     /// multicast records and the sum of what they stand for.

@@ -37,6 +37,7 @@ use paths::Multipath;
 use rates::Hold;
 
 use super::fifo::PacketFifo;
+use super::lft;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
 use super::multicast::SwitchMulticast;
 use super::multipath::{Selection, SwitchTable};
@@ -244,7 +245,8 @@ pub struct IbSwitch {
     // Line 0.
     inputs: Box<[InPort]>,
     outputs: Box<[OutPort]>,
-    data_table: Box<[u8]>,
+    /// The data table: per 64 LIDs, its block in `Shared::lft` (`lft.rs`).
+    data_table: Box<[u32]>,
     index: u32,
     /// Whether some cable of it runs at another rate than the fabric's
     /// reference (see `rates.rs`); false on every one-rate fabric.
@@ -254,7 +256,7 @@ pub struct IbSwitch {
     replication: Option<Box<replication::Replication>>,
     // Beyond: what only some fabrics use.
     multipath: Option<Box<Multipath>>,
-    control_table: Box<[u8]>,
+    control_table: Box<[u32]>,
     /// Switches of more than 64 ports: per output, the inputs from 64 on
     /// with a requesting head for it (bit mask, `words - 1` u64 per output).
     wanting_high: Vec<u64>,
@@ -295,8 +297,9 @@ impl IbSwitch {
     /// The output the data table gives for `dlid` (the look ahead's guess
     /// of where a header goes: multipath and control packets may go elsewhere).
     #[inline(always)]
-    pub fn data_route(&self, dlid: u16) -> usize {
-        self.data_table.get(dlid as usize).copied().unwrap_or(0) as usize
+    pub fn data_route(&self, lft: &[[u8; lft::BLOCK]], dlid: u16) -> usize {
+        let block = self.data_table.get(dlid as usize / lft::BLOCK).map_or(0, |&b| b as usize);
+        lft.get(block).map_or(0, |b| b[dlid as usize % lft::BLOCK] as usize)
     }
 
     /// Handles one of the switch's own events.
@@ -380,9 +383,9 @@ impl IbSwitch {
     fn set_ready(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, id: u32) -> usize {
         let p = &ctx.packets[id];
         let out = if vl == VL15 {
-            self.control_table[p.dlid as usize] as u16
+            lft::port(&ctx.lft, &self.control_table, p.dlid as usize) as u16
         } else if p.flags & MULTIPATH == 0 {
-            self.data_table[p.dlid as usize] as u16
+            lft::port(&ctx.lft, &self.data_table, p.dlid as usize) as u16
         } else {
             self.route_multipath(ctx, vl, id)
         };

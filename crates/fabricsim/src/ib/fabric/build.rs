@@ -129,6 +129,7 @@ impl IbFabric {
             spec.credit_block_bytes,
         );
         let mut switches = Vec::with_capacity(wires.len());
+        let mut lft = LftBuilder::default();
         for (s, peers) in wires.into_iter().enumerate() {
             // Multipath tables take the switch's own HCAs from its linear table.
             let own = |row: &[u8]| -> Vec<u16> {
@@ -148,8 +149,8 @@ impl IbFabric {
                 multipath: multipath
                     .as_ref()
                     .map(|mp| (SwitchTable::new(s as u32, mp, &topo, &own(data.row(s))), selection)),
-                data_table: data.row(s).into(),
-                control_table: control.row(s).into(),
+                data_table: lft.row(data.row(s), NO_PORT),
+                control_table: lft.row(control.row(s), NO_PORT),
                 credits,
                 arbiter: &arbiter,
                 multicast,
@@ -220,8 +221,12 @@ impl IbFabric {
                 }
             }
         }
+        let lft = lft.finish();
         let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>();
-        let fixed_bytes = switch_bytes + hcas.iter().map(Hca::memory_bytes).sum::<u64>() + sources.memory_bytes();
+        let fixed_bytes = switch_bytes
+            + std::mem::size_of_val(&*lft) as u64
+            + hcas.iter().map(Hca::memory_bytes).sum::<u64>()
+            + sources.memory_bytes();
         // Calendar buckets of the largest power of two picoseconds within
         // eight byte times per 256 switch ports, so a bucket holds about as
         // many events whatever the fabric's size (events per unit time grow
@@ -257,6 +262,7 @@ impl IbFabric {
                 transfers: 0,
                 metrics,
                 freed: Vec::with_capacity(8),
+                lft,
                 cover: Vec::new(),
                 mc_records: 0,
                 mc_cover: 0,

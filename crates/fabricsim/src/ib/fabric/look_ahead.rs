@@ -99,7 +99,7 @@ impl LookAhead {
         let i = event.index as usize;
         let dlid = fabric.sh.packets.try_get(event.arg)?.dlid;
         let (base, bytes) = self.ports.get(i)?[OUTPUT];
-        Some(base + fabric.switches.get(i)?.data_route(dlid) * bytes)
+        Some(base + fabric.switches.get(i)?.data_route(&fabric.sh.lft, dlid) * bytes)
     }
 }
 
@@ -167,7 +167,7 @@ mod tests {
         assert!(!f.look_ahead.is_on(), "a fabric this small goes without");
         f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses));
         assert!(f.look_ahead.is_on());
-        let dlid = f.hcas.len() as u16; // some HCA's LID
+        let dlid = (f.hcas.len() - 1) as u16; // the last HCA
         let p = f.sh.packets.insert(Packet { dlid, ..Packet::default() });
         let la = &f.look_ahead;
 
@@ -177,7 +177,7 @@ mod tests {
             la.lines(&f, &header),
             [at(&f.switches[1]), input, input + 64, input + 128, at(f.sh.packets.get(p))]
         );
-        let out = f.switches[1].data_route(dlid);
+        let out = f.switches[1].data_route(&f.sh.lft, dlid);
         assert_eq!(la.route(&f, &header), Some(f.switches[1].output_address(out)));
 
         let sent = Event::wrap(0, SwitchEvent::Sent { port: 1 });

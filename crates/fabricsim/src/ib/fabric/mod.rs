@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::footprint::Footprint;
 use super::hca::{Hca, HcaEvent, HcaSpec};
+use super::lft::LftBuilder;
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;

@@ -16,10 +16,10 @@ pub struct SwitchSpec<'a> {
     /// Multipath routing: the switch's multipath table and how unreliable
     /// datagrams choose among its ports.
     pub multipath: Option<(SwitchTable, Selection)>,
-    /// Output port per DLID for data and for control traffic: a port byte
-    /// per HCA, as a switch's linear forwarding table (every entry routed).
-    pub data_table: Box<[u8]>,
-    pub control_table: Box<[u8]>,
+    /// Output port per DLID for data and for control traffic: per 64
+    /// LIDs, the block of the fabric's table blocks (`lft.rs`; every entry routed).
+    pub data_table: Box<[u32]>,
+    pub control_table: Box<[u32]>,
     pub credits: PortCredits,
     pub arbiter: &'a VlArbiter,
     /// The switch's multicast table and replication scheme (None: unicast only).
@@ -28,11 +28,15 @@ pub struct SwitchSpec<'a> {
 
 impl IbSwitch {
     /// Bytes of a switch of `ports` ports with tables to `endpoints`
-    /// endpoints, before it is built (what [`IbSwitch::memory_bytes`] then counts).
+    /// endpoints, before it is built: what [`IbSwitch::memory_bytes`] then
+    /// counts, and its tables' blocks and their index as if it shared none
+    /// (the fabric counts the blocks it built).
     pub fn bytes_for(ports: u64, endpoints: u64) -> u64 {
         let port =
             (std::mem::size_of::<InPort>() + std::mem::size_of::<OutPort>() + std::mem::size_of::<Hold>()) as u64;
-        std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + 2 * endpoints
+        let blocks = 2 * endpoints.div_ceil(lft::BLOCK as u64);
+        let tables = blocks * (4 + lft::BLOCK as u64 + lft::INDEX_BYTES);
+        std::mem::size_of::<IbSwitch>() as u64 + ports * port + Self::crossbar_bytes(ports) + tables
     }
 
     /// Bytes of the crossbar's request state beyond the ports: for more
