@@ -215,8 +215,9 @@ impl IbMetrics {
     /// (into the batch of `now`: a crossing is far shorter than a batch).
     #[inline]
     pub fn input_crossing(&mut self, now: Time, end: Time, bytes: u32) {
-        self.input_buffered(now, -(bytes as i64));
-        self.set.impulse(self.buffered, now, bytes as f64 * (end - now) as f64);
+        self.buffered_bytes -= bytes as i64;
+        let area = bytes as f64 * (end - now) as f64;
+        self.set.set_level_adding(self.buffered, now, self.buffered_bytes as f64, area);
     }
 
     #[inline]

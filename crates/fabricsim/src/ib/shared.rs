@@ -13,6 +13,7 @@ use super::switch::SwitchConfig;
 use super::timing::IbTiming;
 use super::wire::{FreedCredit, ReferenceCables};
 use crate::kernel::Arena;
+use crate::sim::PortRef;
 
 pub struct Shared {
     pub packets: Arena<Packet>,
@@ -26,9 +27,8 @@ pub struct Shared {
     /// switch crossed), for utilization and bench figures.
     pub transfers: u64,
     pub metrics: IbMetrics,
-    /// Credits freed by the event being handled (a few packets' at most:
-    /// each crossbar transfer started frees its packet's at its start).
-    pub freed: Vec<FreedCredit>,
+    /// Credits freed by the event being handled.
+    pub freed: FreedCredits,
     /// The blocks of every switch's forwarding tables (`lft.rs`).
     pub lft: Box<[[u8; BLOCK]]>,
     /// Multicast: per packet record, the member deliveries it stands for
@@ -37,6 +37,40 @@ pub struct Shared {
     pub cover: Vec<u16>,
     pub mc_records: u64,
     pub mc_cover: u64,
+}
+
+/// Credits the event being handled has freed, in the order freed: a few
+/// packets' at most (each crossbar transfer the event starts frees its
+/// packet's at its start), so kept in place; any beyond in a list.
+#[derive(Debug)]
+pub struct FreedCredits {
+    pub len: usize,
+    pub inline: [FreedCredit; FreedCredits::INLINE],
+    pub more: Vec<FreedCredit>,
+}
+
+impl FreedCredits {
+    pub const INLINE: usize = 4;
+
+    pub fn new() -> Self {
+        let none = FreedCredit { to: PortRef::switch(u32::MAX, u16::MAX), key: 0, vl: 0, blocks: 0 };
+        FreedCredits { len: 0, inline: [none; Self::INLINE], more: Vec::new() }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, c: FreedCredit) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = c,
+            None => self.more.push(c),
+        }
+        self.len += 1;
+    }
+}
+
+impl Default for FreedCredits {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Shared {

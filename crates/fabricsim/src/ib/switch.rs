@@ -754,9 +754,14 @@ impl IbSwitch {
     /// ends when its transmission would: if it is the one sent, the transfer's
     /// end event also ends the transmission.
     fn try_link(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, merge: Option<u32>) {
+        // Nothing to send: a packet gone with its transfer is settled when
+        // the output is next offered to, or next has something to send.
+        if self.outputs[out].queued == 0 {
+            return;
+        }
         self.settle(out, cx.now());
         let o = &mut self.outputs[out];
-        if o.on_wire.is_some() || o.queued == 0 {
+        if o.on_wire.is_some() {
             return;
         }
         let Some(vl) = o.port.pick(cx, o.queued_vls) else {

@@ -151,6 +151,12 @@ impl MetricSet {
         self.series[id.0 as usize].add_impulse(now, amount);
     }
 
+    /// [`TimeBatchMeans::set_level_adding`] on series `id`.
+    #[inline]
+    pub fn set_level_adding(&mut self, id: SeriesId, now: Time, level: f64, amount: f64) {
+        self.series[id.0 as usize].set_level_adding(now, level, amount);
+    }
+
     #[inline]
     pub fn set_level(&mut self, id: SeriesId, now: Time, level: f64) {
         self.series[id.0 as usize].set_level(now, level);

@@ -261,7 +261,7 @@ impl IbFabric {
                 switch: switch_config,
                 transfers: 0,
                 metrics,
-                freed: Vec::with_capacity(8),
+                freed: FreedCredits::new(),
                 lft,
                 cover: Vec::new(),
                 mc_records: 0,

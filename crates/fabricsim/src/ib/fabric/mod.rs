@@ -18,7 +18,7 @@ use super::metrics::IbMetrics;
 use super::multicast::{self, Groups, SwitchMulticast};
 use super::multipath::{PathChoice, Selection, SwitchTable};
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
-use super::shared::Shared;
+use super::shared::{FreedCredits, Shared};
 use super::sources::{MulticastStreams, SourceEvent, Sources};
 use super::switch::{IbSwitch, InputVl, SwitchConfig, SwitchEvent, SwitchSpec};
 use super::timing::{IbTiming, Rate};
@@ -280,13 +280,30 @@ impl IbFabric {
     /// Hands the credits the event freed to their senders.
     #[inline(always)]
     fn return_credits(&mut self, cx: &mut Cx) {
-        if !self.sh.freed.is_empty() {
-            let mut freed = std::mem::take(&mut self.sh.freed);
-            for c in freed.drain(..) {
-                self.return_credit(cx, c);
-            }
-            self.sh.freed = freed;
+        let n = self.sh.freed.len;
+        if n == 0 {
+            return;
         }
+        self.sh.freed.len = 0;
+        for i in 0..n.min(FreedCredits::INLINE) {
+            let c = self.sh.freed.inline[i];
+            self.return_credit(cx, c);
+        }
+        if n > FreedCredits::INLINE {
+            self.return_more_credits(cx);
+        }
+    }
+
+    /// The credits an event freed beyond those kept in place.
+    #[cold]
+    #[inline(never)]
+    fn return_more_credits(&mut self, cx: &mut Cx) {
+        let more = std::mem::take(&mut self.sh.freed.more);
+        for &c in &more {
+            self.return_credit(cx, c);
+        }
+        self.sh.freed.more = more;
+        self.sh.freed.more.clear();
     }
 
     /// Hands a freed credit to its sender: as an event under its reserved

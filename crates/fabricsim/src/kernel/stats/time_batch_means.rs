@@ -108,6 +108,15 @@ impl TimeBatchMeans {
         self.level = level;
     }
 
+    /// Sets the level to `level` from `t_ps` on and adds `amount` at `t_ps`
+    /// (a level change whose effect until a later time is known now).
+    #[inline]
+    pub fn set_level_adding(&mut self, t_ps: u64, level: f64, amount: f64) {
+        self.advance(t_ps);
+        self.cur_integral += amount;
+        self.level = level;
+    }
+
     /// Current level.
     #[inline]
     pub fn level(&self) -> f64 {
