@@ -24,41 +24,78 @@ pub fn lane(vl: u8) -> usize {
     (vl & 15) as usize
 }
 
-/// Read together by every pick, so kept in this order (`repr(C)`).
+/// Data VLs' slots (VL15 takes no credits, so it has none).
+const DATA: usize = 15;
+
+/// Read together by every pick, in two cache lines (`repr(C)`; a port
+/// starts a line): its VLs' head blocks, the sendable mask and the credit
+/// counters; then the held credits and the arbiter's turns. What no pick
+/// reads follows.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct OutputPort {
-    /// Per VL: credit blocks of its head (the next packet to go).
-    head_blocks: [u16; 16],
+    /// Per data VL: credit blocks of its head (the next packet to go; VL15
+    /// takes none).
+    head_blocks: [u16; DATA],
     /// The VLs whose head blocks fit the receiver's free credits (a bit per
     /// VL, VL15 always), kept as heads and credits change, so a pick finds
     /// the sendable VLs with one mask instead of a credit check per VL.
     fits: u16,
-    credits: PortCredits,
+    /// Per data VL, the receiver's free blocks as this port knows them
+    /// (0 for a VL the port does not operate), and every VL's buffer.
+    available: [u16; DATA],
+    capacity: u16,
     returns: CreditReturn,
     arbiter: VlArbiter,
+    /// Data VLs the port operates.
+    data_vls: u8,
     /// This port, as the credits returned to it name it.
     me: PortRef,
 }
 
 impl OutputPort {
     pub fn new(me: PortRef, credits: PortCredits, arbiter: VlArbiter) -> Self {
+        let data_vls = credits.data_vls();
+        let capacity = credits.vl(0).capacity_blocks() as u16;
+        let mut available = [0; DATA];
+        available[..data_vls as usize].fill(capacity);
         // No head needs any credit yet: every data VL (and VL15) fits.
-        let fits = (((1u32 << credits.data_vls()) - 1) as u16) | 1 << VL15;
-        OutputPort { head_blocks: [0; 16], fits, credits, returns: CreditReturn::default(), arbiter, me }
+        let fits = (((1u32 << data_vls) - 1) as u16) | 1 << VL15;
+        OutputPort {
+            head_blocks: [0; DATA],
+            fits,
+            available,
+            capacity,
+            returns: CreditReturn::default(),
+            arbiter,
+            data_vls,
+            me,
+        }
     }
 
-    /// Credit blocks of `vl`'s head (the next packet to go).
+    /// Credit blocks of `vl`'s head (the next packet to go; VL15: none).
     #[inline]
     pub fn head_blocks(&self, vl: u8) -> u16 {
-        self.head_blocks[lane(vl)]
+        self.head_blocks.get(vl as usize).copied().unwrap_or(0)
     }
 
     /// `vl`'s head (the next packet to go) takes `blocks` credit blocks.
     #[inline]
     pub fn set_head_blocks(&mut self, vl: u8, blocks: u16) {
-        self.head_blocks[lane(vl)] = blocks;
-        self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
+        if let Some(b) = self.head_blocks.get_mut(vl as usize) {
+            *b = blocks;
+            self.refit(vl);
+        }
+    }
+
+    /// `fits` with `vl`'s bit set again from its head blocks and its credits.
+    #[inline(always)]
+    fn refit(&mut self, vl: u8) {
+        let ok = match (self.head_blocks.get(vl as usize), self.available.get(vl as usize)) {
+            (Some(&h), Some(&a)) => h <= a,
+            _ => true,
+        };
+        self.fits = (self.fits & !(1 << vl)) | (ok as u16) << vl;
     }
 
     /// Takes the credits due before the event being handled, then picks the
@@ -67,22 +104,23 @@ impl OutputPort {
     /// waits for credit: its earliest held credit is scheduled as its own event.
     #[inline]
     pub fn pick(&mut self, cx: &mut impl Schedule<Delivery>, waiting: u16) -> Option<u8> {
-        let credits = &mut self.credits;
+        let (available, capacity) = (&mut self.available, self.capacity);
         let mut restored = 0u16;
         self.returns.take_due(cx.current_key(), |vl, blocks| {
-            credits.restore(vl, blocks);
+            restore(available, capacity, vl, blocks);
             restored |= 1 << vl;
         });
         while restored != 0 {
             let vl = restored.trailing_zeros() as u8;
             restored &= restored - 1;
-            self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
+            self.refit(vl);
         }
         // The VLs with a head that has credit for all of it: the arbiter reads only this mask.
         let sendable = waiting & self.fits;
         debug_assert!(
             (0..16u8).all(|vl| waiting & 1 << vl == 0
-                || (sendable & 1 << vl != 0) == self.credits.can_send_blocks(vl, self.head_blocks[lane(vl)])),
+                || (sendable & 1 << vl != 0)
+                    == (vl == VL15 || self.head_blocks(vl) <= self.available.get(vl as usize).copied().unwrap_or(0))),
             "the fits mask is out of date"
         );
         let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
@@ -97,8 +135,11 @@ impl OutputPort {
     /// sets the VL's next head.
     #[inline(always)]
     pub fn sent(&mut self, vl: u8, bytes: u32) -> u16 {
-        let blocks = self.head_blocks[lane(vl)];
-        self.credits.consume_blocks(vl, blocks);
+        let blocks = self.head_blocks(vl);
+        if let Some(a) = self.available.get_mut(vl as usize) {
+            assert!(blocks <= *a, "VL credits would go negative: {blocks} blocks wanted, {a} left");
+            *a -= blocks;
+        }
         // `vl`'s bit in `fits` is stale until the owner sets its next head,
         // which it does before the VL is offered again.
         self.arbiter.on_sent(vl, bytes);
@@ -108,8 +149,8 @@ impl OutputPort {
     /// Credits for `vl` are back from the receiver.
     #[inline]
     pub fn on_credit(&mut self, vl: u8, blocks: u32) {
-        self.credits.restore(vl, blocks);
-        self.fits = refit(self.fits, &self.credits, &self.head_blocks, vl);
+        restore(&mut self.available, self.capacity, vl, blocks);
+        self.refit(vl);
     }
 
     /// Credit blocks the receiver's `vl` has free as this port knows now
@@ -118,7 +159,7 @@ impl OutputPort {
         if vl == super::vl::VL15 {
             u32::MAX
         } else {
-            self.credits.vl(vl).available_blocks()
+            self.available[vl as usize] as u32
         }
     }
 
@@ -136,34 +177,47 @@ impl OutputPort {
 
     /// Whether the head of `vl` lacks credit at `now`, counting held credits due by then.
     pub fn blocked_on_credit(&self, vl: u8, now: Time) -> bool {
-        let available = self.credits.vl(vl).available_blocks() + self.returns.due_blocks(vl, now);
-        self.head_blocks[lane(vl)] as u32 > available
+        let available = self.available[vl as usize] as u32 + self.returns.due_blocks(vl, now);
+        self.head_blocks(vl) as u32 > available
     }
 
     /// Blocks of `vl` the receiver holds as this port sees it at `now`
     /// (credits held for it and due by then count as back).
     pub fn credits_used(&self, vl: u8, now: Time) -> u32 {
-        self.credits.vl(vl).used_blocks() - self.returns.due_blocks(vl, now)
+        (self.capacity - self.available[vl as usize]) as u32 - self.returns.due_blocks(vl, now)
     }
 
     /// Every credit is back or held for this port (audit at drain).
     pub fn is_quiescent(&self) -> bool {
-        let c = &self.credits;
-        (0..c.data_vls()).all(|v| c.vl(v).used_blocks() == self.returns.held_blocks(v))
+        (0..self.data_vls).all(|v| (self.capacity - self.available[v as usize]) as u32 == self.returns.held_blocks(v))
     }
 }
 
-/// `fits` with `vl`'s bit set again from its head blocks and its credits.
+/// Credits for data VL `vl` come back to `available` (VL15: none kept).
 #[inline(always)]
-fn refit(fits: u16, credits: &PortCredits, heads: &[u16; 16], vl: u8) -> u16 {
-    let ok = credits.fits(vl, heads[lane(vl)]) as u16;
-    (fits & !(1 << vl)) | ok << vl
+fn restore(available: &mut [u16; DATA], capacity: u16, vl: u8, blocks: u32) {
+    if let Some(a) = available.get_mut(vl as usize) {
+        let n = *a as u32 + blocks;
+        assert!(n <= capacity as u32, "VL credits would exceed the buffer: {n} of {capacity} blocks");
+        *a = n as u16;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::kernel::EventQueue;
+
+    /// A pick and a send read two lines: head blocks, the sendable mask and
+    /// the credit counters in the first; the held credits and the arbiter's
+    /// first 16 bytes in the second.
+    #[test]
+    fn a_pick_reads_two_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(offset_of!(OutputPort, capacity) + 2, 64);
+        assert_eq!((offset_of!(OutputPort, returns), offset_of!(OutputPort, arbiter) + 16), (64, 128));
+        assert_eq!((size_of::<OutputPort>(), align_of::<OutputPort>()), (192, 64));
+    }
     use crate::sim::{Carries, Clocked, ComponentKind, Context};
 
     #[derive(Clone, Copy, Debug, PartialEq)]

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use super::vl::VL15;
 use crate::error::{Error, Result};
 pub use table::{ArbEntry, Overrun, MAX_ENTRIES, WEIGHT_UNIT_BYTES};
-use table::{Entries, Turn};
+use table::{Carried, Entries, Turn, GRANTED, GRANTED_VL15};
 
 mod table;
 #[cfg(test)]
@@ -70,17 +70,21 @@ struct Config {
 }
 
 /// The VL arbiter of one output port: the fabric's shared tables and this
-/// port's turns in them, a few bytes (a port's arbitration reads one cache
-/// line of its own).
+/// port's turns in them. A pick reads the first 16 bytes only (`repr(C)`
+/// keeps them first); the high-priority byte count (kept only under a
+/// LimitOfHighPriority) and the debts of `Overrun::Carry` follow.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct VlArbiter {
     config: Arc<Config>,
-    /// High-priority bytes sent since the last low-priority packet.
-    high_sent: u64,
+    /// Each table's turn; with the grant `select` made that `on_sent` has
+    /// not confirmed yet (`table::GRANTED`, `table::GRANTED_VL15`).
     high: Turn,
     low: Turn,
-    /// The grant `select` made that `on_sent` has not confirmed yet.
-    pending: Option<(Priority, u8)>,
+    /// High-priority bytes sent since the last low-priority packet.
+    high_sent: u64,
+    /// Under `Carry`: the high and the low table's debts.
+    carried: Option<Box<[Carried; 2]>>,
 }
 
 impl VlArbiter {
@@ -110,17 +114,18 @@ impl VlArbiter {
         let overrun = Overrun::Forgive;
         Ok(VlArbiter {
             config: Arc::new(Config { high: Entries::new(high), low: Entries::new(low), limit_bytes, overrun }),
+            high: Turn::new(high.len()),
+            low: Turn::new(low.len()),
             high_sent: 0,
-            high: Turn::new(high.len(), overrun),
-            low: Turn::new(low.len(), overrun),
-            pending: None,
+            carried: None,
         })
     }
 
     pub fn with_overrun(mut self, overrun: Overrun) -> Self {
         Arc::make_mut(&mut self.config).overrun = overrun;
-        self.high = Turn::new(self.config.high.entries.len(), overrun);
-        self.low = Turn::new(self.config.low.entries.len(), overrun);
+        self.high = Turn::new(self.config.high.entries.len());
+        self.low = Turn::new(self.config.low.entries.len());
+        self.carried = (overrun == Overrun::Carry).then(|| Box::new([[0; MAX_ENTRIES]; 2]));
         self
     }
 
@@ -146,54 +151,118 @@ impl VlArbiter {
     /// the hot path's form, bit tests instead of calls.
     #[inline]
     pub fn select_mask(&mut self, ready: u16) -> Option<u8> {
-        assert!(self.pending.is_none(), "VL arbiter: select before on_sent of the previous grant");
+        assert!(self.pending().is_none(), "VL arbiter: select before on_sent of the previous grant");
         if ready & (1 << VL15) != 0 {
-            self.pending = Some((Priority::Management, VL15));
+            self.high.set_flags(self.high.flags() | GRANTED_VL15);
             return Some(VL15);
         }
         let c = &*self.config;
         let high_allowed = match c.limit_bytes {
             None => true,
-            Some(limit) => self.high_sent == 0 || self.high_sent < limit,
+            Some(limit) => self.below_limit(limit),
         };
+        let [high_debts, low_debts] = debts(c.overrun, &mut self.carried);
         if high_allowed || !c.low.any_ready(ready) {
-            if let Some(i) = self.high.pick(&c.high, c.overrun, ready) {
-                let vl = c.high.entries[i].vl;
-                self.pending = Some((Priority::High, vl));
-                return Some(vl);
+            if let Some(i) = self.high.pick(&c.high, c.overrun, ready, high_debts) {
+                self.high.set_flags(self.high.flags() | GRANTED);
+                return Some(c.high.entries[i].vl);
             }
         }
-        let i = self.low.pick(&c.low, c.overrun, ready)?;
-        let vl = c.low.entries[i].vl;
-        self.pending = Some((Priority::Low, vl));
-        Some(vl)
+        let i = self.low.pick(&c.low, c.overrun, ready, low_debts)?;
+        self.low.set_flags(self.low.flags() | GRANTED);
+        Some(c.low.entries[i].vl)
     }
 
     /// Records that the packet `select` granted, `bytes` long on the wire, has started.
     pub fn on_sent(&mut self, vl: u8, bytes: u32) {
-        let (priority, granted) = self.pending.take().expect("VL arbiter: on_sent without a grant");
+        let (hf, lf) = (self.high.flags(), self.low.flags());
+        let priority = match (hf & (GRANTED | GRANTED_VL15), lf & GRANTED) {
+            (0, 0) => panic!("VL arbiter: on_sent without a grant"),
+            (GRANTED, _) => Priority::High,
+            (0, _) => Priority::Low,
+            _ => Priority::Management,
+        };
+        let c = &*self.config;
+        let granted = match priority {
+            Priority::Management => VL15,
+            Priority::High => c.high.entries[self.high.current()].vl,
+            Priority::Low => c.low.entries[self.low.current()].vl,
+        };
         assert_eq!(vl, granted, "VL arbiter: sent on VL{vl}, granted VL{granted}");
-        let overrun = self.config.overrun;
+        self.high.set_flags(hf & !(GRANTED | GRANTED_VL15));
+        self.low.set_flags(lf & !GRANTED);
+        let [high_debts, low_debts] = debts(c.overrun, &mut self.carried);
+        // The count matters only under a limit: without one, this port's
+        // arbitration reads nothing beyond its first 16 bytes.
+        let counted = c.limit_bytes.is_some();
         match priority {
             Priority::Management => {}
             Priority::High => {
-                self.high.charge(bytes, overrun);
-                self.high_sent += bytes as u64;
+                self.high.charge(bytes, c.overrun, high_debts);
+                if counted {
+                    self.count_high(Some(bytes));
+                }
             }
             Priority::Low => {
-                self.low.charge(bytes, overrun);
-                self.high_sent = 0;
+                self.low.charge(bytes, c.overrun, low_debts);
+                if counted {
+                    self.count_high(None);
+                }
             }
         }
     }
 
-    /// The table of the grant awaiting [`Self::on_sent`].
-    pub fn pending(&self) -> Option<Priority> {
-        self.pending.map(|(p, _)| p)
+    /// Whether the high table may send under a limit (out of line: the
+    /// count lies beyond what a pick reads without one).
+    #[cold]
+    #[inline(never)]
+    fn below_limit(&self, limit: u64) -> bool {
+        self.high_sent == 0 || self.high_sent < limit
     }
 
-    /// High-priority bytes sent since the last low-priority packet.
+    /// Counts a high-priority packet of `bytes`, or (None) a low-priority one.
+    #[cold]
+    #[inline(never)]
+    fn count_high(&mut self, bytes: Option<u32>) {
+        self.high_sent = bytes.map_or(0, |b| self.high_sent + b as u64);
+    }
+
+    /// The table of the grant awaiting [`Self::on_sent`].
+    pub fn pending(&self) -> Option<Priority> {
+        if self.high.flags() & GRANTED_VL15 != 0 {
+            Some(Priority::Management)
+        } else if self.high.flags() & GRANTED != 0 {
+            Some(Priority::High)
+        } else if self.low.flags() & GRANTED != 0 {
+            Some(Priority::Low)
+        } else {
+            None
+        }
+    }
+
+    /// High-priority bytes sent since the last low-priority packet (kept
+    /// under a LimitOfHighPriority only; 0 without one).
     pub fn high_bytes_since_low(&self) -> u64 {
         self.high_sent
+    }
+}
+
+/// Each table's debts under `Carry`; under the IBA rule none, and the
+/// arbiter's field for them is not read (it lies beyond what a pick reads).
+#[inline(always)]
+fn debts(overrun: Overrun, carried: &mut Option<Box<[Carried; 2]>>) -> [Option<&mut Carried>; 2] {
+    if overrun != Overrun::Carry {
+        return [None, None];
+    }
+    carried_debts(carried)
+}
+
+/// [`debts`] under `Carry`, out of line, so that the field is read only then.
+#[cold]
+#[inline(never)]
+fn carried_debts(carried: &mut Option<Box<[Carried; 2]>>) -> [Option<&mut Carried>; 2] {
+    match carried.as_deref_mut() {
+        Some([h, l]) => [Some(h), Some(l)],
+        None => [None, None],
     }
 }

@@ -74,49 +74,89 @@ impl Entries {
 }
 
 /// A port's place in one table: the entry of the current (or last) turn,
-/// whether that turn is still going, and the bytes left in it. Under
-/// `Carry` the other entries' debts (<= 0) wait in `carried`; under the IBA
-/// rule a turn starts afresh, so only the current entry's balance exists.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// whether that turn is still going, whether this table made the grant
+/// `on_sent` has not confirmed yet, and the bytes left in the turn. Four
+/// bytes: both tables' turns and the shared tables' pointer are the 16
+/// bytes of the arbiter every pick reads. A turn's balance is at most a
+/// 255-unit weight (16,320 bytes) and at least one packet (4 KiB MTU) in
+/// debt, so 16 bits hold it. Under `Carry` the other entries' debts (<= 0)
+/// wait in `carried` (the arbiter keeps it, apart); under the IBA rule a
+/// turn starts afresh, so only the current entry's balance exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Turn {
     cur: u8,
-    open: bool,
-    balance: i32,
-    /// A thin pointer, so that a turn is 16 bytes; `None` under the IBA rule.
-    carried: Option<Box<[i32; MAX_ENTRIES]>>,
+    flags: u8,
+    balance: i16,
 }
 
+/// `Turn::flags`: the current entry's turn is going.
+const OPEN: u8 = 1;
+/// `Turn::flags`: this table made the pending grant (the high table's
+/// turn also keeps a pending VL15 grant).
+pub(super) const GRANTED: u8 = 2;
+pub(super) const GRANTED_VL15: u8 = 4;
+
+/// Debts of a table's entries under `Carry`.
+pub(super) type Carried = [i32; MAX_ENTRIES];
+
 impl Turn {
-    pub(super) fn new(len: usize, overrun: Overrun) -> Self {
+    pub(super) fn new(len: usize) -> Self {
         // The first turn goes to entry 0.
         let cur = len.saturating_sub(1) as u8;
-        let carried = (overrun == Overrun::Carry).then(|| Box::new([0; MAX_ENTRIES]));
-        Turn { cur, open: false, balance: 0, carried }
+        Turn { cur, flags: 0, balance: 0 }
+    }
+
+    /// The entry of the current (or last) turn.
+    pub(super) fn current(&self) -> usize {
+        self.cur as usize
+    }
+
+    pub(super) fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    pub(super) fn set_flags(&mut self, flags: u8) {
+        self.flags = flags;
     }
 
     /// Entry `i`'s balance (the current entry's is kept apart).
     #[inline]
-    fn balance_of(&mut self, i: usize) -> &mut i32 {
+    fn balance_of(&self, i: usize, carried: &Option<&mut Carried>) -> i32 {
         if i == self.cur as usize {
-            &mut self.balance
+            self.balance as i32
         } else {
-            &mut self.carried.as_mut().expect("debts are carried only under Carry")[i]
+            carried.as_ref().expect("debts are carried only under Carry")[i]
+        }
+    }
+
+    #[inline]
+    fn set_balance(&mut self, i: usize, b: i32, carried: &mut Option<&mut Carried>) {
+        if i == self.cur as usize {
+            self.balance = clamp(b);
+        } else {
+            carried.as_mut().expect("debts are carried only under Carry")[i] = b;
         }
     }
 
     /// The entry of `table` to send from next, opening a new turn if
     /// needed; `None` (and no change) if no entry's VL can send.
-    pub(super) fn pick(&mut self, table: &Entries, overrun: Overrun, ready: u16) -> Option<usize> {
+    pub(super) fn pick(
+        &mut self,
+        table: &Entries,
+        overrun: Overrun,
+        ready: u16,
+        mut carried: Option<&mut Carried>,
+    ) -> Option<usize> {
         if !table.any_ready(ready) {
             return None;
         }
         let entries = &table.entries;
-        if self.open {
+        if self.flags & OPEN != 0 {
             let c = self.cur as usize;
             if self.balance > 0 && ready & (1 << entries[c].vl) != 0 {
                 return Some(c);
             }
-            self.close(c, overrun);
+            self.close(c, overrun, &mut carried);
         }
         // The next enabled entry whose VL can send, after the current one
         // and wrapping round to it. Skipping the others changes nothing:
@@ -132,39 +172,47 @@ impl Turn {
             let quantum = e.weight as i32 * WEIGHT_UNIT_BYTES as i32;
             let b = match overrun {
                 Overrun::Forgive => quantum,
-                Overrun::Carry => *self.balance_of(i) + quantum,
+                Overrun::Carry => self.balance_of(i, &carried) + quantum,
             };
             if b > 0 {
                 if overrun == Overrun::Carry && i != self.cur as usize {
                     let cur = self.cur as usize;
-                    self.carried.as_mut().expect("debts are carried only under Carry")[cur] = self.balance;
+                    carried.as_mut().expect("debts are carried only under Carry")[cur] = self.balance as i32;
                 }
                 self.cur = i as u8;
-                self.balance = b;
-                self.open = true;
+                self.balance = clamp(b);
+                self.flags |= OPEN;
                 return Some(i);
             }
-            *self.balance_of(i) = b;
+            self.set_balance(i, b, &mut carried);
         }
     }
 
     /// Ends entry `i`'s turn. A turn never banks unused weight; under
     /// `Carry` a debt stays to be paid by later turns.
-    fn close(&mut self, i: usize, overrun: Overrun) {
+    fn close(&mut self, i: usize, overrun: Overrun, carried: &mut Option<&mut Carried>) {
         if i == self.cur as usize {
-            self.open = false;
+            self.flags &= !OPEN;
         }
         if overrun == Overrun::Carry {
-            let b = self.balance_of(i);
-            *b = (*b).min(0);
+            let b = self.balance_of(i, carried).min(0);
+            self.set_balance(i, b, carried);
         }
     }
 
-    pub(super) fn charge(&mut self, bytes: u32, overrun: Overrun) {
-        debug_assert!(self.open);
-        self.balance -= bytes as i32;
+    pub(super) fn charge(&mut self, bytes: u32, overrun: Overrun, mut carried: Option<&mut Carried>) {
+        debug_assert!(self.flags & OPEN != 0);
+        self.balance = clamp(self.balance as i32 - bytes as i32);
         if self.balance <= 0 {
-            self.close(self.cur as usize, overrun);
+            self.close(self.cur as usize, overrun, &mut carried);
         }
     }
+}
+
+/// A balance in 16 bits: weights (at most 255 units) and packets (at most
+/// a 4 KiB MTU) keep it in range (see `Turn`).
+#[inline(always)]
+fn clamp(b: i32) -> i16 {
+    debug_assert!((i16::MIN as i32..=i16::MAX as i32).contains(&b), "turn balance {b} beyond 16 bits");
+    b as i16
 }

@@ -352,3 +352,13 @@ fn a_grant_must_be_confirmed() {
     arb.select(|_| true);
     arb.select(|_| true);
 }
+
+/// A pick reads the arbiter's first 16 bytes only: the shared tables'
+/// pointer and both tables' turns (with the pending grant in their flags).
+#[test]
+fn a_pick_reads_sixteen_bytes() {
+    use std::mem::{offset_of, size_of};
+    assert_eq!(size_of::<table::Turn>(), 4);
+    assert_eq!((offset_of!(VlArbiter, low), offset_of!(VlArbiter, high_sent)), (12, 16));
+    assert_eq!(size_of::<VlArbiter>(), 32);
+}
