@@ -12,7 +12,7 @@
 //! packet that goes.
 
 use super::credit_return::CreditReturn;
-use super::vl::{PortCredits, VL15};
+use super::vl::{CreditCounters, PortCredits, VL15};
 use super::vl_arbiter::VlArbiter;
 use super::wire::Delivery;
 use crate::kernel::Time;
@@ -41,10 +41,8 @@ pub struct OutputPort {
     /// VL, VL15 always), kept as heads and credits change, so a pick finds
     /// the sendable VLs with one mask instead of a credit check per VL.
     fits: u16,
-    /// Per data VL, the receiver's free blocks as this port knows them
-    /// (0 for a VL the port does not operate), and every VL's buffer.
-    available: [u16; DATA],
-    capacity: u16,
+    /// The receiver's free blocks per data VL, as this port knows them.
+    credits: CreditCounters,
     returns: CreditReturn,
     arbiter: VlArbiter,
     /// Data VLs the port operates.
@@ -56,16 +54,12 @@ pub struct OutputPort {
 impl OutputPort {
     pub fn new(me: PortRef, credits: PortCredits, arbiter: VlArbiter) -> Self {
         let data_vls = credits.data_vls();
-        let capacity = credits.vl(0).capacity_blocks() as u16;
-        let mut available = [0; DATA];
-        available[..data_vls as usize].fill(capacity);
         // No head needs any credit yet: every data VL (and VL15) fits.
         let fits = (((1u32 << data_vls) - 1) as u16) | 1 << VL15;
         OutputPort {
             head_blocks: [0; DATA],
             fits,
-            available,
-            capacity,
+            credits: credits.counters(),
             returns: CreditReturn::default(),
             arbiter,
             data_vls,
@@ -91,10 +85,7 @@ impl OutputPort {
     /// `fits` with `vl`'s bit set again from its head blocks and its credits.
     #[inline(always)]
     fn refit(&mut self, vl: u8) {
-        let ok = match (self.head_blocks.get(vl as usize), self.available.get(vl as usize)) {
-            (Some(&h), Some(&a)) => h <= a,
-            _ => true,
-        };
+        let ok = self.credits.fits(vl, self.head_blocks(vl));
         self.fits = (self.fits & !(1 << vl)) | (ok as u16) << vl;
     }
 
@@ -104,10 +95,10 @@ impl OutputPort {
     /// waits for credit: its earliest held credit is scheduled as its own event.
     #[inline]
     pub fn pick(&mut self, cx: &mut impl Schedule<Delivery>, waiting: u16) -> Option<u8> {
-        let (available, capacity) = (&mut self.available, self.capacity);
+        let credits = &mut self.credits;
         let mut restored = 0u16;
         self.returns.take_due(cx.current_key(), |vl, blocks| {
-            restore(available, capacity, vl, blocks);
+            credits.restore(vl, blocks);
             restored |= 1 << vl;
         });
         while restored != 0 {
@@ -118,9 +109,9 @@ impl OutputPort {
         // The VLs with a head that has credit for all of it: the arbiter reads only this mask.
         let sendable = waiting & self.fits;
         debug_assert!(
-            (0..16u8).all(|vl| waiting & 1 << vl == 0
-                || (sendable & 1 << vl != 0)
-                    == (vl == VL15 || self.head_blocks(vl) <= self.available.get(vl as usize).copied().unwrap_or(0))),
+            (0..16u8)
+                .all(|vl| waiting & 1 << vl == 0
+                    || (sendable & 1 << vl != 0) == self.credits.fits(vl, self.head_blocks(vl))),
             "the fits mask is out of date"
         );
         let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
@@ -136,10 +127,7 @@ impl OutputPort {
     #[inline(always)]
     pub fn sent(&mut self, vl: u8, bytes: u32) -> u16 {
         let blocks = self.head_blocks(vl);
-        if let Some(a) = self.available.get_mut(vl as usize) {
-            assert!(blocks <= *a, "VL credits would go negative: {blocks} blocks wanted, {a} left");
-            *a -= blocks;
-        }
+        self.credits.take(vl, blocks);
         // `vl`'s bit in `fits` is stale until the owner sets its next head,
         // which it does before the VL is offered again.
         self.arbiter.on_sent(vl, bytes);
@@ -149,18 +137,14 @@ impl OutputPort {
     /// Credits for `vl` are back from the receiver.
     #[inline]
     pub fn on_credit(&mut self, vl: u8, blocks: u32) {
-        restore(&mut self.available, self.capacity, vl, blocks);
+        self.credits.restore(vl, blocks);
         self.refit(vl);
     }
 
     /// Credit blocks the receiver's `vl` has free as this port knows now
     /// (Max-Credit path selection).
     pub fn available_blocks(&self, vl: u8) -> u32 {
-        if vl == super::vl::VL15 {
-            u32::MAX
-        } else {
-            self.available[vl as usize] as u32
-        }
+        self.credits.available_blocks(vl)
     }
 
     /// Whether credits for this port must travel as an event (it waits for them).
@@ -177,29 +161,19 @@ impl OutputPort {
 
     /// Whether the head of `vl` lacks credit at `now`, counting held credits due by then.
     pub fn blocked_on_credit(&self, vl: u8, now: Time) -> bool {
-        let available = self.available[vl as usize] as u32 + self.returns.due_blocks(vl, now);
+        let available = self.credits.available_blocks(vl) + self.returns.due_blocks(vl, now);
         self.head_blocks(vl) as u32 > available
     }
 
     /// Blocks of `vl` the receiver holds as this port sees it at `now`
     /// (credits held for it and due by then count as back).
     pub fn credits_used(&self, vl: u8, now: Time) -> u32 {
-        (self.capacity - self.available[vl as usize]) as u32 - self.returns.due_blocks(vl, now)
+        self.credits.used_blocks(vl) - self.returns.due_blocks(vl, now)
     }
 
     /// Every credit is back or held for this port (audit at drain).
     pub fn is_quiescent(&self) -> bool {
-        (0..self.data_vls).all(|v| (self.capacity - self.available[v as usize]) as u32 == self.returns.held_blocks(v))
-    }
-}
-
-/// Credits for data VL `vl` come back to `available` (VL15: none kept).
-#[inline(always)]
-fn restore(available: &mut [u16; DATA], capacity: u16, vl: u8, blocks: u32) {
-    if let Some(a) = available.get_mut(vl as usize) {
-        let n = *a as u32 + blocks;
-        assert!(n <= capacity as u32, "VL credits would exceed the buffer: {n} of {capacity} blocks");
-        *a = n as u16;
+        (0..self.data_vls).all(|v| self.credits.used_blocks(v) == self.returns.held_blocks(v))
     }
 }
 
@@ -214,7 +188,7 @@ mod tests {
     #[test]
     fn a_pick_reads_two_lines() {
         use std::mem::{align_of, offset_of, size_of};
-        assert_eq!(offset_of!(OutputPort, capacity) + 2, 64);
+        assert_eq!(offset_of!(OutputPort, credits) + size_of::<CreditCounters>(), 64);
         assert_eq!((offset_of!(OutputPort, returns), offset_of!(OutputPort, arbiter) + 16), (64, 128));
         assert_eq!((size_of::<OutputPort>(), align_of::<OutputPort>()), (192, 64));
     }

@@ -218,15 +218,63 @@ impl VlCredits {
     }
 }
 
-/// The credits of every data VL of one port towards its link partner.
-/// VL15 is not flow controlled: it can always send.
+/// The credit counters of a port's data VLs, as the sender sees the
+/// receiver's buffers: what every send and every credit return reads, in
+/// 32 bytes (a sending port keeps them in one cache line with its heads).
+/// VL15 is not flow controlled: it can always send and keeps no counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct CreditCounters {
+    /// Per data VL, the free blocks (0 on a VL the port does not operate).
+    available: [u16; MAX_DATA_VLS as usize],
+    /// Every VL's buffer, in blocks.
+    capacity: u16,
+}
+
+impl CreditCounters {
+    /// Whether a head of `blocks` fits `vl`'s free credits (VL15 always does).
+    #[inline(always)]
+    pub fn fits(&self, vl: u8, blocks: u16) -> bool {
+        self.available.get(vl as usize).is_none_or(|&a| blocks <= a)
+    }
+
+    /// Takes `blocks` of `vl`'s credits (a packet the sender starts; VL15: none).
+    #[inline(always)]
+    pub fn take(&mut self, vl: u8, blocks: u16) {
+        if let Some(a) = self.available.get_mut(vl as usize) {
+            assert!(blocks <= *a, "VL credits would go negative: {blocks} blocks wanted, {a} left");
+            *a -= blocks;
+        }
+    }
+
+    /// Returns `blocks` of `vl`'s credits when the receiver frees them (VL15: none).
+    #[inline(always)]
+    pub fn restore(&mut self, vl: u8, blocks: u32) {
+        if let Some(a) = self.available.get_mut(vl as usize) {
+            let n = *a as u32 + blocks;
+            assert!(n <= self.capacity as u32, "VL credits would exceed the buffer: {n} of {} blocks", self.capacity);
+            *a = n as u16;
+        }
+    }
+
+    /// Free blocks of `vl` (VL15: unbounded).
+    pub fn available_blocks(&self, vl: u8) -> u32 {
+        self.available.get(vl as usize).map_or(u32::MAX, |&a| a as u32)
+    }
+
+    /// Blocks of data VL `vl` the receiver holds.
+    pub fn used_blocks(&self, vl: u8) -> u32 {
+        (self.capacity - self.available[vl as usize]) as u32
+    }
+}
+
+/// The credits of every data VL of one port towards its link partner:
+/// the counters, and the buffers' block and the port's data VLs, which
+/// only checks and set-up read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortCredits {
-    /// Every data VL's buffer has the same size and block (one `VlCredits`
-    /// without its counter): only the counters are per VL, so a port's
-    /// credits take one cache line.
-    shape: VlCredits,
-    available: [u16; MAX_DATA_VLS as usize],
+    counters: CreditCounters,
+    block: u16,
     data_vls: u8,
 }
 
@@ -244,7 +292,11 @@ impl PortCredits {
         let shape = VlCredits::new(buffer_bytes, block);
         let mut available = [0; MAX_DATA_VLS as usize];
         available[..data_vls as usize].fill(shape.available);
-        Ok(PortCredits { shape, available, data_vls })
+        Ok(PortCredits {
+            counters: CreditCounters { available, capacity: shape.capacity },
+            block: shape.block,
+            data_vls,
+        })
     }
 
     /// Seed 003: 15 data VLs of 4200 bytes, 64-byte credits.
@@ -264,7 +316,7 @@ impl PortCredits {
     /// Checks that a packet of `packet_bytes` bytes fits an empty VL buffer,
     /// else it could never be sent and its VL would block forever.
     pub fn check_holds(&self, packet_bytes: u32, key: &str, buffer_bytes: u32) -> Result<()> {
-        let v = &self.shape;
+        let v = self.shape();
         if v.holds(packet_bytes) {
             Ok(())
         } else {
@@ -286,61 +338,43 @@ impl PortCredits {
         vl == VL15 || self.vl(vl).can_send(packet_bytes)
     }
 
-    /// [`Self::can_send`] for a packet the caller has counted in blocks.
-    #[inline]
-    pub fn can_send_blocks(&self, vl: u8, blocks: u16) -> bool {
-        vl == VL15 || blocks <= self.available[self.index(vl)]
-    }
-
-    /// Applies `f` to `vl`'s credits.
-    #[inline]
-    fn update<R>(&mut self, vl: u8, f: impl FnOnce(&mut VlCredits) -> R) -> R {
-        let i = self.index(vl);
-        let mut c = VlCredits { available: self.available[i], ..self.shape };
-        let r = f(&mut c);
-        self.available[i] = c.available;
-        r
-    }
-
-    /// Whether a head of `blocks` fits `vl`'s free credits (VL15 always does):
-    /// [`Self::can_send_blocks`] without the data-VL check, for a VL known
-    /// to have a head.
-    #[inline(always)]
-    pub fn fits(&self, vl: u8, blocks: u16) -> bool {
-        self.available.get(vl as usize).is_none_or(|&a| blocks <= a)
-    }
-
-    /// [`Self::consume`] for a packet the caller has counted in blocks.
-    #[inline]
-    pub fn consume_blocks(&mut self, vl: u8, blocks: u16) {
-        if vl != VL15 {
-            self.update(vl, |c| c.take(blocks));
-        }
-    }
-
     /// Takes a packet's credits on `vl`; returns the blocks taken (0 on VL15).
     #[inline]
     pub fn consume(&mut self, vl: u8, packet_bytes: u32) -> u32 {
         if vl == VL15 {
             return 0;
         }
-        self.update(vl, |c| c.consume(packet_bytes))
+        let blocks = self.vl(vl).blocks(packet_bytes);
+        self.counters.take(vl, blocks as u16);
+        blocks
     }
 
     #[inline]
     pub fn restore(&mut self, vl: u8, blocks: u32) {
         if vl != VL15 {
-            self.update(vl, |c| c.restore(blocks));
+            self.index(vl);
+            self.counters.restore(vl, blocks);
         }
     }
 
     /// The credits of data VL `vl`.
     pub fn vl(&self, vl: u8) -> VlCredits {
-        VlCredits { available: self.available[self.index(vl)], ..self.shape }
+        VlCredits { available: self.counters.available[self.index(vl)], ..self.shape() }
     }
 
     pub fn data_vls(&self) -> u8 {
         self.data_vls
+    }
+
+    /// The counters alone, for a sending port's hot line.
+    pub fn counters(&self) -> CreditCounters {
+        self.counters
+    }
+
+    /// An empty VL buffer of this port.
+    fn shape(&self) -> VlCredits {
+        let capacity = self.counters.capacity;
+        VlCredits { block: self.block, capacity, available: capacity }
     }
 
     #[inline]
