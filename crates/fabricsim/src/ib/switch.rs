@@ -519,6 +519,11 @@ impl IbSwitch {
             return;
         }
         self.settle(out, now);
+        self.serve_output(cx, ctx, out, now);
+    }
+
+    /// [`Self::try_output`] for output `out`, idle and settled at `now`.
+    fn serve_output(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, now: Time) {
         // Control packets (VL15, the highest priority) first, then multicast
         // (which may reserve the output against the other unicast packets).
         if self.outputs[out].mc_held {
@@ -564,7 +569,7 @@ impl IbSwitch {
         }
         self.settle(out, now);
         if !self.outputs[out].blocked || self.outputs[out].mc_held {
-            self.try_output(cx, ctx, out);
+            self.serve_output(cx, ctx, out, now);
         } else if self.input_idle(i, now) && self.wants(out, i) {
             self.offer(cx, ctx, i, out);
         }
