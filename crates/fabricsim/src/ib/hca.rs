@@ -18,6 +18,7 @@ use super::message::{Message, NO_STREAM};
 use super::multicast::{MULTICAST_LID, NO_GROUP};
 use super::output_port::OutputPort;
 use super::packet::{Packet, TrafficClass, DROPPABLE, MULTICAST, MULTIPATH};
+use super::ring::Ring;
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
@@ -37,78 +38,48 @@ pub enum HcaEvent {
 pub trait HcaContext: Schedule<HcaEvent> + Schedule<Delivery> {}
 impl<C: Schedule<HcaEvent> + Schedule<Delivery>> HcaContext for C {}
 
-/// `SendQueues::sl_vl` of an SL that maps to no VL.
+/// [`HcaConfig::sl_vl`] of an SL that maps to no VL.
 const NO_VL: u8 = 16;
 
-/// Messages waiting to be sent, per SL, and the control queue, linked
-/// through the messages themselves (8 bytes a queue).
-struct SendQueues {
-    /// Per data VL: whether some SL of it has a message waiting (bit mask,
-    /// VL15 for the control queue).
-    waiting_vls: u16,
-    /// Messages waiting over all queues.
-    len: u32,
+/// What every HCA of a fabric shares: its SL-to-VL map both ways and its
+/// credit block. Kept once in the fabric's shared state, as the switches'
+/// [`SwitchConfig`](super::switch::SwitchConfig), so an HCA's own state
+/// holds only what differs between HCAs.
+#[derive(Clone, Debug)]
+pub struct HcaConfig {
     /// Per data VL: the SLs that map onto it, as a bit mask.
     vl_sls: [u16; 16],
     /// The VL of each SL ([`NO_VL`] for an SL without one).
     sl_vl: [u8; 16],
-    /// Messages waiting, per SL (FCFS).
-    sl: [Fifo<Message>; 16],
-    control: Fifo<Message>,
+    /// Bytes per credit block.
+    block: u32,
 }
 
-impl SendQueues {
-    /// The message whose next packet goes on `vl`: the highest SL of the VL with one waiting.
+impl HcaConfig {
+    pub fn new(sl_to_vl: &SlToVl, block: u32) -> Self {
+        let mut vl_sls = [0u16; 16];
+        let mut sl_vl = [NO_VL; 16];
+        for sl in 0..16u8 {
+            if let Some(vl) = sl_to_vl.vl(super::packet::ServiceLevel::new(sl as u32, "").expect("SL below 16")) {
+                vl_sls[vl as usize] |= 1 << sl;
+                sl_vl[sl as usize] = vl;
+            }
+        }
+        HcaConfig { vl_sls, sl_vl, block }
+    }
+
+    /// Credit blocks of `msg`'s next packet.
     #[inline]
-    fn head(&self, vl: u8) -> Option<u32> {
-        if vl == VL15 {
-            return self.control.front();
-        }
-        let mut mask = self.vl_sls[vl as usize];
-        while mask != 0 {
-            let sl = 15 - mask.leading_zeros() as usize;
-            if let Some(m) = self.sl[sl].front() {
-                return Some(m);
-            }
-            mask &= !(1 << sl);
-        }
-        None
-    }
-
-    fn push(&mut self, messages: &mut Arena<Message>, m: u32, class: TrafficClass, sl: usize) {
-        self.len += 1;
-        if class == TrafficClass::Control {
-            self.control.push_back(messages, m);
-            self.waiting_vls |= 1 << VL15;
-        } else {
-            self.sl[sl].push_back(messages, m);
-            // An SL without a VL is never sent (as the arbiter never sees it).
-            if self.sl_vl[sl] != NO_VL {
-                self.waiting_vls |= 1 << self.sl_vl[sl];
-            }
-        }
-    }
-
-    /// The head message of `vl` has sent its last packet.
-    fn pop(&mut self, messages: &Arena<Message>, vl: u8, sl: usize) {
-        self.len -= 1;
-        if vl == VL15 {
-            self.control.pop_front(messages);
-        } else {
-            self.sl[sl].pop_front(messages);
-        }
-        if self.head(vl).is_none() {
-            self.waiting_vls &= !(1 << vl);
-        }
+    fn blocks_of_next(&self, msg: &Message) -> u16 {
+        blocks_for(msg.next_packet_bytes(), self.block) as u16
     }
 }
 
 /// What an HCA needs at construction.
-pub struct HcaSpec<'a> {
+pub struct HcaSpec {
     pub index: u32,
     /// The cable to its switch port.
     pub wire: Wire,
-    pub sl_to_vl: &'a SlToVl,
     pub credits: PortCredits,
     pub arbiter: VlArbiter,
     /// Its message buffer, in bytes.
@@ -122,19 +93,35 @@ pub struct HcaSpec<'a> {
     pub multicast_slots: Vec<u32>,
 }
 
+/// An HCA. Its first cache line holds all that a packet's delivery reads
+/// of it and what a send reads besides its SL's queue and its port's two
+/// hot lines (`repr(C)` keeps the order, and the port aligns the HCA to a
+/// line); the SLs' queues follow in one line. On a fabric of thousands of
+/// HCAs a send then reads its first four lines, which the look ahead asks
+/// for, and a delivery reads one.
+#[repr(C)]
 pub struct Hca {
-    index: u32,
+    // Line 0.
     /// The cable to this HCA's switch port.
     wire: Wire,
-    queues: SendQueues,
-    /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
-    port: OutputPort,
-    /// Bytes per credit block.
-    block: u32,
-    sending: bool,
     /// Payload bytes of messages waiting to be sent, against the buffer.
     queued_bytes: u64,
     buffer_bytes: u64,
+    /// Control messages waiting (they go on VL15).
+    control: Fifo<Message>,
+    index: u32,
+    /// Per data VL: whether some SL of it has a message waiting (bit mask,
+    /// VL15 for the control queue).
+    waiting_vls: u16,
+    sending: bool,
+    /// Whether it checks datagrams for order (`last_datagram` is not empty).
+    checks_order: bool,
+    /// Messages waiting, per SL (FCFS), linked through the messages
+    /// themselves: 4 bytes a queue, one line for all.
+    sl: [Ring<Message>; 16],
+    /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
+    port: OutputPort,
+    // Beyond: what only some packets read.
     /// Messages refused for want of buffer space, per class.
     pub refused: [u64; 3],
     /// The playout deadlines of the video streams this HCA receives, by
@@ -156,41 +143,18 @@ impl Hca {
     }
 
     pub fn new(spec: HcaSpec) -> Self {
-        let HcaSpec {
-            index,
-            wire,
-            sl_to_vl,
-            credits,
-            arbiter,
-            buffer_bytes,
-            streams,
-            datagram_sources,
-            multicast_slots,
-        } = spec;
-        let mut vl_sls = [0u16; 16];
-        let mut sl_vl = [NO_VL; 16];
-        for sl in 0..16u8 {
-            if let Some(vl) = sl_to_vl.vl(super::packet::ServiceLevel::new(sl as u32, "").expect("SL below 16")) {
-                vl_sls[vl as usize] |= 1 << sl;
-                sl_vl[sl as usize] = vl;
-            }
-        }
+        let HcaSpec { index, wire, credits, arbiter, buffer_bytes, streams, datagram_sources, multicast_slots } = spec;
         Hca {
-            index,
             wire,
-            queues: SendQueues {
-                waiting_vls: 0,
-                len: 0,
-                vl_sls,
-                sl_vl,
-                sl: Default::default(),
-                control: Fifo::default(),
-            },
-            port: OutputPort::new(PortRef::new(ComponentKind::Hca, index, 0), credits, arbiter),
-            block: credits.vl(0).block_bytes(),
-            sending: false,
             queued_bytes: 0,
             buffer_bytes,
+            control: Fifo::default(),
+            index,
+            waiting_vls: 0,
+            sending: false,
+            checks_order: datagram_sources > 0,
+            sl: Default::default(),
+            port: OutputPort::new(PortRef::new(ComponentKind::Hca, index, 0), credits, arbiter),
             refused: [0; 3],
             deadlines: vec![PlayoutDeadlines::new(); streams],
             last_frame: vec![0; streams],
@@ -199,21 +163,10 @@ impl Hca {
         }
     }
 
-    /// Credit blocks of `msg`'s next packet.
-    #[inline]
-    fn blocks_of_next(&self, msg: &Message) -> u16 {
-        blocks_for(msg.next_packet_bytes(), self.block) as u16
-    }
-
     /// The sending side (its switch frees credits for it).
     #[inline]
     pub fn output_port(&mut self) -> &mut OutputPort {
         &mut self.port
-    }
-
-    /// Messages waiting at this HCA.
-    pub fn queued_messages(&self) -> usize {
-        self.queues.len as usize
     }
 
     pub fn queued_bytes(&self) -> u64 {
@@ -225,6 +178,24 @@ impl Hca {
         (std::mem::size_of::<Self>()
             + self.deadlines.len() * (std::mem::size_of::<PlayoutDeadlines>() + 4)
             + self.last_datagram.len() * 16) as u64
+    }
+
+    /// The message whose next packet goes on `vl`: the highest SL of the VL
+    /// (`sls`, a bit per SL) with one waiting.
+    #[inline]
+    fn head(&self, messages: &Arena<Message>, vl: u8, sls: u16) -> Option<u32> {
+        if vl == VL15 {
+            return self.control.front();
+        }
+        let mut mask = sls;
+        while mask != 0 {
+            let sl = 15 - mask.leading_zeros() as usize;
+            if let Some(m) = self.sl[sl].front(messages) {
+                return Some(m);
+            }
+            mask &= !(1 << sl);
+        }
+        None
     }
 
     /// Handles one of the HCA's own events.
@@ -248,11 +219,21 @@ impl Hca {
             return false;
         }
         self.queued_bytes += bytes;
-        let sl = msg.sl.get() as usize;
-        self.queues.push(&mut sh.messages, m, msg.class, sl);
-        let vl = self.queues.sl_vl[sl];
-        if msg.class != TrafficClass::Control && vl != NO_VL && self.queues.head(vl) == Some(m) {
-            self.port.set_head_blocks(vl, self.blocks_of_next(&msg));
+        sh.queued_messages += 1;
+        if msg.class == TrafficClass::Control {
+            self.control.push_back(&mut sh.messages, m);
+            self.waiting_vls |= 1 << VL15;
+        } else {
+            let sl = msg.sl.get() as usize;
+            self.sl[sl].push_back(&mut sh.messages, m);
+            // An SL without a VL is never sent (as the arbiter never sees it).
+            let vl = sh.hca.sl_vl[sl];
+            if vl != NO_VL {
+                self.waiting_vls |= 1 << vl;
+                if self.head(&sh.messages, vl, sh.hca.vl_sls[vl as usize]) == Some(m) {
+                    self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&msg));
+                }
+            }
         }
         self.try_send(cx, sh);
         true
@@ -263,10 +244,11 @@ impl Hca {
         if self.sending {
             return;
         }
-        let Some(vl) = self.port.pick(cx, self.queues.waiting_vls) else {
+        let Some(vl) = self.port.pick(cx, self.waiting_vls) else {
             return;
         };
-        let m = self.queues.head(vl).expect("the arbiter chose a VL with a message");
+        let sls = if vl == VL15 { 0 } else { sh.hca.vl_sls[vl as usize] };
+        let m = self.head(&sh.messages, vl, sls).expect("the arbiter chose a VL with a message");
         let msg = &mut sh.messages[m];
         let i = msg.sent;
         let bytes = msg.seg.wire_bytes(i);
@@ -294,13 +276,19 @@ impl Hca {
         self.port.sent(vl, bytes);
         self.queued_bytes -= msg.seg.payload(i) as u64;
         if msg.sent == msg.seg.packets {
-            let sl = msg.sl.get() as usize;
-            self.queues.pop(&sh.messages, vl, sl);
-            if let Some(next) = self.queues.head(vl) {
-                self.port.set_head_blocks(vl, self.blocks_of_next(&sh.messages[next]));
+            // The message has sent its last packet: the next of the VL heads it.
+            sh.queued_messages -= 1;
+            if vl == VL15 {
+                self.control.pop_front(&sh.messages);
+            } else {
+                self.sl[msg.sl.get() as usize].pop_front(&mut sh.messages);
+            }
+            match self.head(&sh.messages, vl, sls) {
+                Some(next) => self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[next])),
+                None => self.waiting_vls &= !(1 << vl),
             }
         } else {
-            self.port.set_head_blocks(vl, self.blocks_of_next(msg));
+            self.port.set_head_blocks(vl, sh.hca.blocks_of_next(msg));
         }
         self.sending = true;
         let id = sh.packets.insert(packet);
@@ -331,7 +319,7 @@ impl Hca {
         debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
         if p.vl != VL15 {
-            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, self.block) as u16));
+            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
         }
         if multicast {
             let members = sh.mc_clear(packet);
@@ -352,7 +340,7 @@ impl Hca {
             let c = &mut sh.metrics.counters;
             c.frames_out_of_order += (msg.frame < self.last_frame[slot]) as u64;
             self.last_frame[slot] = self.last_frame[slot].max(msg.frame);
-        } else if p.is_last() && !self.last_datagram.is_empty() && msg.class == TrafficClass::BestEffort {
+        } else if p.is_last() && self.checks_order && msg.class == TrafficClass::BestEffort {
             let last = &mut self.last_datagram[msg.src as usize][msg.reliable as usize];
             let c = &mut sh.metrics.counters;
             let late = (msg.t_created < *last) as u64;
@@ -366,5 +354,43 @@ impl Hca {
         if msg.packet_done() {
             sh.messages.remove(p.message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn a_delivery_reads_one_line_and_a_send_four() {
+        // Line 0: everything but the SL queues and the port.
+        assert_eq!(align_of::<Hca>(), 64);
+        for end in [
+            offset_of!(Hca, wire) + size_of::<Wire>(),
+            offset_of!(Hca, queued_bytes) + 8,
+            offset_of!(Hca, buffer_bytes) + 8,
+            offset_of!(Hca, control) + size_of::<Fifo<Message>>(),
+            offset_of!(Hca, index) + 4,
+            offset_of!(Hca, waiting_vls) + 2,
+            offset_of!(Hca, sending) + 1,
+            offset_of!(Hca, checks_order) + 1,
+        ] {
+            assert!(end <= 64, "a line-0 field ends at byte {end}");
+        }
+        // Every SL's queue in line 1, then the port's two hot lines.
+        assert_eq!(offset_of!(Hca, sl), 64);
+        assert_eq!(size_of::<[Ring<Message>; 16]>(), 64);
+        assert_eq!(offset_of!(Hca, port), 128);
+        assert!(offset_of!(Hca, refused) >= offset_of!(Hca, port) + size_of::<OutputPort>());
+    }
+
+    #[test]
+    fn each_vl_lists_the_sls_that_map_onto_it() {
+        let t = SlToVl::from_entries(&[0, 1, 1, 15, 0, 2, 2, 2, 15, 15, 15, 15, 15, 15, 15, 15], 4).unwrap();
+        let c = HcaConfig::new(&t, 64);
+        assert_eq!(&c.vl_sls[..4], &[0b1_0001, 0b110, 0b1110_0000, 0]);
+        assert_eq!(&c.sl_vl[..9], &[0, 1, 1, NO_VL, 0, 2, 2, 2, NO_VL]);
+        assert_eq!(c.block, 64);
     }
 }

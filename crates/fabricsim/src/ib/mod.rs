@@ -35,6 +35,7 @@ pub mod output_port;
 pub mod packed_port;
 pub mod packet;
 mod report;
+pub mod ring;
 pub mod shared;
 pub mod sources;
 pub mod switch;

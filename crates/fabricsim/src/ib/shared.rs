@@ -4,6 +4,7 @@
 //! handled has freed at a receiver, which the assembly hands to their
 //! sender once the event is done (a component cannot reach another's state).
 
+use super::hca::HcaConfig;
 use super::lft::BLOCK;
 use super::lifetime::DropReason;
 use super::message::Message;
@@ -23,6 +24,10 @@ pub struct Shared {
     pub cables: ReferenceCables,
     /// What every switch shares.
     pub switch: SwitchConfig,
+    /// What every HCA shares.
+    pub hca: HcaConfig,
+    /// Messages waiting in the HCAs' send queues, over all HCAs.
+    pub queued_messages: u64,
     /// Packets through the crossbars, over all switches (one per packet per
     /// switch crossed), for utilization and bench figures.
     pub transfers: u64,

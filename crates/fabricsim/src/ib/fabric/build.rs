@@ -166,7 +166,6 @@ impl IbFabric {
                 Hca::new(HcaSpec {
                     index: i as u32,
                     wire: Wire::cut_through(to, prop, timing.header_at(r), switch_config.input_stages).at(r),
-                    sl_to_vl: &sl_to_vl,
                     credits,
                     arbiter: arbiter.clone(),
                     buffer_bytes,
@@ -259,6 +258,8 @@ impl IbFabric {
                 timing,
                 cables,
                 switch: switch_config,
+                hca: HcaConfig::new(&sl_to_vl, spec.credit_block_bytes),
+                queued_messages: 0,
                 transfers: 0,
                 metrics,
                 freed: FreedCredits::new(),

@@ -10,7 +10,7 @@
 use serde_json::json;
 
 use super::footprint::Footprint;
-use super::hca::{Hca, HcaEvent, HcaSpec};
+use super::hca::{Hca, HcaConfig, HcaEvent, HcaSpec};
 use super::lft::LftBuilder;
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};
@@ -478,7 +478,7 @@ impl Model for IbFabric {
     }
 
     fn backlog(&self) -> u64 {
-        self.hcas.iter().map(|h| h.queued_messages() as u64).sum()
+        self.sh.queued_messages
     }
 
     fn overload_report(&self, now: Time) -> serde_json::Value {
