@@ -36,7 +36,6 @@ pub use config::SwitchConfig;
 use paths::Multipath;
 use rates::Hold;
 
-use super::fifo::PacketFifo;
 use super::lft;
 use super::lifetime::{DropReason, Lifetime, PortExpiry};
 use super::multicast::SwitchMulticast;
@@ -44,6 +43,7 @@ use super::multipath::{Selection, SwitchTable};
 use super::output_port::{lane, OutputPort};
 use super::packed_port::PackedPort;
 use super::packet::{Packet, TrafficClass, MULTICAST, MULTIPATH};
+use super::ring::Ring;
 use super::shared::Shared;
 use super::vl::{blocks_for, PortCredits, SlToVl, VL15};
 use super::vl_arbiter::VlArbiter;
@@ -90,7 +90,7 @@ const VLS: usize = 16;
 /// The first cache line holds all an offer or a transfer's start reads
 /// but the queue (the port's transfer, every VL head's request and where
 /// credits go back), so the crossbar arbitration touches one line per
-/// input; the queues (a line per 8 VLs) and the cable follow.
+/// input; every VL's queue is in the second, and the cable follows.
 #[repr(C, align(64))]
 struct InPort {
     /// Until when a crossbar transfer from this input is under way: the
@@ -114,8 +114,8 @@ struct InPort {
     /// propagation delay later (every cable of a fabric has the fabric's
     /// propagation).
     feeder: PackedPort,
-    /// Per VL, its packets in arrival order (a line per 8 VLs).
-    queues: [PacketFifo; VLS],
+    /// Per VL, its packets in arrival order (one line for all).
+    queues: [Ring<Packet>; VLS],
     /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
     /// Wire bytes of a multicast transfer (its end counts them out of the buffer).
@@ -174,10 +174,11 @@ impl EagerBusy for OutPort {
     }
 }
 
-/// One output port: its VL queues, its sending side (credits, arbiter,
-/// head blocks) and its cable, in the order an arbitration reads them
-/// (`repr(C)` keeps it, and each port starts a cache line), so an event
-/// touches few cache lines.
+/// One output port: its crossbar and link state, its VL queues, its
+/// sending side (credits, arbiter, head blocks) and its cable, in the order
+/// an arbitration reads them (`repr(C)` keeps it, and each port starts a
+/// cache line): a packet through it reads its first four lines, which the
+/// look ahead asks for together.
 #[repr(C, align(64))]
 struct OutPort {
     /// Until when a crossbar transfer into this output is under way (as
@@ -216,9 +217,9 @@ struct OutPort {
     /// reads no more of the port than this line, its sending side and the
     /// VL's queue.
     to: PackedPort,
+    /// Packets per VL (one line for all).
+    queues: [Ring<Packet>; VLS],
     port: OutputPort,
-    /// Packets per VL.
-    queues: [PacketFifo; VLS],
     /// Where the port sends (None: a free port).
     wire: Option<Wire>,
 }
@@ -365,7 +366,7 @@ impl IbSwitch {
     /// requests its output (or, multicast, its tree's outputs).
     #[inline(always)]
     fn next_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8) {
-        if let Some(next) = self.inputs[input].queues[lane(vl)].front() {
+        if let Some(next) = self.inputs[input].queues[lane(vl)].front(&ctx.packets) {
             if ctx.packets[next].flags & MULTICAST != 0 {
                 self.mc_request(ctx, input, vl, next);
             } else {
@@ -637,7 +638,7 @@ impl IbSwitch {
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let now = cx.now();
         let port = &mut self.inputs[input];
-        let id = port.queues[lane(vl)].pop_front(&ctx.packets).expect("a requesting VL has a head packet");
+        let id = port.queues[lane(vl)].pop_front(&mut ctx.packets).expect("a requesting VL has a head packet");
         let blocks = port.head_blocks(vl);
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
@@ -773,10 +774,10 @@ impl IbSwitch {
             return;
         };
         let q = &mut o.queues[lane(vl)];
-        let id = q.pop_front(&ctx.packets).expect("the arbiter chose a VL with a packet");
+        let id = q.pop_front(&mut ctx.packets).expect("the arbiter chose a VL with a packet");
         let bytes = ctx.packets[id].bytes as u32;
         let blocks = o.port.sent(vl, bytes);
-        let next = q.front();
+        let next = q.front(&ctx.packets);
         if let Some(next) = next {
             o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, ctx.switch.block));
         } else {
@@ -868,19 +869,19 @@ mod layout_tests {
     /// What an event reads sits in the lines the layout promises: an input
     /// port's transfer, its heads' requests and where its credits go in its
     /// first line; an output port's state, requesting inputs, free space
-    /// and where it sends in its first, its sending side next; the queues
-    /// of 8 VLs a line; a switch's hot fields in its first; ports and
-    /// switches start lines.
+    /// and where it sends in its first, its queues next, then its sending
+    /// side; every VL's queue in one line; a switch's hot fields in its
+    /// first; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
         assert_eq!(offset_of!(InPort, feeder) + size_of::<PackedPort>(), 64);
         assert!(offset_of!(InPort, head_blocks) < 64 && offset_of!(InPort, busy_until) < 64);
-        assert_eq!(offset_of!(InPort, queues), 64, "8 VLs' queues a line");
-        assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (256, 64));
+        assert_eq!((offset_of!(InPort, queues), size_of::<[Ring<Packet>; VLS]>()), (64, 64));
+        assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (192, 64));
         assert_eq!(offset_of!(OutPort, to) + size_of::<PackedPort>(), 64);
         assert!(offset_of!(OutPort, free) < 64 && offset_of!(OutPort, busy_until) < 64);
-        assert_eq!((offset_of!(OutPort, port), offset_of!(OutPort, queues) % 64), (64, 0));
-        assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (448, 64));
+        assert_eq!((offset_of!(OutPort, queues), offset_of!(OutPort, port)), (64, 128));
+        assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (384, 64));
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);
     }

@@ -25,6 +25,11 @@ use crate::kernel::prefetch::prefetch;
 /// Switch state from which the look ahead pays: four times a 1 MiB L2.
 pub(super) const MIN_SWITCH_BYTES: u64 = 4 << 20;
 
+/// The lines of an output port (and of an HCA) a packet through it reads
+/// first: its link and crossbar state, its queues and its sending side's
+/// two hot lines (see `OutPort` and `Hca`).
+const OUTPUT_LINES: usize = 4;
+
 /// Which side of its component an event reads.
 const INPUT: usize = 0;
 const OUTPUT: usize = 1;
@@ -63,17 +68,21 @@ impl LookAhead {
         }
         if event.kind == Kind::Header {
             if let Some(at) = self.route(fabric, event) {
-                prefetch(at as *const u8);
+                for line in 0..OUTPUT_LINES {
+                    prefetch(at.wrapping_add(line * 64) as *const u8);
+                }
             }
         }
     }
 
     /// The lines `event` reads first, found without a branch on its kind:
-    /// its switch's line or its HCA's, three lines of its port (an input's
-    /// first line and queues, an output's first line and sending side) or
-    /// of its HCA, and its packet (packet 0 if it carries none).
+    /// its switch's line, its port's first lines (an input's first line and
+    /// queues; an output's first line, queues and sending side) or its
+    /// HCA's first four, and its packet (packet 0 if it carries none). An
+    /// input's further lines are cold: asking for them would only crowd the
+    /// caches, so its slots ask for its first two again.
     #[inline(always)]
-    fn lines(&self, fabric: &IbFabric, event: &Event) -> [usize; 5] {
+    fn lines(&self, fabric: &IbFabric, event: &Event) -> [usize; 6] {
         let (side, packet) = event.target();
         let i = event.index as usize;
         let hca = fabric.hcas.as_ptr().wrapping_add(i) as usize;
@@ -81,17 +90,19 @@ impl LookAhead {
         let (base, bytes) = self.ports[i.min(self.ports.len() - 1)][side & OUTPUT];
         let port = base.wrapping_add(event.port as usize * bytes);
         let on_hca = side == HCA;
-        let at = select_unpredictable(on_hca, hca.wrapping_add(64), port);
+        let at = select_unpredictable(on_hca, hca, port);
+        let far = select_unpredictable(side == INPUT, 0, 128);
         [
             select_unpredictable(on_hca, hca, switch),
             at,
             at.wrapping_add(64),
-            at.wrapping_add(128),
+            at.wrapping_add(far),
+            at.wrapping_add(far + 64),
             fabric.sh.packets.address(packet),
         ]
     }
 
-    /// A header's output, as its switch's data table names it: the packet
+    /// Where a header's output starts, as its switch's data table names it: the packet
     /// and the switch were asked for just before, so these reads wait for
     /// them, not for memory twice.
     #[inline(always)]
@@ -175,17 +186,17 @@ mod tests {
         let input = f.switches[1].input_address(2);
         assert_eq!(
             la.lines(&f, &header),
-            [at(&f.switches[1]), input, input + 64, input + 128, at(f.sh.packets.get(p))]
+            [at(&f.switches[1]), input, input + 64, input, input + 64, at(f.sh.packets.get(p))]
         );
         let out = f.switches[1].data_route(&f.sh.lft, dlid);
         assert_eq!(la.route(&f, &header), Some(f.switches[1].output_address(out)));
 
         let sent = Event::wrap(0, SwitchEvent::Sent { port: 1 });
         let output = f.switches[0].output_address(1);
-        assert_eq!(la.lines(&f, &sent)[..4], [at(&f.switches[0]), output, output + 64, output + 128]);
+        assert_eq!(la.lines(&f, &sent)[..5], [at(&f.switches[0]), output, output + 64, output + 128, output + 192]);
 
         let hca_sent = Event::wrap(1, HcaEvent::Sent);
         let hca = at(&f.hcas[1]);
-        assert_eq!(la.lines(&f, &hca_sent)[..4], [hca, hca + 64, hca + 128, hca + 192]);
+        assert_eq!(la.lines(&f, &hca_sent)[..5], [hca, hca, hca + 64, hca + 128, hca + 192]);
     }
 }

@@ -64,7 +64,7 @@ impl IbSwitch {
 
     /// Packets held in input and output VLs.
     pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
-        let len = |q: &PacketFifo| q.len(packets);
+        let len = |q: &Ring<Packet>| q.len(packets);
         self.inputs.iter().flat_map(|p| p.queues.iter()).map(len).sum::<usize>()
             + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
             + self.mc_packets_held(packets)

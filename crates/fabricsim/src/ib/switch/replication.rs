@@ -320,7 +320,7 @@ impl IbSwitch {
     fn start_copies(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request, outs: u64, first: bool) {
         let input = q.input as usize;
         if first {
-            let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&ctx.packets);
+            let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&mut ctx.packets);
             debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         }
         let p = ctx.packets[q.id];
@@ -383,7 +383,7 @@ impl IbSwitch {
     /// every output of its request.
     fn write_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request) {
         let input = q.input as usize;
-        let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&ctx.packets);
+        let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&mut ctx.packets);
         debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         let p = ctx.packets[q.id];
         let mut left = q.remaining;
