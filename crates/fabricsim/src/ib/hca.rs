@@ -13,7 +13,6 @@
 //! packet's latency and, for the last packet of a video frame, judges the
 //! frame against its stream's playout deadline.
 
-use super::fifo::Fifo;
 use super::message::{Message, NO_STREAM};
 use super::multicast::{MULTICAST_LID, NO_GROUP};
 use super::output_port::OutputPort;
@@ -93,22 +92,25 @@ pub struct HcaSpec {
     pub multicast_slots: Vec<u32>,
 }
 
-/// An HCA. Its first cache line holds all that a packet's delivery reads
-/// of it and what a send reads besides its SL's queue and its port's two
-/// hot lines (`repr(C)` keeps the order, and the port aligns the HCA to a
-/// line); the SLs' queues follow in one line. On a fabric of thousands of
-/// HCAs a send then reads its first four lines, which the look ahead asks
-/// for, and a delivery reads one.
+/// An HCA. Its first cache line holds the SLs' send queues; its second
+/// all that a packet's delivery reads of it and what a send reads besides
+/// its SL's queue and its port's two hot lines, which follow (`repr(C)`
+/// keeps the order, and the port aligns the HCA to a line). On a fabric of
+/// thousands of HCAs a send then reads its first four lines, which the
+/// look ahead asks for, and a delivery reads one.
 #[repr(C)]
 pub struct Hca {
-    // Line 0.
+    /// Messages waiting, per SL (FCFS), linked through the messages
+    /// themselves: 4 bytes a queue, one line for all.
+    sl: [Ring<Message>; 16],
+    // Line 1.
     /// The cable to this HCA's switch port.
     wire: Wire,
     /// Payload bytes of messages waiting to be sent, against the buffer.
     queued_bytes: u64,
     buffer_bytes: u64,
     /// Control messages waiting (they go on VL15).
-    control: Fifo<Message>,
+    control: Ring<Message>,
     index: u32,
     /// Per data VL: whether some SL of it has a message waiting (bit mask,
     /// VL15 for the control queue).
@@ -116,9 +118,6 @@ pub struct Hca {
     sending: bool,
     /// Whether it checks datagrams for order (`last_datagram` is not empty).
     checks_order: bool,
-    /// Messages waiting, per SL (FCFS), linked through the messages
-    /// themselves: 4 bytes a queue, one line for all.
-    sl: [Ring<Message>; 16],
     /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
     port: OutputPort,
     // Beyond: what only some packets read.
@@ -148,7 +147,7 @@ impl Hca {
             wire,
             queued_bytes: 0,
             buffer_bytes,
-            control: Fifo::default(),
+            control: Ring::default(),
             index,
             waiting_vls: 0,
             sending: false,
@@ -185,7 +184,7 @@ impl Hca {
     #[inline]
     fn head(&self, messages: &Arena<Message>, vl: u8, sls: u16) -> Option<u32> {
         if vl == VL15 {
-            return self.control.front();
+            return self.control.front(messages);
         }
         let mut mask = sls;
         while mask != 0 {
@@ -279,7 +278,7 @@ impl Hca {
             // The message has sent its last packet: the next of the VL heads it.
             sh.queued_messages -= 1;
             if vl == VL15 {
-                self.control.pop_front(&sh.messages);
+                self.control.pop_front(&mut sh.messages);
             } else {
                 self.sl[msg.sl.get() as usize].pop_front(&mut sh.messages);
             }
@@ -364,23 +363,22 @@ mod tests {
 
     #[test]
     fn a_delivery_reads_one_line_and_a_send_four() {
-        // Line 0: everything but the SL queues and the port.
+        // Every SL's queue in line 0, everything else but the port in line 1,
+        // then the port's two hot lines.
         assert_eq!(align_of::<Hca>(), 64);
+        assert_eq!((offset_of!(Hca, sl), size_of::<[Ring<Message>; 16]>()), (0, 64));
         for end in [
             offset_of!(Hca, wire) + size_of::<Wire>(),
             offset_of!(Hca, queued_bytes) + 8,
             offset_of!(Hca, buffer_bytes) + 8,
-            offset_of!(Hca, control) + size_of::<Fifo<Message>>(),
+            offset_of!(Hca, control) + 4,
             offset_of!(Hca, index) + 4,
             offset_of!(Hca, waiting_vls) + 2,
             offset_of!(Hca, sending) + 1,
             offset_of!(Hca, checks_order) + 1,
         ] {
-            assert!(end <= 64, "a line-0 field ends at byte {end}");
+            assert!((64..=128).contains(&end), "a line-1 field ends at byte {end}");
         }
-        // Every SL's queue in line 1, then the port's two hot lines.
-        assert_eq!(offset_of!(Hca, sl), 64);
-        assert_eq!(size_of::<[Ring<Message>; 16]>(), 64);
         assert_eq!(offset_of!(Hca, port), 128);
         assert!(offset_of!(Hca, refused) >= offset_of!(Hca, port) + size_of::<OutputPort>());
     }

@@ -44,7 +44,7 @@ pub struct Message {
     /// Members a switch-replicated message is delivered to (its packets
     /// are counted done once per member); 0 for a unicast message.
     pub copies: u16,
-    /// The message behind it in its HCA send queue ([`super::fifo::Fifo`]).
+    /// The message behind it in its HCA send queue ([`super::ring::Ring`]).
     pub next: u32,
 }
 

@@ -21,7 +21,6 @@
 
 pub mod credit_return;
 pub mod fabric;
-pub mod fifo;
 pub mod footprint;
 pub mod hca;
 pub mod lft;

@@ -226,7 +226,7 @@ pub struct Packet {
     pub t_arrived: Time,
     /// The message (video frame, best-effort or control message) it belongs to.
     pub message: u32,
-    /// The packet behind it in its VL buffer ([`super::fifo::PacketFifo`]).
+    /// The packet behind it in its VL buffer ([`super::ring::Ring`]).
     pub next: u32,
     /// Destination LID, path bits included (seed 003, section 3.2).
     pub dlid: u16,

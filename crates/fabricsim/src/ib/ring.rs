@@ -1,18 +1,51 @@
 //! A FIFO of arena records kept as a circular list through their own
 //! `next` field: the owner holds only the tail (4 bytes), whose `next` is
-//! the head. Sixteen such queues fill one cache line where [`Fifo`]'s
-//! head-and-tail pairs take two, and a queue of one record (the usual one
-//! on a fabric that is not congested) finds its head in the record it
-//! holds. Finding the head of a longer queue reads its tail's record too.
+//! the head, and the queue has no memory of its own. A switch's VL buffers
+//! queue packets this way: a packet is in at most one queue at a time (it
+//! leaves its input VL as its crossbar transfer starts, the moment it
+//! joins its output VL), so one link field serves every queue it passes
+//! through. An HCA's send queues hold messages the same way.
 //!
-//! [`Fifo`]: super::fifo::Fifo
+//! Sixteen queues fill one cache line (a head and a tail would take two),
+//! and a queue of one record (the usual one on a fabric that is not
+//! congested) finds its head in the record it holds. Finding the head of a
+//! longer queue reads its tail's record too.
 
 use std::marker::PhantomData;
 
-use super::fifo::Linked;
+use super::message::Message;
+use super::packet::Packet;
 use crate::kernel::Arena;
 
 const NIL: u32 = u32::MAX;
+
+/// A record that carries the link to the next one in its queue.
+pub trait Linked {
+    fn next(&self) -> u32;
+    fn set_next(&mut self, next: u32);
+}
+
+impl Linked for Packet {
+    #[inline]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.next = next;
+    }
+}
+
+impl Linked for Message {
+    #[inline]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.next = next;
+    }
+}
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct Ring<T> {

@@ -21,10 +21,10 @@
 //! the conservation audit counts a multicast packet once per member.
 
 use super::{EagerBusy, IbSwitch, SwitchContext, SwitchEvent};
-use crate::ib::fifo::PacketFifo;
 use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
 use crate::ib::output_port::lane;
 use crate::ib::packet::Packet;
+use crate::ib::ring::Ring;
 use crate::ib::shared::Shared;
 use crate::ib::timing::Rate;
 use crate::ib::vl::VL15;
@@ -55,7 +55,7 @@ struct Request {
 /// An output's multicast FIFO (central buffer).
 #[derive(Clone, Debug, Default)]
 struct Central {
-    fifo: PacketFifo,
+    fifo: Ring<Packet>,
     /// Per copy in the FIFO, in its order: the rate of the link it came in
     /// on (a copy still being written may leave only as its tail allows).
     from: VecDeque<Rate>,
@@ -424,7 +424,7 @@ impl IbSwitch {
         if self.outputs[out].busy() {
             return;
         }
-        let Some(id) = self.rep().central[out].fifo.front() else {
+        let Some(id) = self.rep().central[out].fifo.front(&ctx.packets) else {
             return;
         };
         let p = ctx.packets[id];
@@ -433,7 +433,7 @@ impl IbSwitch {
             return;
         }
         let c = &mut self.rep().central[out];
-        c.fifo.pop_front(&ctx.packets);
+        c.fifo.pop_front(&mut ctx.packets);
         let from = c.from.pop_front().expect("a rate per copy in the FIFO");
         c.moving = p.bytes as u32;
         self.enter_output(cx, ctx, out, p.vl, id, blocks);
