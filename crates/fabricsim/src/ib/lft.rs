@@ -78,6 +78,13 @@ pub fn port(blocks: &[[u8; BLOCK]], row: &[u32], lid: usize) -> u8 {
     blocks[row[lid / BLOCK] as usize][lid % BLOCK]
 }
 
+/// [`port`] for a LID the row may not cover (a hint's guess): None then.
+#[inline(always)]
+pub fn checked_port(blocks: &[[u8; BLOCK]], row: &[u32], lid: usize) -> Option<u8> {
+    let block = blocks.get(*row.get(lid / BLOCK)? as usize)?;
+    Some(block[lid % BLOCK])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +103,8 @@ mod tests {
         for (t, r) in [(&t1, &r1), (&t2, &r2)] {
             assert!((0..150).all(|l| port(&blocks, r, l) == t[l]));
             assert!((150..192).all(|l| port(&blocks, r, l) == 255), "the last block filled out");
+            assert!((0..192).all(|l| checked_port(&blocks, r, l) == Some(port(&blocks, r, l))));
+            assert_eq!(checked_port(&blocks, r, 192), None, "beyond the row");
         }
     }
 }

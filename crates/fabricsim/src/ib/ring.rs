@@ -25,27 +25,23 @@ pub trait Linked {
     fn set_next(&mut self, next: u32);
 }
 
-impl Linked for Packet {
-    #[inline]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline]
-    fn set_next(&mut self, next: u32) {
-        self.next = next;
-    }
+/// Packets and messages carry their link in a `next` field.
+macro_rules! linked_through_next {
+    ($($record:ty),*) => {$(
+        impl Linked for $record {
+            #[inline]
+            fn next(&self) -> u32 {
+                self.next
+            }
+            #[inline]
+            fn set_next(&mut self, next: u32) {
+                self.next = next;
+            }
+        }
+    )*};
 }
 
-impl Linked for Message {
-    #[inline]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline]
-    fn set_next(&mut self, next: u32) {
-        self.next = next;
-    }
-}
+linked_through_next!(Packet, Message);
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct Ring<T> {

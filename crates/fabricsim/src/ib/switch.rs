@@ -131,6 +131,13 @@ impl InPort {
 }
 
 impl OutPort {
+    /// The packet on the wire if it was sent with a crossbar transfer that
+    /// has ended by `now`: it has gone, though not yet settled.
+    #[inline(always)]
+    fn gone_with_transfer(&self, now: Time) -> Option<OnWire> {
+        self.on_wire.filter(|w| w.with_transfer && now >= self.busy_until)
+    }
+
     /// `vl`'s free space in credit blocks (VL15: unbounded).
     #[inline(always)]
     fn free(&self, vl: u8) -> u16 {
@@ -299,8 +306,7 @@ impl IbSwitch {
     /// of where a header goes: multipath and control packets may go elsewhere).
     #[inline(always)]
     pub fn data_route(&self, lft: &[[u8; lft::BLOCK]], dlid: u16) -> usize {
-        let block = self.data_table.get(dlid as usize / lft::BLOCK).map_or(0, |&b| b as usize);
-        lft.get(block).map_or(0, |b| b[dlid as usize % lft::BLOCK] as usize)
+        lft::checked_port(lft, &self.data_table, dlid as usize).map_or(0, usize::from)
     }
 
     /// Handles one of the switch's own events.
@@ -438,12 +444,10 @@ impl IbSwitch {
     #[inline(always)]
     fn settle(&mut self, out: usize, now: Time) {
         let o = &mut self.outputs[out];
-        if let Some(w) = o.on_wire {
-            if w.with_transfer && now >= o.busy_until {
-                o.on_wire = None;
-                o.blocked = false;
-                o.give(w.vl, w.blocks);
-            }
+        if let Some(w) = o.gone_with_transfer(now) {
+            o.on_wire = None;
+            o.blocked = false;
+            o.give(w.vl, w.blocks);
         }
     }
 
@@ -451,7 +455,7 @@ impl IbSwitch {
     /// packet sent with its ended transfer freed (for views between events).
     fn free_at(&self, out: usize, vl: u8, now: Time) -> u16 {
         let o = &self.outputs[out];
-        let gone = o.on_wire.filter(|w| w.with_transfer && w.vl == vl && now >= o.busy_until);
+        let gone = o.gone_with_transfer(now).filter(|w| w.vl == vl);
         o.free(vl).saturating_add(gone.map_or(0, |w| w.blocks))
     }
 
