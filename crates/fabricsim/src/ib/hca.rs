@@ -52,10 +52,12 @@ pub struct HcaConfig {
     sl_vl: [u8; 16],
     /// Bytes per credit block.
     block: u32,
+    /// A data VL buffer's credit blocks (every port's).
+    capacity: u16,
 }
 
 impl HcaConfig {
-    pub fn new(sl_to_vl: &SlToVl, block: u32) -> Self {
+    pub fn new(sl_to_vl: &SlToVl, block: u32, capacity: u16) -> Self {
         let mut vl_sls = [0u16; 16];
         let mut sl_vl = [NO_VL; 16];
         for sl in 0..16u8 {
@@ -64,7 +66,7 @@ impl HcaConfig {
                 sl_vl[sl as usize] = vl;
             }
         }
-        HcaConfig { vl_sls, sl_vl, block }
+        HcaConfig { vl_sls, sl_vl, block, capacity }
     }
 
     /// Credit blocks of `msg`'s next packet.
@@ -243,7 +245,7 @@ impl Hca {
         if self.sending {
             return;
         }
-        let Some(vl) = self.port.pick(cx, self.waiting_vls) else {
+        let Some(vl) = self.port.pick(cx, self.waiting_vls, sh.hca.capacity) else {
             return;
         };
         let sls = if vl == VL15 { 0 } else { sh.hca.vl_sls[vl as usize] };
@@ -303,7 +305,7 @@ impl Hca {
 
     /// Credits for `vl` come back from the switch.
     pub fn on_credit(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, vl: u8, blocks: u32) {
-        self.port.on_credit(vl, blocks);
+        self.port.on_credit(vl, blocks, sh.hca.capacity);
         self.try_send(cx, sh);
     }
 
@@ -386,7 +388,7 @@ mod tests {
     #[test]
     fn each_vl_lists_the_sls_that_map_onto_it() {
         let t = SlToVl::from_entries(&[0, 1, 1, 15, 0, 2, 2, 2, 15, 15, 15, 15, 15, 15, 15, 15], 4).unwrap();
-        let c = HcaConfig::new(&t, 64);
+        let c = HcaConfig::new(&t, 64, 65);
         assert_eq!(&c.vl_sls[..4], &[0b1_0001, 0b110, 0b1110_0000, 0]);
         assert_eq!(&c.sl_vl[..9], &[0, 1, 1, NO_VL, 0, 2, 2, 2, NO_VL]);
         assert_eq!(c.block, 64);

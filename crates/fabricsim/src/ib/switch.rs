@@ -181,11 +181,13 @@ impl EagerBusy for OutPort {
     }
 }
 
-/// One output port: its crossbar and link state, its VL queues, its
-/// sending side (credits, arbiter, head blocks) and its cable, in the order
-/// an arbitration reads them (`repr(C)` keeps it, and each port starts a
-/// cache line): a packet through it reads its first four lines, which the
-/// look ahead asks for together.
+/// One output port: its crossbar and link state, its sending side (per VL
+/// its queue, head blocks and credits, eight VLs to a line; the held
+/// credits and the arbiter) and its cable, in the order an arbitration
+/// reads them (`repr(C)` keeps it, and each port starts a cache line): a
+/// packet through it reads its first line, its VL's line and the held
+/// credits' line, three lines the look ahead asks for together (four if
+/// the traffic's VLs are in both halves).
 #[repr(C, align(64))]
 struct OutPort {
     /// Until when a crossbar transfer into this output is under way (as
@@ -224,9 +226,8 @@ struct OutPort {
     /// reads no more of the port than this line, its sending side and the
     /// VL's queue.
     to: PackedPort,
-    /// Packets per VL (one line for all).
-    queues: [Ring<Packet>; VLS],
-    port: OutputPort,
+    /// Its sending side, with its packets per VL.
+    port: OutputPort<Ring<Packet>>,
     /// Where the port sends (None: a free port).
     wire: Option<Wire>,
 }
@@ -275,9 +276,17 @@ pub struct IbSwitch {
 }
 
 impl IbSwitch {
+    /// Where an output port's lines are beyond its first, as offsets: the
+    /// per-VL lines of VLs 0-7 and of VLs 8-15 (queues, heads, credits),
+    /// and the held credits with the arbiter's turns.
+    pub const OUTPUT_LINES: [usize; 3] = {
+        let (at, [low, high, held]) = (std::mem::offset_of!(OutPort, port), OutputPort::<Ring<Packet>>::LINES);
+        [at + low, at + high, at + held]
+    };
+
     /// The sending side of output `port` (its receiver frees credits for it).
     #[inline]
-    pub fn output_port(&mut self, port: usize) -> &mut OutputPort {
+    pub fn output_port(&mut self, port: usize) -> &mut OutputPort<Ring<Packet>> {
         &mut self.outputs[port].port
     }
 
@@ -694,12 +703,12 @@ impl IbSwitch {
         let o = &mut self.outputs[out];
         o.blocked = false;
         o.take(vl, blocks);
-        let q = &mut o.queues[lane(vl)];
+        let q = o.port.queue_mut(vl);
         let alone = q.is_empty();
+        q.push_back(&mut ctx.packets, id);
         if alone {
             o.port.set_head_blocks(vl, blocks);
         }
-        q.push_back(&mut ctx.packets, id);
         o.queued += 1;
         o.queued_vls |= 1 << vl;
         ctx.transfers += 1;
@@ -774,14 +783,14 @@ impl IbSwitch {
         if o.on_wire.is_some() {
             return;
         }
-        let Some(vl) = o.port.pick(cx, o.queued_vls) else {
+        let Some(vl) = o.port.pick(cx, o.queued_vls, ctx.switch.capacity) else {
             return;
         };
-        let q = &mut o.queues[lane(vl)];
+        let q = o.port.queue_mut(vl);
         let id = q.pop_front(&mut ctx.packets).expect("the arbiter chose a VL with a packet");
+        let next = q.front(&ctx.packets);
         let bytes = ctx.packets[id].bytes as u32;
         let blocks = o.port.sent(vl, bytes);
-        let next = q.front(&ctx.packets);
         if let Some(next) = next {
             o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, ctx.switch.block));
         } else {
@@ -860,7 +869,7 @@ impl IbSwitch {
 
     /// Credits for `vl` come back to output `out`.
     pub fn on_credit(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8, blocks: u32) {
-        self.outputs[out].port.on_credit(vl, blocks);
+        self.outputs[out].port.on_credit(vl, blocks, ctx.switch.capacity);
         self.try_link(cx, ctx, out, None);
     }
 }
@@ -873,9 +882,10 @@ mod layout_tests {
     /// What an event reads sits in the lines the layout promises: an input
     /// port's transfer, its heads' requests and where its credits go in its
     /// first line; an output port's state, requesting inputs, free space
-    /// and where it sends in its first, its queues next, then its sending
-    /// side; every VL's queue in one line; a switch's hot fields in its
-    /// first; ports and switches start lines.
+    /// and where it sends in its first, then its sending side (a line per
+    /// eight VLs' queues, heads and credits, then the held credits and the
+    /// arbiter: `output_port.rs`); every VL's input queue in one line; a
+    /// switch's hot fields in its first; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
         assert_eq!(offset_of!(InPort, feeder) + size_of::<PackedPort>(), 64);
@@ -884,7 +894,7 @@ mod layout_tests {
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (192, 64));
         assert_eq!(offset_of!(OutPort, to) + size_of::<PackedPort>(), 64);
         assert!(offset_of!(OutPort, free) < 64 && offset_of!(OutPort, busy_until) < 64);
-        assert_eq!((offset_of!(OutPort, queues), offset_of!(OutPort, port)), (64, 128));
+        assert_eq!((offset_of!(OutPort, port), IbSwitch::OUTPUT_LINES), (64, [64, 128, 192]));
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (384, 64));
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);

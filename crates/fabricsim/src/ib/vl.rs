@@ -219,9 +219,9 @@ impl VlCredits {
 }
 
 /// The credit counters of a port's data VLs, as the sender sees the
-/// receiver's buffers: what every send and every credit return reads, in
-/// 32 bytes (a sending port keeps them in one cache line with its heads).
-/// VL15 is not flow controlled: it can always send and keeps no counter.
+/// receiver's buffers. VL15 is not flow controlled: it can always send and
+/// keeps no counter. (A sending port keeps its own copy beside its heads
+/// and queues: `output_port.rs`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct CreditCounters {
@@ -364,11 +364,6 @@ impl PortCredits {
 
     pub fn data_vls(&self) -> u8 {
         self.data_vls
-    }
-
-    /// The counters alone, for a sending port's hot line.
-    pub fn counters(&self) -> CreditCounters {
-        self.counters
     }
 
     /// An empty VL buffer of this port.

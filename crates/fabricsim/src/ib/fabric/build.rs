@@ -247,7 +247,9 @@ impl IbFabric {
                 vl.is_some_and(|v| vl_order.contains(&v))
             })
             .fold(0u16, |m, sl| m | 1 << sl);
-        let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses));
+        let capacity = switch_config.capacity;
+        let halves = look_ahead::traffic_halves(spec, &sl_to_vl);
+        let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses), halves);
         Ok(IbFabric {
             look_ahead,
             bucket_shift,
@@ -258,7 +260,7 @@ impl IbFabric {
                 timing,
                 cables,
                 switch: switch_config,
-                hca: HcaConfig::new(&sl_to_vl, spec.credit_block_bytes),
+                hca: HcaConfig::new(&sl_to_vl, spec.credit_block_bytes, capacity),
                 queued_messages: 0,
                 transfers: 0,
                 metrics,

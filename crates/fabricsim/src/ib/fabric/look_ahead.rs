@@ -19,16 +19,11 @@
 
 use std::hint::select_unpredictable;
 
-use super::{Event, IbFabric, Kind};
+use super::{Event, IbFabric, IbSpec, IbSwitch, Kind, ServiceLevel, SlToVl, VL15};
 use crate::kernel::prefetch::prefetch;
 
 /// Switch state from which the look ahead pays: four times a 1 MiB L2.
 pub(super) const MIN_SWITCH_BYTES: u64 = 4 << 20;
-
-/// The lines of an output port (and of an HCA) a packet through it reads
-/// first: its link and crossbar state, its queues and its sending side's
-/// two hot lines (see `OutPort` and `Hca`).
-const OUTPUT_LINES: usize = 4;
 
 /// Which side of its component an event reads.
 const INPUT: usize = 0;
@@ -41,16 +36,27 @@ pub(super) struct LookAhead {
     /// Per switch, [inputs, outputs] as (address, bytes per port); empty
     /// when the fabric goes without the look ahead.
     ports: Vec<[(usize, usize); 2]>,
+    /// Per side, the lines an event reads beyond the first, as offsets
+    /// (repeated where a side reads fewer than four).
+    lines: [[usize; 3]; 3],
 }
 
 impl LookAhead {
     /// The look ahead over switches whose ports are at `ports`, if their
-    /// state (`switch_bytes`) is large enough for it to pay.
-    pub(super) fn new(switch_bytes: u64, ports: impl IntoIterator<Item = [(usize, usize); 2]>) -> Self {
+    /// state (`switch_bytes`) is large enough for it to pay; the traffic's
+    /// data VLs are in `halves` of an output's per-VL lines (bit 0: VLs
+    /// 0-7, bit 1: VLs 8-14; see `output_port.rs`).
+    pub(super) fn new(switch_bytes: u64, ports: impl IntoIterator<Item = [(usize, usize); 2]>, halves: u8) -> Self {
         if switch_bytes < MIN_SWITCH_BYTES {
             return LookAhead::default();
         }
-        LookAhead { ports: ports.into_iter().collect() }
+        let [low, high, rest] = IbSwitch::OUTPUT_LINES;
+        let output = match halves {
+            1 => [low, rest, low],
+            2 => [high, rest, high],
+            _ => [low, high, rest],
+        };
+        LookAhead { ports: ports.into_iter().collect(), lines: [[64, 0, 64], output, [64, 128, 192]] }
     }
 
     pub(super) fn is_on(&self) -> bool {
@@ -68,8 +74,9 @@ impl LookAhead {
         }
         if event.kind == Kind::Header {
             if let Some(at) = self.route(fabric, event) {
-                for line in 0..OUTPUT_LINES {
-                    prefetch(at.wrapping_add(line * 64) as *const u8);
+                prefetch(at as *const u8);
+                for line in self.lines[OUTPUT] {
+                    prefetch(at.wrapping_add(line) as *const u8);
                 }
             }
         }
@@ -77,10 +84,11 @@ impl LookAhead {
 
     /// The lines `event` reads first, found without a branch on its kind:
     /// its switch's line, its port's first lines (an input's first line and
-    /// queues; an output's first line, queues and sending side) or its
-    /// HCA's first four, and its packet (packet 0 if it carries none). An
-    /// input's further lines are cold: asking for them would only crowd the
-    /// caches, so its slots ask for its first two again.
+    /// queues; an output's first line, the per-VL lines of the traffic's
+    /// VLs and the held credits) or its HCA's first four, and its packet
+    /// (packet 0 if it carries none). An input's further lines are cold:
+    /// asking for them would only crowd the caches, so its slots ask for
+    /// its first two again.
     #[inline(always)]
     fn lines(&self, fabric: &IbFabric, event: &Event) -> [usize; 6] {
         let (side, packet) = event.target();
@@ -91,13 +99,13 @@ impl LookAhead {
         let port = base.wrapping_add(event.port as usize * bytes);
         let on_hca = side == HCA;
         let at = select_unpredictable(on_hca, hca, port);
-        let far = select_unpredictable(side == INPUT, 0, 128);
+        let [a, b, c] = self.lines[side];
         [
             select_unpredictable(on_hca, hca, switch),
             at,
-            at.wrapping_add(64),
-            at.wrapping_add(far),
-            at.wrapping_add(far + 64),
+            at.wrapping_add(a),
+            at.wrapping_add(b),
+            at.wrapping_add(c),
             fabric.sh.packets.address(packet),
         ]
     }
@@ -112,6 +120,29 @@ impl LookAhead {
         let (base, bytes) = self.ports.get(i)?[OUTPUT];
         Some(base + fabric.switches.get(i)?.data_route(&fabric.sh.lft, dlid) * bytes)
     }
+}
+
+/// The halves of an output's per-VL lines the workload's data VLs are in
+/// (bit 0: VLs 0-7, bit 1: VLs 8-14): its best-effort and its real-time
+/// SLs, as the fabric maps them, as far as each class has a load. A
+/// fabric with multicast streams asks for both (their SLs are per group);
+/// VL15's control packets, a few, are not asked for.
+pub(super) fn traffic_halves(spec: &IbSpec, sl_to_vl: &SlToVl) -> u8 {
+    let w = &spec.workload;
+    if spec.multicast.is_some() {
+        return 3;
+    }
+    let mut sls: Vec<u32> = Vec::new();
+    if w.injection_rate > 0.0 && w.real_time_share < 1.0 {
+        sls.extend(&w.best_effort_sls);
+    }
+    if w.injection_rate > 0.0 && w.real_time_share > 0.0 {
+        sls.extend(&w.real_time_sls);
+    }
+    sls.iter()
+        .filter_map(|&sl| ServiceLevel::new(sl, "ib.workload").ok().and_then(|sl| sl_to_vl.vl(sl)))
+        .filter(|&vl| vl != VL15)
+        .fold(0, |halves, vl| halves | 1 << (vl >> 3))
 }
 
 impl Event {
@@ -176,7 +207,7 @@ mod tests {
     fn the_hints_name_the_lines_the_next_event_reads() {
         let mut f = fabric();
         assert!(!f.look_ahead.is_on(), "a fabric this small goes without");
-        f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses));
+        f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses), 3);
         assert!(f.look_ahead.is_on());
         let dlid = (f.hcas.len() - 1) as u16; // the last HCA
         let p = f.sh.packets.insert(Packet { dlid, ..Packet::default() });
@@ -198,5 +229,26 @@ mod tests {
         let hca_sent = Event::wrap(1, HcaEvent::Sent);
         let hca = at(&f.hcas[1]);
         assert_eq!(la.lines(&f, &hca_sent)[..5], [hca, hca, hca + 64, hca + 128, hca + 192]);
+
+        // Traffic on VLs 8-14 only: an output's first line, VLs 8-15's and the held credits'.
+        f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses), 2);
+        assert_eq!(f.look_ahead.lines(&f, &sent)[1..5], [output, output + 128, output + 192, output + 128]);
+    }
+
+    #[test]
+    fn the_halves_asked_for_are_those_of_the_classes_with_a_load() {
+        let halves = |workload: &str| {
+            let toml = format!(
+                "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1]\ncables = [[1, 2]]\n[ib.workload]\n{workload}"
+            );
+            let sc = Scenario::from_toml_str(&toml, "halves.toml").unwrap();
+            let spec = sc.infiniband().unwrap();
+            traffic_halves(spec, &SlToVl::modulo(spec.data_vls as u8).unwrap())
+        };
+        assert_eq!(halves(""), 3, "video on VLs 1-7, best effort on 8-14");
+        assert_eq!(halves("real_time_share = 0\n"), 2);
+        assert_eq!(halves("real_time_share = 1\n"), 1);
+        assert_eq!(halves("real_time_share = 0\nbest_effort_sls = [0, 7]\n"), 1);
+        assert_eq!(halves("injection_rate = 0\n"), 0);
     }
 }

@@ -17,6 +17,7 @@ use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
 use super::multicast::{self, Groups, SwitchMulticast};
 use super::multipath::{PathChoice, Selection, SwitchTable};
+use super::output_port::OutputPort;
 use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use super::shared::{FreedCredits, Shared};
 use super::sources::{MulticastStreams, SourceEvent, Sources};
@@ -311,15 +312,10 @@ impl IbFabric {
     /// picks (see `credit_return`).
     #[inline]
     fn return_credit(&mut self, cx: &mut Cx, c: FreedCredit) {
-        let port = match c.to.kind {
-            ComponentKind::Switch => self.switches[c.to.index as usize].output_port(c.to.port as usize),
-            ComponentKind::Hca => self.hcas[c.to.index as usize].output_port(),
+        match c.to.kind {
+            ComponentKind::Switch => hand(self.switches[c.to.index as usize].output_port(c.to.port as usize), cx, c),
+            ComponentKind::Hca => hand(self.hcas[c.to.index as usize].output_port(), cx, c),
             other => unreachable!("no {other:?} in an InfiniBand fabric"),
-        };
-        if port.waiting_for_credit() {
-            cx.push_keyed(c.key, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
-        } else {
-            port.hold(c.key, c.vl, c.blocks);
         }
     }
 
@@ -330,6 +326,16 @@ impl IbFabric {
 
     pub fn packets_delivered(&self) -> u64 {
         self.sh.metrics.counters.packets_delivered.iter().sum()
+    }
+}
+
+/// Hands freed credit `c` to its sender's `port`: see `IbFabric::return_credit`.
+#[inline(always)]
+fn hand<Q: Copy + Default>(port: &mut OutputPort<Q>, cx: &mut Cx, c: FreedCredit) {
+    if port.waiting_for_credit() {
+        cx.push_keyed(c.key, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
+    } else {
+        port.hold(c.key, c.vl, c.blocks);
     }
 }
 

@@ -87,7 +87,6 @@ impl IbSwitch {
                 .enumerate()
                 .map(|(p, &wire)| OutPort {
                     wire,
-                    queues: Default::default(),
                     free,
                     queued: 0,
                     queued_vls: 0,

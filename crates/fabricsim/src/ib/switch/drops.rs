@@ -33,12 +33,12 @@ impl IbSwitch {
     pub(super) fn drop_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, out: usize, vl: u8) {
         let reason = self.expiry[out].at[lane(vl)].1;
         let o = &mut self.outputs[out];
-        let id = o.queues[lane(vl)].pop_front(&mut ctx.packets).expect("an expiring VL has a head");
+        let id = o.port.queue_mut(vl).pop_front(&mut ctx.packets).expect("an expiring VL has a head");
         let blocks = o.port.head_blocks(vl);
         o.give(vl, blocks);
         o.queued -= 1;
         o.blocked = false;
-        let next = o.queues[lane(vl)].front(&ctx.packets);
+        let next = o.port.queue(vl).front(&ctx.packets);
         if let Some(next) = next {
             o.port.set_head_blocks(vl, credit_blocks(&ctx.packets[next], vl, ctx.switch.block));
         } else {

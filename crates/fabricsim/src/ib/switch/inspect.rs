@@ -31,7 +31,7 @@ impl IbSwitch {
                     continue;
                 }
                 let o = input.head_out[lane(vl)] as usize;
-                if input.head_blocks(vl) <= self.free_at(o, vl, now) || self.outputs[o].queues[lane(vl)].is_empty() {
+                if input.head_blocks(vl) <= self.free_at(o, vl, now) || self.outputs[o].port.queue(vl).is_empty() {
                     continue;
                 }
                 // Credits held for the output but due by now count as back.
@@ -66,7 +66,7 @@ impl IbSwitch {
     pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
         let len = |q: &Ring<Packet>| q.len(packets);
         self.inputs.iter().flat_map(|p| p.queues.iter()).map(len).sum::<usize>()
-            + self.outputs.iter().flat_map(|p| &p.queues).map(len).sum::<usize>()
+            + self.outputs.iter().flat_map(|p| p.port.queues()).map(len).sum::<usize>()
             + self.mc_packets_held(packets)
     }
 
