@@ -71,6 +71,7 @@ impl<Q> Half<Q> {
 /// `vl`'s half and its slot there.
 #[inline(always)]
 fn at(vl: u8) -> (usize, usize) {
+    debug_assert!(vl < 16, "VL {vl}");
     (((vl >> 3) & 1) as usize, (vl & 7) as usize)
 }
 
@@ -97,8 +98,10 @@ pub struct OutputPort<Q: Copy + Default = ()> {
     arbiter: VlArbiter,
     /// Data VLs the port operates.
     data_vls: u8,
-    /// A data VL buffer's blocks (every VL's, and the fabric's: the hot
-    /// paths are given it by the owner, from the fabric's shared state).
+    /// A data VL buffer's blocks (every VL's, and the fabric's). The hot
+    /// paths are given it by the owner, from the fabric's shared state, so
+    /// that they read no line for it; this copy serves the checks and
+    /// views, and debug builds assert the two agree.
     capacity: u16,
     /// This port, as the credits returned to it name it.
     me: PortRef,
@@ -296,6 +299,36 @@ mod tests {
         assert_eq!((size_of::<Switch>(), align_of::<Switch>()), (256, 64));
         assert_eq!((offset_of!(OutputPort, returns), offset_of!(OutputPort, arbiter) + 16), (64, 128));
         assert_eq!((size_of::<OutputPort>(), align_of::<OutputPort>()), (192, 64));
+    }
+
+    /// Both ways of finding the VLs that fit (a compare per VL for one or
+    /// two waiting, eight at once per half for more) agree with the
+    /// definition, a head's blocks at most the VL's credits, for random
+    /// heads, credits and waiting sets.
+    #[test]
+    fn the_vls_that_fit_are_those_whose_head_has_the_credits() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(26);
+        let me = PortRef::new(ComponentKind::Hca, 0, 0);
+        for _ in 0..2000 {
+            let mut port: OutputPort = OutputPort::new(me, PortCredits::new(15, 64, 1).unwrap(), VlArbiter::paper());
+            for vl in 0..16u8 {
+                let (h, i) = at(vl);
+                // Near the boundary and across the whole range of 16 bits.
+                let credits: u16 = if rng.random() { rng.random_range(0..4) } else { rng.random() };
+                port.halves[h].credits[i] = if vl == VL15 { 0 } else { credits };
+                port.set_head_blocks(vl, if rng.random() { rng.random_range(0..4) } else { rng.random() });
+            }
+            let waiting: u16 = match rng.random_range(0..3) {
+                0 => 1 << rng.random_range(0..16),
+                1 => 1 << rng.random_range(0..16) | 1 << rng.random_range(0..16),
+                _ => rng.random(),
+            };
+            let want = (0..16u8)
+                .filter(|&vl| waiting & 1 << vl != 0 && port.head_blocks(vl) <= port.credits(vl))
+                .fold(0u16, |m, vl| m | 1 << vl);
+            assert_eq!(port.fitting(waiting), want, "waiting {waiting:#06x}");
+        }
     }
 
     /// VL15's head takes no credits, whatever the owner says, so it always

@@ -223,8 +223,8 @@ struct OutPort {
     free: [u16; VLS - 1],
     /// Where the port sends (a free port: nowhere that exists); on a
     /// one-rate switch this names the cable (`Shared::cables`), so a send
-    /// reads no more of the port than this line, its sending side and the
-    /// VL's queue.
+    /// reads no more of the port than this line and its sending side (the
+    /// VL's queue among it).
     to: PackedPort,
     /// Its sending side, with its packets per VL.
     port: OutputPort<Ring<Packet>>,

@@ -220,11 +220,11 @@ impl VlCredits {
 
 /// The credit counters of a port's data VLs, as the sender sees the
 /// receiver's buffers. VL15 is not flow controlled: it can always send and
-/// keeps no counter. (A sending port keeps its own copy beside its heads
-/// and queues: `output_port.rs`.)
+/// keeps no counter. (A sending port starts its own counters from these
+/// and keeps them beside its heads and queues: `output_port.rs`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
-pub struct CreditCounters {
+struct CreditCounters {
     /// Per data VL, the free blocks (0 on a VL the port does not operate).
     available: [u16; MAX_DATA_VLS as usize],
     /// Every VL's buffer, in blocks.
@@ -232,15 +232,9 @@ pub struct CreditCounters {
 }
 
 impl CreditCounters {
-    /// Whether a head of `blocks` fits `vl`'s free credits (VL15 always does).
-    #[inline(always)]
-    pub fn fits(&self, vl: u8, blocks: u16) -> bool {
-        self.available.get(vl as usize).is_none_or(|&a| blocks <= a)
-    }
-
     /// Takes `blocks` of `vl`'s credits (a packet the sender starts; VL15: none).
     #[inline(always)]
-    pub fn take(&mut self, vl: u8, blocks: u16) {
+    fn take(&mut self, vl: u8, blocks: u16) {
         if let Some(a) = self.available.get_mut(vl as usize) {
             assert!(blocks <= *a, "VL credits would go negative: {blocks} blocks wanted, {a} left");
             *a -= blocks;
@@ -249,22 +243,12 @@ impl CreditCounters {
 
     /// Returns `blocks` of `vl`'s credits when the receiver frees them (VL15: none).
     #[inline(always)]
-    pub fn restore(&mut self, vl: u8, blocks: u32) {
+    fn restore(&mut self, vl: u8, blocks: u32) {
         if let Some(a) = self.available.get_mut(vl as usize) {
             let n = *a as u32 + blocks;
             assert!(n <= self.capacity as u32, "VL credits would exceed the buffer: {n} of {} blocks", self.capacity);
             *a = n as u16;
         }
-    }
-
-    /// Free blocks of `vl` (VL15: unbounded).
-    pub fn available_blocks(&self, vl: u8) -> u32 {
-        self.available.get(vl as usize).map_or(u32::MAX, |&a| a as u32)
-    }
-
-    /// Blocks of data VL `vl` the receiver holds.
-    pub fn used_blocks(&self, vl: u8) -> u32 {
-        (self.capacity - self.available[vl as usize]) as u32
     }
 }
 

@@ -248,7 +248,8 @@ impl IbFabric {
             })
             .fold(0u16, |m, sl| m | 1 << sl);
         let capacity = switch_config.capacity;
-        let halves = look_ahead::traffic_halves(spec, &sl_to_vl);
+        // The halves of an output's per-VL lines the traffic's VLs are in.
+        let halves = look_ahead::halves_of(&used_vls);
         let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses), halves);
         Ok(IbFabric {
             look_ahead,

@@ -19,7 +19,7 @@
 
 use std::hint::select_unpredictable;
 
-use super::{Event, IbFabric, IbSpec, IbSwitch, Kind, ServiceLevel, SlToVl, VL15};
+use super::{Event, IbFabric, IbSwitch, Kind, VL15};
 use crate::kernel::prefetch::prefetch;
 
 /// Switch state from which the look ahead pays: four times a 1 MiB L2.
@@ -122,27 +122,10 @@ impl LookAhead {
     }
 }
 
-/// The halves of an output's per-VL lines the workload's data VLs are in
-/// (bit 0: VLs 0-7, bit 1: VLs 8-14): its best-effort and its real-time
-/// SLs, as the fabric maps them, as far as each class has a load. A
-/// fabric with multicast streams asks for both (their SLs are per group);
-/// VL15's control packets, a few, are not asked for.
-pub(super) fn traffic_halves(spec: &IbSpec, sl_to_vl: &SlToVl) -> u8 {
-    let w = &spec.workload;
-    if spec.multicast.is_some() {
-        return 3;
-    }
-    let mut sls: Vec<u32> = Vec::new();
-    if w.injection_rate > 0.0 && w.real_time_share < 1.0 {
-        sls.extend(&w.best_effort_sls);
-    }
-    if w.injection_rate > 0.0 && w.real_time_share > 0.0 {
-        sls.extend(&w.real_time_sls);
-    }
-    sls.iter()
-        .filter_map(|&sl| ServiceLevel::new(sl, "ib.workload").ok().and_then(|sl| sl_to_vl.vl(sl)))
-        .filter(|&vl| vl != VL15)
-        .fold(0, |halves, vl| halves | 1 << (vl >> 3))
+/// The halves of an output's per-VL lines data VLs `vls` are in (bit 0:
+/// VLs 0-7, bit 1: VLs 8-14). VL15's control packets, a few, are not asked for.
+pub(super) fn halves_of(vls: &[u8]) -> u8 {
+    vls.iter().filter(|&&vl| vl != VL15).fold(0, |halves, &vl| halves | 1 << (vl >> 3))
 }
 
 impl Event {
@@ -236,19 +219,18 @@ mod tests {
     }
 
     #[test]
-    fn the_halves_asked_for_are_those_of_the_classes_with_a_load() {
+    fn the_halves_asked_for_are_those_of_the_vls_in_use() {
         let halves = |workload: &str| {
             let toml = format!(
                 "[ib.topology]\nkind = \"custom\"\nhcas = [1, 1]\ncables = [[1, 2]]\n[ib.workload]\n{workload}"
             );
-            let sc = Scenario::from_toml_str(&toml, "halves.toml").unwrap();
-            let spec = sc.infiniband().unwrap();
-            traffic_halves(spec, &SlToVl::modulo(spec.data_vls as u8).unwrap())
+            let f = IbFabric::build(&Scenario::from_toml_str(&toml, "halves.toml").unwrap()).unwrap();
+            halves_of(&f.used_vls)
         };
         assert_eq!(halves(""), 3, "video on VLs 1-7, best effort on 8-14");
         assert_eq!(halves("real_time_share = 0\n"), 2);
         assert_eq!(halves("real_time_share = 1\n"), 1);
         assert_eq!(halves("real_time_share = 0\nbest_effort_sls = [0, 7]\n"), 1);
-        assert_eq!(halves("injection_rate = 0\n"), 0);
+        assert_eq!(halves_of(&[VL15]), 0);
     }
 }

@@ -313,8 +313,10 @@ impl IbFabric {
     #[inline]
     fn return_credit(&mut self, cx: &mut Cx, c: FreedCredit) {
         match c.to.kind {
-            ComponentKind::Switch => hand(self.switches[c.to.index as usize].output_port(c.to.port as usize), cx, c),
-            ComponentKind::Hca => hand(self.hcas[c.to.index as usize].output_port(), cx, c),
+            ComponentKind::Switch => {
+                hand_credit(self.switches[c.to.index as usize].output_port(c.to.port as usize), cx, c)
+            }
+            ComponentKind::Hca => hand_credit(self.hcas[c.to.index as usize].output_port(), cx, c),
             other => unreachable!("no {other:?} in an InfiniBand fabric"),
         }
     }
@@ -331,7 +333,7 @@ impl IbFabric {
 
 /// Hands freed credit `c` to its sender's `port`: see `IbFabric::return_credit`.
 #[inline(always)]
-fn hand<Q: Copy + Default>(port: &mut OutputPort<Q>, cx: &mut Cx, c: FreedCredit) {
+fn hand_credit<Q: Copy + Default>(port: &mut OutputPort<Q>, cx: &mut Cx, c: FreedCredit) {
     if port.waiting_for_credit() {
         cx.push_keyed(c.key, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
     } else {
