@@ -180,9 +180,7 @@ impl<Q: Copy + Default> OutputPort<Q> {
             while rest != 0 {
                 let vl = rest.trailing_zeros() as u8;
                 rest &= rest - 1;
-                let (h, i) = at(vl);
-                let half = &self.halves[h];
-                fits |= ((half.head_blocks[i] <= half.credits[i]) as u16) << vl;
+                fits |= ((self.head_blocks(vl) <= self.credits(vl)) as u16) << vl;
             }
             return fits;
         }
@@ -268,12 +266,17 @@ impl<Q: Copy + Default> OutputPort<Q> {
     /// Blocks of data VL `vl` the receiver holds as this port sees it at
     /// `now` (credits held for it and due by then count as back).
     pub fn credits_used(&self, vl: u8, now: Time) -> u32 {
-        (self.capacity - self.credits(vl)) as u32 - self.returns.due_blocks(vl, now)
+        self.used_blocks(vl) - self.returns.due_blocks(vl, now)
     }
 
     /// Every credit is back or held for this port (audit at drain).
     pub fn is_quiescent(&self) -> bool {
-        (0..self.data_vls).all(|v| (self.capacity - self.credits(v)) as u32 == self.returns.held_blocks(v))
+        (0..self.data_vls).all(|v| self.used_blocks(v) == self.returns.held_blocks(v))
+    }
+
+    /// Blocks of data VL `vl` the receiver holds as this port knows now.
+    fn used_blocks(&self, vl: u8) -> u32 {
+        (self.capacity - self.credits(vl)) as u32
     }
 }
 
