@@ -185,6 +185,14 @@ def test_version(cli):
     assert proc.returncode == 0 and proc.stdout.startswith("fabricsim ")
 
 
+def test_help_keeps_what_is_written_in_brackets(cli):
+    # TOML tables and pip extras are written in brackets, which a markup reading of the help would swallow.
+    proc = cli("sweep", "--help")
+    assert proc.returncode == 0 and "fabricsim[dask]" in proc.stdout, proc.stdout
+    proc = cli("scenario", "upgrade", "--help")
+    assert proc.returncode == 0 and "([fabric]," in proc.stdout, proc.stdout
+
+
 def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     proc = cli("bench", "--size", "3000", "--json")
     assert proc.returncode == 0, proc.stderr

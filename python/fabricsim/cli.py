@@ -26,10 +26,14 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # Help texts are plain: TOML tables and extras are written in brackets ([fabric], 'fabricsim[dask]').
+    rich_markup_mode="markdown",
 )
-scenario_app = typer.Typer(help="Show, check, upgrade scenario files; list every key.", no_args_is_help=True)
+scenario_app = typer.Typer(
+    help="Show, check, upgrade scenario files; list every key.", no_args_is_help=True, rich_markup_mode="markdown"
+)
 app.add_typer(scenario_app, name="scenario")
-topology_app = typer.Typer(help="Write an InfiniBand scenario's fabric out.", no_args_is_help=True)
+topology_app = typer.Typer(help="Write an InfiniBand scenario's fabric out.", no_args_is_help=True, rich_markup_mode="markdown")
 app.add_typer(topology_app, name="topology")
 
 SET_HELP = "Override a scenario key: key=value (value is a TOML literal, e.g. 0.5, true, \"x\"). Repeatable."
