@@ -116,13 +116,13 @@ impl<Q: Copy + Default> OutputPort<Q> {
     };
 
     pub fn new(me: PortRef, credits: PortCredits, arbiter: VlArbiter) -> Self {
-        let data_vls = credits.data_vls();
+        let (data_vls, capacity) = (credits.data_vls(), credits.capacity_blocks() as u16);
+        // Every buffer is empty: each data VL has all its credits (a VL the port does not operate, none).
         let mut halves = [Half::default(); 2];
         for vl in 0..data_vls {
             let (h, i) = at(vl);
-            halves[h].credits[i] = credits.vl(vl).available_blocks() as u16;
+            halves[h].credits[i] = capacity;
         }
-        let capacity = credits.vl(0).capacity_blocks() as u16;
         OutputPort { halves, returns: CreditReturn::default(), arbiter, data_vls, capacity, me }
     }
 
@@ -284,7 +284,7 @@ impl<Q: Copy + Default> OutputPort<Q> {
 mod tests {
     use super::*;
     use crate::ib::vl_arbiter::ArbEntry;
-    use crate::kernel::EventQueue;
+    use crate::kernel::{EventQueue, RandomStream};
 
     /// A pick and a send read two lines: a half's queues, head blocks and
     /// credits in the first (both halves, on an HCA: it keeps no queues
@@ -331,6 +331,86 @@ mod tests {
                 .filter(|&vl| waiting & 1 << vl != 0 && port.head_blocks(vl) <= port.credits(vl))
                 .fold(0u16, |m, vl| m | 1 << vl);
             assert_eq!(port.fitting(waiting), want, "waiting {waiting:#06x}");
+        }
+    }
+
+    /// A seed-003 port (15 data VLs of 65 blocks; VL0 and VL1 in its
+    /// arbitration tables), as an HCA's.
+    fn paper_port() -> OutputPort {
+        OutputPort::new(PortRef::new(ComponentKind::Hca, 0, 0), PortCredits::paper(), VlArbiter::paper())
+    }
+
+    /// Offers `vl`'s head of `blocks` alone; sends it if the port picks it
+    /// and returns the blocks it took.
+    fn offer(port: &mut OutputPort, vl: u8, blocks: u16) -> Option<u16> {
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        port.set_head_blocks(vl, blocks);
+        let picked = port.pick(&mut Context::new(0, &mut q), 1 << vl, 65)?;
+        assert_eq!(picked, vl);
+        Some(port.sent(vl, 100))
+    }
+
+    /// The IBA's rule: a head goes only if the receiver's VL has room for
+    /// all of it. Seed 003's 4200-byte buffers are 65 blocks of 64 bytes,
+    /// three full packets of 17 blocks; VL15 takes none.
+    #[test]
+    fn a_head_goes_only_with_credit_for_all_of_it() {
+        let mut port = paper_port();
+        for _ in 0..3 {
+            assert_eq!(offer(&mut port, 0, 17), Some(17));
+        }
+        assert_eq!((port.available_blocks(0), port.available_blocks(1)), (14, 65));
+        assert_eq!(offer(&mut port, 0, 15), None, "15 blocks of 14");
+        assert_eq!(offer(&mut port, 0, 14), Some(14));
+        port.on_credit(0, 17, 65);
+        assert_eq!(offer(&mut port, 0, 17), Some(17));
+        assert_eq!(port.credits_used(0, 0), 65);
+        for _ in 0..1000 {
+            assert_eq!(offer(&mut port, VL15, 5), Some(0));
+        }
+        assert_eq!(port.available_blocks(VL15), u32::MAX);
+    }
+
+    /// A send of more blocks than the receiver has free is the owner's bug.
+    #[test]
+    #[should_panic(expected = "negative")]
+    fn credits_never_go_negative() {
+        let mut port = paper_port();
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        port.set_head_blocks(0, 17);
+        assert_eq!(port.pick(&mut Context::new(0, &mut q), 1, 65), Some(0));
+        port.set_head_blocks(0, 66);
+        port.sent(0, 100);
+    }
+
+    #[test]
+    #[should_panic(expected = "exceed")]
+    fn credits_never_exceed_the_buffer() {
+        let mut port = paper_port();
+        offer(&mut port, 0, 17);
+        port.on_credit(0, 18, 65);
+    }
+
+    /// Random heads offered and credits coming back on two VLs: a head goes
+    /// exactly when its blocks are at most the free ones, and the blocks the
+    /// receiver holds are those sent and not yet back.
+    #[test]
+    fn random_traffic_keeps_the_credits_within_the_buffer() {
+        let mut rng = RandomStream::new(7, "output_port.test", 0);
+        let mut port = paper_port();
+        let mut in_flight: [Vec<u32>; 2] = Default::default();
+        for _ in 0..100_000 {
+            let vl = (rng.uniform() < 0.5) as u8;
+            let sent = &mut in_flight[vl as usize];
+            if rng.uniform() < 0.5 {
+                let blocks = PortCredits::paper().blocks(26 + (rng.uniform() * 1025.0) as u32) as u16;
+                let fits = blocks as u32 <= port.available_blocks(vl);
+                assert_eq!(offer(&mut port, vl, blocks), fits.then_some(blocks));
+                sent.extend(fits.then_some(blocks as u32));
+            } else if let Some(b) = sent.pop() {
+                port.on_credit(vl, b, 65);
+            }
+            assert_eq!(port.credits_used(vl, 0), sent.iter().sum::<u32>());
         }
     }
 

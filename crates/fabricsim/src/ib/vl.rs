@@ -1,5 +1,5 @@
-//! Virtual lanes: the SL-to-VL mapping table of a port and per-VL
-//! link-level credit accounting.
+//! Virtual lanes: the SL-to-VL mapping table of a port and the shape of
+//! its per-VL link-level credits.
 //!
 //! Seed 003, section 2.1: a port has 2 to 16 VLs, VL15 carries subnet
 //! management and 1 to 15 are data VLs; section 2.2: stage 1 of the switch
@@ -20,7 +20,7 @@
 //! With 64-byte blocks a 4200-byte buffer advertises 65 blocks (4160 bytes)
 //! and a full 1050-byte packet takes 17 of them, so a VL holds three full
 //! packets, not the four that 4200 / 1050 suggests if one counts bytes; see
-//! [`VlCredits::new`] for byte-exact accounting.
+//! [`PortCredits::new`] for byte-exact accounting.
 
 use super::packet::ServiceLevel;
 use crate::error::{Error, Result};
@@ -133,139 +133,25 @@ impl SlToVl {
     }
 }
 
-/// Link-level credits of one VL, as the sender sees the receiver's buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct VlCredits {
-    block: u16,
-    capacity: u16,
-    available: u16,
-}
-
-impl VlCredits {
-    /// A VL buffer of `buffer_bytes` bytes counted in `block`-byte credits:
-    /// [`CREDIT_BLOCK_BYTES`] as the IBA does, or 1 to count bytes exactly.
-    /// The buffer advertises the whole blocks it holds.
-    pub fn new(buffer_bytes: u32, block: u32) -> Self {
-        assert!((1..=u16::MAX as u32).contains(&block), "credit block of {block} bytes");
-        let capacity = buffer_bytes / block;
-        assert!(capacity <= u16::MAX as u32, "VL buffer of {buffer_bytes} bytes has too many {block}-byte credits");
-        VlCredits { block: block as u16, capacity: capacity as u16, available: capacity as u16 }
-    }
-
-    /// The seed's 4200-byte VL buffer in IBA 64-byte blocks.
-    pub fn paper() -> Self {
-        Self::new(PAPER_VL_BUFFER_BYTES, CREDIT_BLOCK_BYTES)
-    }
-
-    /// Credits a packet of `packet_bytes` bytes takes.
-    #[inline]
-    pub fn blocks(&self, packet_bytes: u32) -> u32 {
-        blocks_for(packet_bytes, self.block as u32)
-    }
-
-    /// Whether the receiving buffer has room for all of the packet.
-    #[inline]
-    pub fn can_send(&self, packet_bytes: u32) -> bool {
-        self.blocks(packet_bytes) <= self.available as u32
-    }
-
-    /// Whether a packet of this size could ever be sent (fits an empty buffer).
-    pub fn holds(&self, packet_bytes: u32) -> bool {
-        self.blocks(packet_bytes) <= self.capacity as u32
-    }
-
-    /// Takes the credits of a packet the sender starts; returns how many.
-    #[inline]
-    pub fn consume(&mut self, packet_bytes: u32) -> u32 {
-        let b = self.blocks(packet_bytes);
-        self.take(b as u16);
-        b
-    }
-
-    /// Takes `blocks` credits (a packet the caller has counted in this VL's blocks).
-    #[inline]
-    pub fn take(&mut self, blocks: u16) {
-        assert!(
-            blocks <= self.available,
-            "VL credits would go negative: {blocks} blocks wanted, {} left",
-            self.available
-        );
-        self.available -= blocks;
-    }
-
-    /// Returns `blocks` credits when the receiver frees them.
-    #[inline]
-    pub fn restore(&mut self, blocks: u32) {
-        let a = self.available as u32 + blocks;
-        assert!(a <= self.capacity as u32, "VL credits would exceed the buffer: {a} of {} blocks", self.capacity);
-        self.available = a as u16;
-    }
-
-    pub fn available_blocks(&self) -> u32 {
-        self.available as u32
-    }
-
-    pub fn capacity_blocks(&self) -> u32 {
-        self.capacity as u32
-    }
-
-    pub fn used_blocks(&self) -> u32 {
-        (self.capacity - self.available) as u32
-    }
-
-    pub fn block_bytes(&self) -> u32 {
-        self.block as u32
-    }
-}
-
-/// The credit counters of a port's data VLs, as the sender sees the
-/// receiver's buffers. VL15 is not flow controlled: it can always send and
-/// keeps no counter. (A sending port starts its own counters from these
-/// and keeps them beside its heads and queues: `output_port.rs`.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-struct CreditCounters {
-    /// Per data VL, the free blocks (0 on a VL the port does not operate).
-    available: [u16; MAX_DATA_VLS as usize],
-    /// Every VL's buffer, in blocks.
-    capacity: u16,
-}
-
-impl CreditCounters {
-    /// Takes `blocks` of `vl`'s credits (a packet the sender starts; VL15: none).
-    #[inline(always)]
-    fn take(&mut self, vl: u8, blocks: u16) {
-        if let Some(a) = self.available.get_mut(vl as usize) {
-            assert!(blocks <= *a, "VL credits would go negative: {blocks} blocks wanted, {a} left");
-            *a -= blocks;
-        }
-    }
-
-    /// Returns `blocks` of `vl`'s credits when the receiver frees them (VL15: none).
-    #[inline(always)]
-    fn restore(&mut self, vl: u8, blocks: u32) {
-        if let Some(a) = self.available.get_mut(vl as usize) {
-            let n = *a as u32 + blocks;
-            assert!(n <= self.capacity as u32, "VL credits would exceed the buffer: {n} of {} blocks", self.capacity);
-            *a = n as u16;
-        }
-    }
-}
-
-/// The credits of every data VL of one port towards its link partner:
-/// the counters, and the buffers' block and the port's data VLs, which
-/// only checks and set-up read.
+/// The credits of a port's data VLs towards its link partner, as a
+/// shape: the data VLs the port operates, and every VL buffer's size in
+/// credit blocks. The counters, and the rules that keep each between none
+/// and the whole buffer, are the sending port's (`output_port.rs`). VL15
+/// is not flow controlled: it keeps no counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortCredits {
-    counters: CreditCounters,
-    block: u16,
     data_vls: u8,
+    block: u16,
+    capacity: u16,
 }
 
 impl PortCredits {
-    /// `data_vls` data VLs, each with a buffer of `buffer_bytes` counted in `block`-byte credits.
+    /// `data_vls` data VLs, each with a buffer of `buffer_bytes` counted in
+    /// `block`-byte credits: [`CREDIT_BLOCK_BYTES`] as the IBA does, or 1 to
+    /// count bytes exactly. The buffer advertises the whole blocks it holds.
     pub fn new(data_vls: u8, buffer_bytes: u32, block: u32) -> Result<Self> {
         let data_vls = check_data_vls(data_vls as u32, "ib.data_vls")?;
+        assert!((1..=u16::MAX as u32).contains(&block), "credit block of {block} bytes");
         if buffer_bytes < block {
             return Err(Error::invalid(
                 "ib.vl_buffer_bytes",
@@ -273,14 +159,9 @@ impl PortCredits {
                 format!("at least one {block}-byte credit"),
             ));
         }
-        let shape = VlCredits::new(buffer_bytes, block);
-        let mut available = [0; MAX_DATA_VLS as usize];
-        available[..data_vls as usize].fill(shape.available);
-        Ok(PortCredits {
-            counters: CreditCounters { available, capacity: shape.capacity },
-            block: shape.block,
-            data_vls,
-        })
+        let capacity = buffer_bytes / block;
+        assert!(capacity <= u16::MAX as u32, "VL buffer of {buffer_bytes} bytes has too many {block}-byte credits");
+        Ok(PortCredits { data_vls, block: block as u16, capacity: capacity as u16 })
     }
 
     /// Seed 003: 15 data VLs of 4200 bytes, 64-byte credits.
@@ -288,23 +169,13 @@ impl PortCredits {
         Self::new(PAPER_DATA_VLS, PAPER_VL_BUFFER_BYTES, CREDIT_BLOCK_BYTES).expect("paper credits are valid")
     }
 
-    /// Checks that `vl` exists on this port: a data VL below the port's count, or VL15.
-    pub fn check_vl(&self, vl: u32, key: &str) -> Result<u8> {
-        if vl < self.data_vls as u32 || vl == VL15 as u32 {
-            Ok(vl as u8)
-        } else {
-            Err(Error::invalid(key, vl, format!("a data VL 0..={} or VL15", self.data_vls - 1)))
-        }
-    }
-
     /// Checks that a packet of `packet_bytes` bytes fits an empty VL buffer,
     /// else it could never be sent and its VL would block forever.
     pub fn check_holds(&self, packet_bytes: u32, key: &str, buffer_bytes: u32) -> Result<()> {
-        let v = self.shape();
-        if v.holds(packet_bytes) {
+        if self.blocks(packet_bytes) <= self.capacity_blocks() {
             Ok(())
         } else {
-            let block = v.block_bytes();
+            let block = self.block as u32;
             Err(Error::invalid(
                 key,
                 buffer_bytes,
@@ -317,49 +188,18 @@ impl PortCredits {
         }
     }
 
-    #[inline]
-    pub fn can_send(&self, vl: u8, packet_bytes: u32) -> bool {
-        vl == VL15 || self.vl(vl).can_send(packet_bytes)
+    /// Credits a packet of `packet_bytes` bytes takes.
+    pub fn blocks(&self, packet_bytes: u32) -> u32 {
+        blocks_for(packet_bytes, self.block as u32)
     }
 
-    /// Takes a packet's credits on `vl`; returns the blocks taken (0 on VL15).
-    #[inline]
-    pub fn consume(&mut self, vl: u8, packet_bytes: u32) -> u32 {
-        if vl == VL15 {
-            return 0;
-        }
-        let blocks = self.vl(vl).blocks(packet_bytes);
-        self.counters.take(vl, blocks as u16);
-        blocks
-    }
-
-    #[inline]
-    pub fn restore(&mut self, vl: u8, blocks: u32) {
-        if vl != VL15 {
-            self.index(vl);
-            self.counters.restore(vl, blocks);
-        }
-    }
-
-    /// The credits of data VL `vl`.
-    pub fn vl(&self, vl: u8) -> VlCredits {
-        VlCredits { available: self.counters.available[self.index(vl)], ..self.shape() }
+    /// A VL buffer, in credit blocks.
+    pub fn capacity_blocks(&self) -> u32 {
+        self.capacity as u32
     }
 
     pub fn data_vls(&self) -> u8 {
         self.data_vls
-    }
-
-    /// An empty VL buffer of this port.
-    fn shape(&self) -> VlCredits {
-        let capacity = self.counters.capacity;
-        VlCredits { block: self.block, capacity, available: capacity }
-    }
-
-    #[inline]
-    fn index(&self, vl: u8) -> usize {
-        assert!(vl < self.data_vls, "VL{vl} on a port of {} data VLs", self.data_vls);
-        vl as usize
     }
 }
 
@@ -367,7 +207,6 @@ impl PortCredits {
 mod tests {
     use super::*;
     use crate::ib::packet::{Mtu, TrafficClass};
-    use crate::kernel::RandomStream;
 
     fn sl(s: u32) -> ServiceLevel {
         ServiceLevel::new(s, "sl").unwrap()
@@ -423,108 +262,28 @@ mod tests {
 
     #[test]
     fn paper_buffer_in_blocks_and_bytes() {
-        let c = VlCredits::paper();
-        assert_eq!(c.capacity_blocks(), 65);
+        let c = PortCredits::paper();
+        assert_eq!((c.data_vls(), c.capacity_blocks()), (15, 65));
         let full = Mtu::B1024.max_packet_bytes();
         assert_eq!(c.blocks(full), 17);
         assert_eq!(c.blocks(Mtu::B256.max_packet_bytes()), 5);
         assert_eq!(c.blocks(26), 1);
         // Three full packets fit in 64-byte blocks, four when counting bytes.
-        let fits = |mut c: VlCredits| (0..).take_while(|_| c.can_send(full) && c.consume(full) > 0).count();
-        assert_eq!(fits(c), 3);
-        assert_eq!(fits(VlCredits::new(PAPER_VL_BUFFER_BYTES, 1)), 4);
-    }
-
-    #[test]
-    fn sender_starts_only_whole_packets() {
-        let mut c = VlCredits::paper();
-        c.consume(1050);
-        c.consume(1050);
-        c.consume(1050);
-        assert_eq!(c.available_blocks(), 14);
-        assert!(!c.can_send(1050));
-        assert!(c.can_send(14 * 64));
-        assert!(!c.can_send(14 * 64 + 1));
-        c.restore(17);
-        assert!(c.can_send(1050));
-        assert_eq!(c.used_blocks(), 34);
-    }
-
-    #[test]
-    #[should_panic(expected = "negative")]
-    fn credits_never_go_negative() {
-        let mut c = VlCredits::paper();
-        for _ in 0..4 {
-            c.consume(1050);
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "exceed")]
-    fn credits_never_exceed_the_buffer() {
-        let mut c = VlCredits::paper();
-        c.consume(1050);
-        c.restore(18);
-    }
-
-    #[test]
-    fn random_traffic_keeps_the_invariant() {
-        let mut rng = RandomStream::new(7, "vl.test", 0);
-        let mut c = VlCredits::paper();
-        let mut in_flight: Vec<u32> = Vec::new();
-        for _ in 0..100_000 {
-            if rng.uniform() < 0.5 {
-                let bytes = 26 + (rng.uniform() * 1025.0) as u32;
-                let fits = c.blocks(bytes) <= c.available_blocks();
-                assert_eq!(c.can_send(bytes), fits);
-                if fits {
-                    in_flight.push(c.consume(bytes));
-                }
-            } else if let Some(b) = in_flight.pop() {
-                c.restore(b);
-            }
-            assert_eq!(c.used_blocks(), in_flight.iter().sum::<u32>());
-            assert!(c.available_blocks() <= c.capacity_blocks());
-        }
-    }
-
-    #[test]
-    fn port_credits_per_vl_and_vl15_unlimited() {
-        let mut p = PortCredits::paper();
-        assert_eq!(p.data_vls(), 15);
-        p.consume(3, 1050);
-        assert_eq!(p.vl(3).available_blocks(), 48);
-        assert_eq!(p.vl(4).available_blocks(), 65);
-        for _ in 0..1000 {
-            assert!(p.can_send(VL15, 282));
-            assert_eq!(p.consume(VL15, 282), 0);
-        }
-        p.restore(VL15, 5);
-        p.restore(3, 17);
-        assert_eq!(p.vl(3).available_blocks(), 65);
+        assert_eq!(c.capacity_blocks() / c.blocks(full), 3);
+        let bytes = PortCredits::new(15, PAPER_VL_BUFFER_BYTES, 1).unwrap();
+        assert_eq!(bytes.capacity_blocks() / bytes.blocks(full), 4);
     }
 
     #[test]
     fn port_validation_errors() {
         let p = PortCredits::new(4, 4200, 64).unwrap();
-        assert_eq!(p.check_vl(3, "k").unwrap(), 3);
-        assert_eq!(p.check_vl(15, "k").unwrap(), 15);
-        let e = p.check_vl(4, "ib.vl_arbitration.low[0].vl").unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("ib.vl_arbitration.low[0].vl"));
-        assert_eq!(e.allowed.as_deref(), Some("a data VL 0..=3 or VL15"));
         assert!(p.check_holds(1050, "k", 4200).is_ok());
         let small = PortCredits::new(4, 1000, 64).unwrap();
         let e = small.check_holds(1050, "ib.vl_buffer_bytes", 1000).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("ib.vl_buffer_bytes"));
         assert_eq!(e.value.as_deref(), Some("1000"), "the buffer the user gave, not the packet");
         assert!(e.allowed.as_deref().unwrap().starts_with("at least 1088 bytes"), "{e}");
         assert!(PortCredits::new(3, 4200, 64).is_err());
         assert!(PortCredits::new(4, 10, 64).is_err());
-    }
-
-    #[test]
-    #[should_panic(expected = "VL4 on a port of 4 data VLs")]
-    fn sending_on_a_missing_vl_panics() {
-        let p = PortCredits::new(4, 4200, 64).unwrap();
-        p.can_send(4, 100);
     }
 }
