@@ -108,11 +108,11 @@ pub struct OutputPort<Q: Copy + Default = ()> {
 }
 
 impl<Q: Copy + Default> OutputPort<Q> {
-    /// Where its lines start: VLs 0-7's, VLs 8-15's, and the held credits'
-    /// with the arbiter's turns (on an HCA, the first two are one line).
+    /// Where the lines of VLs 0-7, of VLs 8-15, and of the held credits
+    /// with the arbiter's turns start (on an HCA, the first two are one line).
     pub const LINES: [usize; 3] = {
         let half = std::mem::size_of::<Half<Q>>();
-        [0, half, std::mem::offset_of!(Self, returns)]
+        [0, half / 64 * 64, std::mem::offset_of!(Self, returns)]
     };
 
     pub fn new(me: PortRef, credits: PortCredits, arbiter: VlArbiter) -> Self {
@@ -298,7 +298,7 @@ mod tests {
         assert_eq!((size_of::<Half<Ring<Packet>>>(), size_of::<Half<()>>()), (64, 32));
         type Switch = OutputPort<Ring<Packet>>;
         assert_eq!((offset_of!(Switch, returns), offset_of!(Switch, arbiter) + 16), (128, 192));
-        assert_eq!((Switch::LINES, OutputPort::<()>::LINES), ([0, 64, 128], [0, 32, 64]));
+        assert_eq!((Switch::LINES, OutputPort::<()>::LINES), ([0, 64, 128], [0, 0, 64]));
         assert_eq!((size_of::<Switch>(), align_of::<Switch>()), (256, 64));
         assert_eq!((offset_of!(OutputPort, returns), offset_of!(OutputPort, arbiter) + 16), (64, 128));
         assert_eq!((size_of::<OutputPort>(), align_of::<OutputPort>()), (192, 64));
