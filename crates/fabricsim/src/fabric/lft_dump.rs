@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::forwarding::{LinearTables, NO_ROUTE};
-use super::identity::opensm_guid_order;
+use super::identity::{opensm_guid_order, Identity};
 use super::import::line_error;
 use super::lids::{LidOwner, Lids, MAX_UNICAST_LID};
 use super::topology::{PortUse, Topology};
@@ -71,6 +71,9 @@ fn hex_after(text: &str, word: &str) -> Option<u64> {
     hex(text[at..].trim_start().split(|c: char| !c.is_ascii_hexdigit() && c != 'x' && c != 'X').next()?)
 }
 
+/// A switch's table as read: its entries as (line, LID, port, port GUID).
+type Entries = Vec<(usize, u16, u8, Option<u64>)>;
+
 /// Reads a dump of the tables of `topo`'s switches; `file` names it in
 /// errors. Every switch must have a table and every endpoint a LID.
 pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
@@ -80,8 +83,7 @@ pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
     let endpoint_by_guid: HashMap<u64, u32> =
         id.endpoints.iter().enumerate().map(|(e, ep)| (ep.port_guid, e as u32)).collect();
     let map = topo.port_map();
-    // (switch, header line) and its (line, LID, port, port GUID) entries.
-    type Entries = Vec<(usize, u16, u8, Option<u64>)>;
+    // Per table: (switch, header line) and its entries.
     let mut blocks: Vec<((u32, usize), Entries)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -199,7 +201,79 @@ pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
             tables.set(s, lid, port);
         }
     }
+    check_routes(file, &id, &map, &tables, &blocks)?;
     Ok(tables)
+}
+
+/// Checks that every route the tables hold for an adapter's LID ends at
+/// that adapter: no entry leads it to another adapter or to the switch
+/// itself (port 0), and no chain of entries goes round in a loop. An
+/// error names the line of the entry at fault. A LID a switch has no
+/// route to is left as it is: OpenSM leaves pairs unrouted on some
+/// irregular fabrics. Linear in switches x adapters: a switch once found
+/// to lead to the adapter is not walked again.
+fn check_routes(
+    file: &str,
+    id: &Identity,
+    map: &[Vec<PortUse>],
+    tables: &LinearTables,
+    blocks: &[((u32, usize), Entries)],
+) -> Result<()> {
+    let line_of = |s: usize, lid: u16| {
+        let (_, entries) = blocks.iter().find(|((b, _), _)| *b as usize == s).expect("every switch has a table");
+        entries.iter().rev().find(|e| e.1 == lid).map_or(0, |e| e.0)
+    };
+    let switch = |s: usize| &id.switches[s].node.name;
+    let adapter = |e: usize| format!("adapter \"{}\" port {}", id.endpoints[e].node.name, id.endpoints[e].port);
+    // Per switch, the walk that reached it last: `2e + 1` while walking for
+    // adapter e, `2e + 2` once known to lead there or to no route.
+    let mut mark = vec![0u64; map.len()];
+    let mut path = Vec::new();
+    for (e, &lid) in tables.lids.endpoint.iter().enumerate() {
+        let (walking, done) = (2 * e as u64 + 1, 2 * e as u64 + 2);
+        for start in 0..map.len() {
+            let mut s = start;
+            path.clear();
+            while mark[s] != done {
+                if mark[s] == walking {
+                    let names: Vec<&str> = path.iter().skip_while(|&&p| p != s).map(|&p| switch(p).as_str()).collect();
+                    return Err(line_error(
+                        file,
+                        line_of(s, lid),
+                        format!("LID {lid} ({}) going round switches \"{}\"", adapter(e), names.join("\", \"")),
+                        "routes that reach their adapter (no loop)",
+                    ));
+                }
+                mark[s] = walking;
+                path.push(s);
+                let port = tables.port(s, lid);
+                if port == NO_ROUTE {
+                    break;
+                }
+                let wrong = |what: String| {
+                    line_error(
+                        file,
+                        line_of(s, lid),
+                        format!("port {port} of switch \"{}\" for LID {lid}, {what}", switch(s)),
+                        format!("the port toward {}, which LID {lid} is", adapter(e)),
+                    )
+                };
+                match port.checked_sub(1).map(|p| map[s][p as usize]) {
+                    None => return Err(wrong("the switch itself".into())),
+                    Some(PortUse::Endpoint(to)) if to as usize == e => break,
+                    Some(PortUse::Endpoint(to)) => {
+                        return Err(wrong(format!("which leads to {}", adapter(to as usize))))
+                    }
+                    Some(PortUse::Link { to, .. }) => s = to as usize,
+                    Some(PortUse::Free) => unreachable!("imported entries name cabled ports"),
+                }
+            }
+            for &p in &path {
+                mark[p] = done;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -222,5 +296,37 @@ mod tests {
         assert_eq!(import(&text, "t.dump", &topo).unwrap(), t);
         let e = import(&text.replace("0x0002 001", "0x0002 007"), "t.dump", &topo).unwrap_err().to_string();
         assert!(e.contains("t.dump, line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
+    }
+
+    /// An entry that sends an adapter's LID to another adapter, to the
+    /// switch itself, or round a loop is an error naming its line.
+    #[test]
+    fn routes_must_reach_their_adapter() {
+        let topo =
+            build_shape("fat_tree", &ShapeParams { arity: Some(2), levels: Some(3), ..Default::default() }).unwrap();
+        let text = export(&topo, &linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap());
+        let line = |n: usize| text.lines().nth(n - 1).unwrap().to_string();
+        let err = |from: &str, to: &str| {
+            assert!(text.contains(from), "{from} in\n{text}");
+            import(&text.replacen(from, to, 1), "t.dump", &topo).unwrap_err().to_string()
+        };
+        // Switch0's table (lines 1-22) sends LID 2 (Hca0) out port 1, LID 5 (Hca1) out port 2.
+        assert!(line(3).starts_with("0x0002 001 ") && line(6).starts_with("0x0005 002 "), "{text}");
+        let e = err("0x0002 001 ", "0x0002 002 ");
+        assert!(e.contains("t.dump, line 3: port 2 of switch \"Switch0\" for LID 2, which leads to adapter"), "{e}");
+        assert!(e.contains("allowed: the port toward adapter \"Hca0\" port 1, which LID 2 is"), "{e}");
+        let e = err("0x0002 001 ", "0x0002 000 ");
+        assert!(e.contains("line 3: port 0 of switch \"Switch0\" for LID 2, the switch itself"), "{e}");
+        // Switch0 sends LID 8 (Hca2) up to a switch; that one sending it back makes a loop.
+        let up = line(9)[7..10].parse::<usize>().unwrap();
+        let map = topo.port_map();
+        let PortUse::Link { to, .. } = map[0][up - 1] else { panic!("LID 8 leaves Switch0 by a link") };
+        let back = map[to as usize].iter().position(|u| matches!(u, PortUse::Link { to: 0, .. })).unwrap() + 1;
+        let name = format!("('Switch{to}')");
+        let (at, _) = text.lines().enumerate().find(|(_, l)| l.contains(&name)).unwrap();
+        let entry = text.lines().skip(at).find(|l| l.starts_with("0x0008 ")).unwrap();
+        let e = err(&format!("{entry}\n"), &format!("0x0008 {back:03}{}\n", &entry[10..]));
+        let want = format!("line 9: LID 8 (adapter \"Hca2\" port 1) going round switches \"Switch0\", \"Switch{to}\"");
+        assert!(e.contains(&want), "{e}");
     }
 }
