@@ -12,8 +12,9 @@ use std::process::Command;
 
 use fabricsim::fabric::import::{find_upwards, load};
 use fabricsim::fabric::lft_compare::{compare, Parity};
+use fabricsim::fabric::lft_dump::{self, Unrouted};
 use fabricsim::fabric::routing::{linear_tables, RoutingParams};
-use fabricsim::fabric::{lft_dump, LinearTables, Topology};
+use fabricsim::fabric::{LinearTables, Topology};
 
 const CLUSTER_144: &str = "../shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover";
 const CLUSTER_1356: &str = "../shared/data/topologies/real-cluster-214sw-1356hca.ibnetdiscover";
@@ -63,7 +64,7 @@ fn opensm_dumps(net: &str, args: &[&str], more: &[&str]) -> Vec<String> {
 }
 
 fn parity(topo: &Topology, ours: &LinearTables, dump: &str, what: &str) -> Parity {
-    let theirs = lft_dump::import(dump, "opensm-lfts.dump", topo).unwrap();
+    let theirs = lft_dump::import(dump, "opensm-lfts.dump", topo, Unrouted::Allowed).unwrap();
     let p = compare(topo, ours, &theirs);
     println!(
         "{what}: {} entries, same port {:.2}%, same hops {:.2}%; routes per link port: ours max {} mean {:.1} \
@@ -95,7 +96,7 @@ fn min_hop_is_opensms_minhop_on_the_shared_fabrics() {
         assert_eq!((p.same_port, p.same_hops), (p.entries, p.entries), "{file}");
         assert_eq!(p.ours, p.theirs);
         // And the LIDs are OpenSM's, so the dumps agree line by line.
-        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo).unwrap();
+        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo, Unrouted::Allowed).unwrap();
         assert_eq!(theirs.lids, ours.lids, "{file}");
         let ours_text = lft_dump::export(&topo, &ours);
         let first_difference = ours_text.lines().zip(dump.lines()).position(|(a, b)| a != b);
@@ -143,7 +144,7 @@ fn updn_from_opensms_roots_follows_the_rule_opensm_bends() {
         let params = RoutingParams { roots: Some(roots.clone()), ..RoutingParams::default() };
         let ours = linear_tables("updn", &topo, &params).unwrap();
         let p = parity(&topo, &ours, &dump, &format!("updn ({} roots) {file}", roots.len()));
-        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo).unwrap();
+        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo, Unrouted::Allowed).unwrap();
         let ranks = Ranks::new(&topo, &fabricsim::fabric::routing::switch_links(&topo), &roots);
         let (our_turns, their_turns) = (down_up_turns(&topo, &ours, &ranks), down_up_turns(&topo, &theirs, &ranks));
         println!("  down-then-up turns: ours {our_turns}, OpenSM {their_turns}");
@@ -183,7 +184,7 @@ fn updn_on_irregular_networks_and_where_opensm_differs() {
         let params = RoutingParams { roots: Some(roots.clone()), ..RoutingParams::default() };
         let ours = linear_tables("updn", &topo, &params).unwrap();
         let p = parity(&topo, &ours, &dump, &format!("updn {kind} seed {seed} roots {roots:?}"));
-        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo).unwrap();
+        let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo, Unrouted::Allowed).unwrap();
         let ranks = Ranks::new(&topo, &fabricsim::fabric::routing::switch_links(&topo), &roots);
         let (our_turns, their_turns) = (down_up_turns(&topo, &ours, &ranks), down_up_turns(&topo, &theirs, &ranks));
         println!("  down-then-up turns: ours {our_turns}, OpenSM {their_turns}");

@@ -74,9 +74,18 @@ fn hex_after(text: &str, word: &str) -> Option<u64> {
 /// A switch's table as read: its entries as (line, LID, port, port GUID).
 type Entries = Vec<(usize, u16, u8, Option<u64>)>;
 
+/// Whether a dump may leave a pair of adapters without a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unrouted {
+    /// As OpenSM leaves some on irregular fabrics: to compare its tables.
+    Allowed,
+    /// To run on: every adapter's traffic must reach every other.
+    Refused,
+}
+
 /// Reads a dump of the tables of `topo`'s switches; `file` names it in
 /// errors. Every switch must have a table and every endpoint a LID.
-pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
+pub fn import(text: &str, file: &str, topo: &Topology, unrouted: Unrouted) -> Result<LinearTables> {
     let id = topo.subnet_identity();
     let switch_by_guid: HashMap<u64, u32> =
         id.switches.iter().enumerate().map(|(s, sw)| (sw.node.guid, s as u32)).collect();
@@ -201,40 +210,45 @@ pub fn import(text: &str, file: &str, topo: &Topology) -> Result<LinearTables> {
             tables.set(s, lid, port);
         }
     }
-    check_routes(file, &id, &map, &tables, &blocks)?;
+    check_routes(file, &id, &map, &tables, &blocks, unrouted)?;
     Ok(tables)
 }
 
 /// Checks that every route the tables hold for an adapter's LID ends at
 /// that adapter: no entry leads it to another adapter or to the switch
-/// itself (port 0), and no chain of entries goes round in a loop. An
-/// error names the line of the entry at fault. A LID a switch has no
-/// route to is left as it is: OpenSM leaves pairs unrouted on some
-/// irregular fabrics. Linear in switches x adapters: a switch once found
-/// to lead to the adapter is not walked again.
+/// itself (port 0), and no chain of entries goes round in a loop; with
+/// [`Unrouted::Refused`], also that the route from every switch an adapter
+/// is cabled to has an entry at every switch it crosses. An error names
+/// the line of the entry at fault (or the table that lacks one). Linear in
+/// switches x adapters: a switch whose route is known is not walked again.
 fn check_routes(
     file: &str,
     id: &Identity,
     map: &[Vec<PortUse>],
     tables: &LinearTables,
     blocks: &[((u32, usize), Entries)],
+    unrouted: Unrouted,
 ) -> Result<()> {
-    let line_of = |s: usize, lid: u16| {
-        let (_, entries) = blocks.iter().find(|((b, _), _)| *b as usize == s).expect("every switch has a table");
-        entries.iter().rev().find(|e| e.1 == lid).map_or(0, |e| e.0)
-    };
+    let table_of = |s: usize| blocks.iter().find(|((b, _), _)| *b as usize == s).expect("every switch has a table");
+    let line_of = |s: usize, lid: u16| table_of(s).1.iter().rev().find(|e| e.1 == lid).map_or(0, |e| e.0);
     let switch = |s: usize| &id.switches[s].node.name;
     let adapter = |e: usize| format!("adapter \"{}\" port {}", id.endpoints[e].node.name, id.endpoints[e].port);
-    // Per switch, the walk that reached it last: `2e + 1` while walking for
-    // adapter e, `2e + 2` once known to lead there or to no route.
+    let cabled: Vec<bool> = map.iter().map(|ports| ports.iter().any(|u| matches!(u, PortUse::Endpoint(_)))).collect();
+    // Per switch, the walk that reached it last, for adapter e: `3e + 1`
+    // while walking, `3e + 2` once known to lead there, `3e + 3` to no route.
     let mut mark = vec![0u64; map.len()];
+    // For a switch whose route leads to no route: the switch without the entry.
+    let mut missing = vec![0usize; map.len()];
     let mut path = Vec::new();
     for (e, &lid) in tables.lids.endpoint.iter().enumerate() {
-        let (walking, done) = (2 * e as u64 + 1, 2 * e as u64 + 2);
-        for start in 0..map.len() {
+        let (walking, reaches, dead) = (3 * e as u64 + 1, 3 * e as u64 + 2, 3 * e as u64 + 3);
+        for (start, &has_adapters) in cabled.iter().enumerate() {
             let mut s = start;
             path.clear();
-            while mark[s] != done {
+            let end = loop {
+                if mark[s] == reaches || mark[s] == dead {
+                    break mark[s];
+                }
                 if mark[s] == walking {
                     let names: Vec<&str> = path.iter().skip_while(|&&p| p != s).map(|&p| switch(p).as_str()).collect();
                     return Err(line_error(
@@ -248,7 +262,8 @@ fn check_routes(
                 path.push(s);
                 let port = tables.port(s, lid);
                 if port == NO_ROUTE {
-                    break;
+                    missing[s] = s;
+                    break dead;
                 }
                 let wrong = |what: String| {
                     line_error(
@@ -260,16 +275,34 @@ fn check_routes(
                 };
                 match port.checked_sub(1).map(|p| map[s][p as usize]) {
                     None => return Err(wrong("the switch itself".into())),
-                    Some(PortUse::Endpoint(to)) if to as usize == e => break,
+                    Some(PortUse::Endpoint(to)) if to as usize == e => break reaches,
                     Some(PortUse::Endpoint(to)) => {
                         return Err(wrong(format!("which leads to {}", adapter(to as usize))))
                     }
                     Some(PortUse::Link { to, .. }) => s = to as usize,
                     Some(PortUse::Free) => unreachable!("imported entries name cabled ports"),
                 }
+            };
+            // `s` is where the walk ended: the adapter's switch, or one whose route is known.
+            let at = missing[s];
+            if end == dead && unrouted == Unrouted::Refused && has_adapters {
+                let ((_, header), _) = table_of(at);
+                return Err(line_error(
+                    file,
+                    *header,
+                    format!(
+                        "no entry for LID {lid} ({}) in the table of switch \"{}\", which the route from switch \"{}\" \
+                         reaches",
+                        adapter(e),
+                        switch(at),
+                        switch(start)
+                    ),
+                    "a route from every switch with adapters to every adapter",
+                ));
             }
             for &p in &path {
-                mark[p] = done;
+                mark[p] = end;
+                missing[p] = at;
             }
         }
     }
@@ -293,8 +326,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("0x0001 000 # Switch portguid 0x0000000000200000: 'Switch0'\n"), "{text}");
-        assert_eq!(import(&text, "t.dump", &topo).unwrap(), t);
-        let e = import(&text.replace("0x0002 001", "0x0002 007"), "t.dump", &topo).unwrap_err().to_string();
+        assert_eq!(import(&text, "t.dump", &topo, Unrouted::Refused).unwrap(), t);
+        let e = import(&text.replace("0x0002 001", "0x0002 007"), "t.dump", &topo, Unrouted::Refused)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("t.dump, line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
     }
 
@@ -308,7 +343,7 @@ mod tests {
         let line = |n: usize| text.lines().nth(n - 1).unwrap().to_string();
         let err = |from: &str, to: &str| {
             assert!(text.contains(from), "{from} in\n{text}");
-            import(&text.replacen(from, to, 1), "t.dump", &topo).unwrap_err().to_string()
+            import(&text.replacen(from, to, 1), "t.dump", &topo, Unrouted::Refused).unwrap_err().to_string()
         };
         // Switch0's table (lines 1-22) sends LID 2 (Hca0) out port 1, LID 5 (Hca1) out port 2.
         assert!(line(3).starts_with("0x0002 001 ") && line(6).starts_with("0x0005 002 "), "{text}");
@@ -327,6 +362,17 @@ mod tests {
         let entry = text.lines().skip(at).find(|l| l.starts_with("0x0008 ")).unwrap();
         let e = err(&format!("{entry}\n"), &format!("0x0008 {back:03}{}\n", &entry[10..]));
         let want = format!("line 9: LID 8 (adapter \"Hca2\" port 1) going round switches \"Switch0\", \"Switch{to}\"");
+        assert!(e.contains(&want), "{e}");
+        // Without Switch{to}'s entry for LID 8, Switch0's adapters cannot reach Hca2: allowed
+        // only to compare tables.
+        let unrouted = text.replacen(&format!("{entry}\n"), "", 1);
+        assert!(import(&unrouted, "t.dump", &topo, Unrouted::Allowed).is_ok());
+        let e = import(&unrouted, "t.dump", &topo, Unrouted::Refused).unwrap_err().to_string();
+        let want = format!(
+            "line {}: no entry for LID 8 (adapter \"Hca2\" port 1) in the table of switch \"Switch{to}\", which the \
+             route from switch \"Switch0\" reaches",
+            at + 1
+        );
         assert!(e.contains(&want), "{e}");
     }
 }

@@ -230,7 +230,7 @@ fn routing_params(spec: &IbSpec) -> RoutingParams {
 fn imported_tables(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
     let file = spec.routing.lft_file.as_deref().expect("validated: imported routing names its dump");
     let text = import::read_found(file, "ib.routing.lft_file", "OpenSM LFT dump")?;
-    lft_dump::import(&text, file, topo).map_err(|e| keyed(e, "ib.routing.lft_file"))
+    lft_dump::import(&text, file, topo, lft_dump::Unrouted::Refused).map_err(|e| keyed(e, "ib.routing.lft_file"))
 }
 
 /// The fabric of an `[ib]` scenario as text: `"net"` (an ibnetdiscover
