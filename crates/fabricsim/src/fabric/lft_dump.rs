@@ -84,7 +84,9 @@ pub enum Unrouted {
 }
 
 /// Reads a dump of the tables of `topo`'s switches; `file` names it in
-/// errors. Every switch must have a table and every endpoint a LID.
+/// errors. Every switch must have a table and every endpoint a LID, and
+/// every route an adapter's LID has must reach that adapter; `unrouted`
+/// says whether a route may be missing (see [`check_routes`]).
 pub fn import(text: &str, file: &str, topo: &Topology, unrouted: Unrouted) -> Result<LinearTables> {
     let id = topo.subnet_identity();
     let switch_by_guid: HashMap<u64, u32> =
@@ -167,10 +169,14 @@ pub fn import(text: &str, file: &str, topo: &Topology, unrouted: Unrouted) -> Re
         }
     }
     let mut lids = Lids { switch: vec![0; topo.switch_count()], endpoint: vec![0; topo.endpoints.len()] };
+    // A port of several LIDs (LMC above 0) keeps its base LID, the lowest.
     for (&lid, &owner) in &owner_of {
-        match owner {
-            LidOwner::Switch(s) => lids.switch[s as usize] = lid,
-            LidOwner::Endpoint(e) => lids.endpoint[e as usize] = lid,
+        let kept = match owner {
+            LidOwner::Switch(s) => &mut lids.switch[s as usize],
+            LidOwner::Endpoint(e) => &mut lids.endpoint[e as usize],
+        };
+        if *kept == 0 || lid < *kept {
+            *kept = lid;
         }
     }
     if let Some(e) = lids.endpoint.iter().position(|&l| l == 0) {
@@ -250,11 +256,18 @@ fn check_routes(
                     break mark[s];
                 }
                 if mark[s] == walking {
-                    let names: Vec<&str> = path.iter().skip_while(|&&p| p != s).map(|&p| switch(p).as_str()).collect();
+                    // Any entry of the loop may be the wrong one: each is named with its line,
+                    // and the error's own line is the entry that closes it.
+                    let round: Vec<String> = path
+                        .iter()
+                        .skip_while(|&&p| p != s)
+                        .map(|&p| format!("\"{}\" (line {})", switch(p), line_of(p, lid)))
+                        .collect();
+                    let closing = *path.last().expect("a loop has entries");
                     return Err(line_error(
                         file,
-                        line_of(s, lid),
-                        format!("LID {lid} ({}) going round switches \"{}\"", adapter(e), names.join("\", \"")),
+                        line_of(closing, lid),
+                        format!("LID {lid} ({}) going round switches {}", adapter(e), round.join(", ")),
                         "routes that reach their adapter (no loop)",
                     ));
                 }
@@ -283,7 +296,9 @@ fn check_routes(
                     Some(PortUse::Free) => unreachable!("imported entries name cabled ports"),
                 }
             };
-            // `s` is where the walk ended: the adapter's switch, or one whose route is known.
+            // `s` is where the walk ended: the adapter's switch, a switch without
+            // the entry, or one whose route was known; on a route to no entry, the
+            // switch without it (read only then).
             let at = missing[s];
             if end == dead && unrouted == Unrouted::Refused && has_adapters {
                 let ((_, header), _) = table_of(at);
@@ -361,7 +376,11 @@ mod tests {
         let (at, _) = text.lines().enumerate().find(|(_, l)| l.contains(&name)).unwrap();
         let entry = text.lines().skip(at).find(|l| l.starts_with("0x0008 ")).unwrap();
         let e = err(&format!("{entry}\n"), &format!("0x0008 {back:03}{}\n", &entry[10..]));
-        let want = format!("line 9: LID 8 (adapter \"Hca2\" port 1) going round switches \"Switch0\", \"Switch{to}\"");
+        let line_to = text.lines().position(|l| l == entry).unwrap() + 1;
+        let want = format!(
+            "line {line_to}: LID 8 (adapter \"Hca2\" port 1) going round switches \"Switch0\" (line 9), \"Switch{to}\" \
+             (line {line_to})"
+        );
         assert!(e.contains(&want), "{e}");
         // Without Switch{to}'s entry for LID 8, Switch0's adapters cannot reach Hca2: allowed
         // only to compare tables.
@@ -374,5 +393,85 @@ mod tests {
             at + 1
         );
         assert!(e.contains(&want), "{e}");
+    }
+
+    /// The memoized walk against a plain one, which follows every route
+    /// from every switch for every adapter: on tables with random entries
+    /// sent elsewhere, to the switch itself or to no route, both accept
+    /// the same tables, allowing unrouted pairs or not.
+    #[test]
+    fn the_route_check_agrees_with_walking_every_route() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(26);
+        let fat = ShapeParams { arity: Some(2), levels: Some(3), ..Default::default() };
+        let shapes = [("fat_tree", fat), ("irregular", ShapeParams { seed: 3, ..Default::default() })];
+        for (name, params) in shapes {
+            let topo = build_shape(name, &params).unwrap();
+            let (id, map) = (topo.subnet_identity(), topo.port_map());
+            let good = linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap();
+            let mut verdicts = [0; 2];
+            for _ in 0..300 {
+                let mut t = good.clone();
+                for _ in 0..rng.random_range(1..4) {
+                    let s = rng.random_range(0..map.len());
+                    let lid = t.lids.endpoint[rng.random_range(0..t.lids.endpoint.len())];
+                    let cabled: Vec<u8> =
+                        (0..map[s].len()).filter(|&p| map[s][p] != PortUse::Free).map(|p| p as u8 + 1).collect();
+                    let port = match rng.random_range(0..4) {
+                        0 => 0,
+                        1 => NO_ROUTE,
+                        _ => cabled[rng.random_range(0..cabled.len())],
+                    };
+                    t.set(s, lid, port);
+                }
+                // Every entry on a line of its own, a table a switch.
+                let blocks: Vec<((u32, usize), Entries)> = (0..map.len())
+                    .map(|s| {
+                        let entries = (1..=t.top()).map(|lid| (0, lid, t.port(s, lid), None)).collect();
+                        ((s as u32, 0), entries)
+                    })
+                    .collect();
+                let (all, some) = walk_every_route(&map, &t);
+                let checked = check_routes("t.dump", &id, &map, &t, &blocks, Unrouted::Allowed).is_ok();
+                assert_eq!(checked, some, "{name}, unrouted allowed");
+                let checked = check_routes("t.dump", &id, &map, &t, &blocks, Unrouted::Refused).is_ok();
+                assert_eq!(checked, all, "{name}, unrouted refused");
+                verdicts[all as usize] += 1;
+            }
+            assert!(verdicts[0] > 30 && verdicts[1] > 30, "{name}: both kinds of tables drawn ({verdicts:?})");
+        }
+    }
+
+    /// Whether every route from a switch with adapters reaches its adapter,
+    /// and else whether every route that fails does so only for want of an
+    /// entry (not into another adapter, the switch itself, or a loop).
+    fn walk_every_route(map: &[Vec<PortUse>], t: &LinearTables) -> (bool, bool) {
+        let (mut all, mut only_unrouted) = (true, true);
+        for (e, &lid) in t.lids.endpoint.iter().enumerate() {
+            for start in 0..map.len() {
+                let has_adapters = map[start].iter().any(|u| matches!(u, PortUse::Endpoint(_)));
+                let mut s = start;
+                for hop in 0..=map.len() {
+                    match t.port(s, lid) {
+                        NO_ROUTE => {
+                            all &= !has_adapters;
+                            break;
+                        }
+                        0 => only_unrouted = false,
+                        p => match map[s][p as usize - 1] {
+                            PortUse::Endpoint(to) if to as usize == e => break,
+                            PortUse::Link { to, .. } if hop < map.len() => {
+                                s = to as usize;
+                                continue;
+                            }
+                            _ => only_unrouted = false,
+                        },
+                    }
+                    all = false;
+                    break;
+                }
+            }
+        }
+        (all, only_unrouted)
     }
 }

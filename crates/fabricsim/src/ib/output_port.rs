@@ -232,6 +232,7 @@ impl<Q: Copy + Default> OutputPort<Q> {
     #[inline]
     pub fn on_credit(&mut self, vl: u8, blocks: u32, capacity: u16) {
         debug_assert_eq!(capacity, self.capacity);
+        debug_assert!(vl < self.data_vls, "VL{vl} on a port of {} data VLs", self.data_vls);
         restore(&mut self.halves, vl, blocks, capacity);
     }
 

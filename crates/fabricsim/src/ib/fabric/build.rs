@@ -287,7 +287,8 @@ impl IbFabric {
 }
 
 /// The error for data tables that leave some HCA without a route from
-/// another (only imported ones can: the model's routings route every pair).
+/// another: a backstop, as the model's routings route every pair and an
+/// imported dump that does not is refused as it is read, naming its table.
 fn unrouted(spec: &IbSpec) -> Error {
     let what = "forwarding tables that lead every HCA to every other, without loops";
     match &spec.routing.lft_file {
