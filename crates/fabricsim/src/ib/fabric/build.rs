@@ -287,14 +287,13 @@ impl IbFabric {
 }
 
 /// The error for data tables that leave some HCA without a route from
-/// another: a backstop, as the model's routings route every pair and an
+/// another: a model fault, as the model's routings route every pair and an
 /// imported dump that does not is refused as it is read, naming its table.
 fn unrouted(spec: &IbSpec) -> Error {
-    let what = "forwarding tables that lead every HCA to every other, without loops";
-    match &spec.routing.lft_file {
-        Some(file) => Error::invalid("ib.routing.lft_file", format!("\"{file}\""), what),
-        None => Error::model(format!("the {:?} routing's tables are not {what}", spec.routing.algorithm)),
-    }
+    Error::model(format!(
+        "the {:?} routing's tables are not forwarding tables that lead every HCA to every other, without loops",
+        spec.routing.algorithm
+    ))
 }
 
 /// The share of best-effort messages sent as reliable datagrams under
