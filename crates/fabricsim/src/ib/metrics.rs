@@ -15,6 +15,7 @@
 
 use super::lifetime::DropReason;
 use super::packet::{Packet, TrafficClass};
+use super::vl_numbers::VlNumbers;
 use crate::kernel::stats::BatchMeans;
 use crate::kernel::Time;
 use crate::sim::metric_set::{DurationId, SeriesId, TallyId};
@@ -71,7 +72,9 @@ pub struct IbMetrics {
 }
 
 impl IbMetrics {
-    pub fn new(batches: u32, batch_ps: Time) -> Self {
+    /// The metrics of a fabric whose model VLs are `vls` (each VL's bytes
+    /// are named by its scenario number).
+    pub fn new(batches: u32, batch_ps: Time, vls: &VlNumbers) -> Self {
         let mut set = MetricSet::new(batches);
         let latency = [
             set.duration("real_time_latency_us", true),
@@ -85,7 +88,8 @@ impl IbMetrics {
         let buffered = set.series("input_vl_buffered_bytes", batch_ps, false);
         let switch_link_busy = set.tally("switch_link_busy_ps");
         let hca_link_busy = set.tally("hca_link_busy_ps");
-        let vl_bytes = std::array::from_fn(|v| set.tally(format!("vl{v}.bytes_sent")));
+        let by_scenario: [TallyId; 16] = std::array::from_fn(|v| set.tally(format!("vl{v}.bytes_sent")));
+        let vl_bytes = std::array::from_fn(|v| by_scenario[vls.outer(v as u8) as usize]);
         IbMetrics {
             counters: Counters::default(),
             set,
@@ -266,7 +270,7 @@ mod tests {
     /// mean as a level that drops at the end.
     #[test]
     fn a_crossing_counted_at_its_start_keeps_the_buffer_time_average() {
-        let mut m = IbMetrics::new(2, 1_000_000);
+        let mut m = IbMetrics::new(2, 1_000_000, &VlNumbers::used_first(&[], 15));
         m.input_buffered(0, 100);
         m.input_buffered(10, 60);
         m.input_crossing(50, 80, 100);

@@ -41,6 +41,7 @@ pub mod switch;
 pub mod timing;
 pub mod vl;
 pub mod vl_arbiter;
+pub mod vl_numbers;
 pub mod wire;
 pub mod wiring;
 

@@ -42,13 +42,16 @@ impl IbFabric {
     pub(super) fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         let waits = self.hard_waits(now);
         let cycle = self.watch.waits.look(waits)?;
+        let vl_name = |vl: u8| self.vl_numbers.outer(vl);
         let names: Vec<String> = cycle
             .iter()
             .map(|&(s, p, vl)| {
                 let from = self.switches[s as usize].peer(p as usize).map(|to| to.index);
                 match from {
-                    Some(f) => format!("switch {} -> switch {} (input port {p}, VL {vl} full)", f + 1, s + 1),
-                    None => format!("switch {} input port {p} VL {vl}", s + 1),
+                    Some(f) => {
+                        format!("switch {} -> switch {} (input port {p}, VL {} full)", f + 1, s + 1, vl_name(vl))
+                    }
+                    None => format!("switch {} input port {p} VL {}", s + 1, vl_name(vl)),
                 }
             })
             .collect();
@@ -113,9 +116,11 @@ impl IbFabric {
     }
 
     pub(super) fn sections(&self) -> Sections {
+        // By the scenario's VL numbers, in their order.
         let per_vl: Vec<serde_json::Value> = (0..16)
+            .map(|v| self.vl_numbers.inner(v) as usize)
             .filter(|&v| self.sh.metrics.vl_bytes_sent(v) > 0)
-            .map(|v| json!({"vl": v, "bytes_sent": self.sh.metrics.vl_bytes_sent(v)}))
+            .map(|v| json!({"vl": self.vl_numbers.outer(v as u8), "bytes_sent": self.sh.metrics.vl_bytes_sent(v)}))
             .collect();
         let streams = self.sources.video.len();
         let network = json!({

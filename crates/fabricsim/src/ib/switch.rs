@@ -86,11 +86,31 @@ struct OnWire {
 /// VL slots per port: 15 data VLs and VL15.
 const VLS: usize = 16;
 
+/// One VL of an input port: its packets in arrival order, the output its
+/// requesting head wants (IBA port numbers are 8 bits) and the credit
+/// blocks that head takes ([`MANY_BLOCKS`]: 255 or more, with credit
+/// blocks of a few bytes, kept in `InPort::many_blocks`; VL15: none). Six
+/// bytes (`packed`: the queue is read and written by value), so that a
+/// VL's state is found by one scaled index and eight VLs share a line with
+/// the port's own fields.
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+struct InLane {
+    queue: Ring<Packet>,
+    out: u8,
+    blocks: u8,
+}
+
+/// A head's credit blocks too many for a byte: `InPort::many_blocks` says.
+const MANY_BLOCKS: u8 = u8::MAX;
+
 /// One input port: its VL queues and the crossbar state of their heads.
 /// The first cache line holds all an offer or a transfer's start reads
-/// but the queue (the port's transfer, every VL head's request and where
-/// credits go back), so the crossbar arbitration touches one line per
-/// input; every VL's queue is in the second, and the cable follows.
+/// (the port's transfer, where credits go back, and each VL's request
+/// and queue) for VLs 0-7, so a packet through an input whose traffic
+/// keeps to those VLs reads that one line (a fabric's build numbers the
+/// VLs its traffic uses first: `ib/vl_numbers.rs`); VLs 8-15 are in the
+/// second, and the cable follows.
 #[repr(C, align(64))]
 struct InPort {
     /// Until when a crossbar transfer from this input is under way: the
@@ -100,33 +120,100 @@ struct InPort {
     busy_until: Time,
     /// VLs whose head packet requests the crossbar (bit mask).
     ready: u16,
-    /// The output of the transfer.
-    transfer_out: u16,
+    /// The output of the transfer (a switch has at most 254 ports;
+    /// [`replication::MULTICAST_TRANSFER`]: a multicast transfer).
+    transfer_out: u8,
     /// Whether the transfer's end is an event.
     armed: bool,
-    /// Per VL, the output its requesting head wants (IBA port numbers are
-    /// 8 bits) and, per data VL, the credit blocks it takes (VL15 takes
-    /// none: it is not flow controlled).
-    head_out: [u8; VLS],
-    head_blocks: [u16; VLS - 1],
     /// The port that feeds this one (a free port: none that exists): a
     /// transfer's start returns the credits its packet frees at its end, a
     /// propagation delay later (every cable of a fabric has the fabric's
     /// propagation).
     feeder: PackedPort,
-    /// Per VL, its packets in arrival order (one line for all).
-    queues: [Ring<Packet>; VLS],
+    lanes: [InLane; VLS],
     /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
     /// Wire bytes of a multicast transfer (its end counts them out of the buffer).
     transfer_bytes: u16,
+    /// Per data VL, its head's credit blocks where they are [`MANY_BLOCKS`]
+    /// or more (credit blocks of under 5 bytes: byte-exact accounting).
+    many_blocks: [u16; VLS - 1],
 }
 
 impl InPort {
+    /// `vl`'s packets in arrival order (a copy: pushing and popping go
+    /// through [`InPort::push`] and [`InPort::pop`]).
+    #[inline(always)]
+    fn queue(&self, vl: u8) -> Ring<Packet> {
+        self.lanes[lane(vl)].queue
+    }
+
+    /// Queues packet `id` on `vl`; whether it is alone there.
+    #[inline(always)]
+    fn push(&mut self, vl: u8, packets: &mut Arena<Packet>, id: u32) -> bool {
+        let l = &mut self.lanes[lane(vl)];
+        let mut q = l.queue;
+        let alone = q.is_empty();
+        q.push_back(packets, id);
+        l.queue = q;
+        alone
+    }
+
+    /// Takes `vl`'s head packet off its queue.
+    #[inline(always)]
+    fn pop(&mut self, vl: u8, packets: &mut Arena<Packet>) -> Option<u32> {
+        let l = &mut self.lanes[lane(vl)];
+        let mut q = l.queue;
+        let id = q.pop_front(packets);
+        l.queue = q;
+        id
+    }
+
+    /// Every VL's queue, VL 0 first.
+    fn queues(&self) -> impl Iterator<Item = Ring<Packet>> + '_ {
+        self.lanes.iter().map(|l| l.queue)
+    }
+
+    /// The output `vl`'s requesting head wants.
+    #[inline(always)]
+    fn head_out(&self, vl: u8) -> usize {
+        self.lanes[lane(vl)].out as usize
+    }
+
+    /// `vl`'s head requests output `out` and takes `blocks` credit blocks.
+    #[inline(always)]
+    fn set_head(&mut self, vl: u8, out: u8, blocks: u16) {
+        let l = &mut self.lanes[lane(vl)];
+        l.out = out;
+        if blocks < MANY_BLOCKS as u16 {
+            l.blocks = blocks as u8;
+        } else {
+            self.set_many_blocks(vl, blocks);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn set_many_blocks(&mut self, vl: u8, blocks: u16) {
+        self.lanes[lane(vl)].blocks = MANY_BLOCKS;
+        self.many_blocks[vl as usize] = blocks;
+    }
+
     /// Credit blocks of `vl`'s requesting head (VL15: none).
     #[inline(always)]
     fn head_blocks(&self, vl: u8) -> u16 {
-        self.head_blocks.get(vl as usize).copied().unwrap_or(0)
+        match self.lanes[lane(vl)].blocks {
+            MANY_BLOCKS => self.many_blocks(vl),
+            b => b as u16,
+        }
+    }
+
+    /// Out of line: else the compiler may read the field on every call
+    /// (a select), and with it a line no other access needs.
+    #[cold]
+    #[inline(never)]
+    fn many_blocks(&self, vl: u8) -> u16 {
+        self.many_blocks[vl as usize]
     }
 }
 
@@ -360,9 +447,7 @@ impl IbSwitch {
         p.t_arrived = now - ctx.switch.input_stages;
         let bytes = p.bytes as u32;
         let multicast = p.flags & MULTICAST != 0;
-        let q = &mut self.inputs[port].queues[lane(vl)];
-        let alone = q.is_empty();
-        q.push_back(&mut ctx.packets, id);
+        let alone = self.inputs[port].push(vl, &mut ctx.packets, id);
         ctx.metrics.input_buffered(now, bytes as i64);
         // Only the head of an input VL requests the crossbar; a packet that
         // arrives behind others requests when it becomes the head.
@@ -381,7 +466,7 @@ impl IbSwitch {
     /// requests its output (or, multicast, its tree's outputs).
     #[inline(always)]
     fn next_head(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8) {
-        if let Some(next) = self.inputs[input].queues[lane(vl)].front(&ctx.packets) {
+        if let Some(next) = self.inputs[input].queue(vl).front(&ctx.packets) {
             if ctx.packets[next].flags & MULTICAST != 0 {
                 self.mc_request(ctx, input, vl, next);
             } else {
@@ -407,10 +492,7 @@ impl IbSwitch {
         };
         let p = &ctx.packets[id];
         let port = &mut self.inputs[input];
-        port.head_out[lane(vl)] = out as u8;
-        if let Some(b) = port.head_blocks.get_mut(vl as usize) {
-            *b = credit_blocks(p, vl, ctx.switch.block);
-        }
+        port.set_head(vl, out as u8, credit_blocks(p, vl, ctx.switch.block));
         port.ready |= 1 << vl;
         if input < 64 {
             self.outputs[out as usize].wanting |= 1 << input;
@@ -436,7 +518,7 @@ impl IbSwitch {
         let p = &mut self.inputs[input];
         if !p.armed && cx.now() < p.busy_until && p.busy_until != Time::MAX {
             p.armed = true;
-            let ev = SwitchEvent::TransferDone { port: input as u16, out: p.transfer_out };
+            let ev = SwitchEvent::TransferDone { port: input as u16, out: p.transfer_out as u16 };
             cx.push(p.busy_until, self.index, ev);
         }
     }
@@ -473,7 +555,7 @@ impl IbSwitch {
     #[inline]
     fn clear_ready(&mut self, input: usize, vl: u8) {
         let port = &mut self.inputs[input];
-        let out = port.head_out[lane(vl)] as usize;
+        let out = port.head_out(vl);
         port.ready &= !(1 << vl);
         if self.wanting_vls(input, out) != 0 {
             return;
@@ -494,9 +576,9 @@ impl IbSwitch {
         let mut ready = port.ready;
         let mut vls = 0;
         while ready != 0 {
-            let vl = ready.trailing_zeros() as usize;
+            let vl = ready.trailing_zeros() as u8;
             ready &= ready - 1;
-            if port.head_out[vl] as usize == out {
+            if port.head_out(vl) == out {
                 vls |= 1 << vl;
             }
         }
@@ -631,7 +713,7 @@ impl IbSwitch {
         while ranks != 0 && self.input_idle(input, cx.now()) {
             let vl = ctx.switch.by_rank[lane(ranks.trailing_zeros() as u8)];
             ranks &= ranks - 1;
-            let out = self.inputs[input].head_out[lane(vl)] as usize;
+            let out = self.inputs[input].head_out(vl);
             let bit = if out < 64 { 1u64 << out } else { 0 };
             if tried & bit == 0 {
                 tried |= bit;
@@ -651,8 +733,8 @@ impl IbSwitch {
     fn start_transfer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, vl: u8, out: usize) {
         let now = cx.now();
         let port = &mut self.inputs[input];
-        let id = port.queues[lane(vl)].pop_front(&mut ctx.packets).expect("a requesting VL has a head packet");
         let blocks = port.head_blocks(vl);
+        let id = port.pop(vl, &mut ctx.packets).expect("a requesting VL has a head packet");
         self.clear_ready(input, vl);
         let p = ctx.packets[id];
         self.enter_output(cx, ctx, out, vl, id, blocks);
@@ -664,7 +746,7 @@ impl IbSwitch {
         let until = if eager { Time::MAX } else { end };
         let port = &mut self.inputs[input];
         port.busy_until = until;
-        port.transfer_out = out as u16;
+        port.transfer_out = out as u8;
         port.armed = eager;
         self.outputs[out].busy_until = until;
         self.outputs[out].transfer_from = input as u8;
@@ -884,13 +966,12 @@ mod layout_tests {
     /// first line; an output port's state, requesting inputs, free space
     /// and where it sends in its first, then its sending side (a line per
     /// eight VLs' queues, heads and credits, then the held credits and the
-    /// arbiter: `output_port.rs`); every VL's input queue in one line; a
+    /// arbiter: `output_port.rs`); a
     /// switch's hot fields in its first; ports and switches start lines.
     #[test]
     fn hot_fields_share_the_lines_the_layout_promises() {
-        assert_eq!(offset_of!(InPort, feeder) + size_of::<PackedPort>(), 64);
-        assert!(offset_of!(InPort, head_blocks) < 64 && offset_of!(InPort, busy_until) < 64);
-        assert_eq!((offset_of!(InPort, queues), size_of::<[Ring<Packet>; VLS]>()), (64, 64));
+        assert_eq!((offset_of!(InPort, busy_until), offset_of!(InPort, feeder) + size_of::<PackedPort>()), (0, 16));
+        assert_eq!((offset_of!(InPort, lanes), size_of::<InLane>()), (16, 6));
         assert_eq!((size_of::<InPort>(), std::mem::align_of::<InPort>()), (192, 64));
         assert_eq!(offset_of!(OutPort, to) + size_of::<PackedPort>(), 64);
         assert!(offset_of!(OutPort, free) < 64 && offset_of!(OutPort, busy_until) < 64);
@@ -898,5 +979,29 @@ mod layout_tests {
         assert_eq!((size_of::<OutPort>(), std::mem::align_of::<OutPort>()), (384, 64));
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);
+    }
+
+    /// A head's credit blocks are kept whole however many they are: in a
+    /// byte below 255, else in the port's cold line (byte-exact credits).
+    #[test]
+    fn a_head_of_many_credit_blocks_keeps_its_count() {
+        let mut p = InPort {
+            busy_until: 0,
+            ready: 0,
+            transfer_out: 0,
+            armed: false,
+            feeder: PackedPort::NOWHERE,
+            lanes: Default::default(),
+            peer: None,
+            transfer_bytes: 0,
+            many_blocks: [0; VLS - 1],
+        };
+        for (vl, out, blocks) in [(3, 7, 254), (3, 9, 255), (3, 9, 1050), (3, 2, 17), (14, 200, 4096), (0, 1, 0)] {
+            p.set_head(vl, out, blocks);
+            assert_eq!((p.head_out(vl), p.head_blocks(vl)), (out as usize, blocks), "VL {vl}");
+        }
+        assert_eq!(p.head_blocks(14), 4096, "one VL's count leaves the others' alone");
+        p.set_head(VL15, 5, 0);
+        assert_eq!((p.head_out(VL15), p.head_blocks(VL15)), (5, 0));
     }
 }

@@ -23,6 +23,7 @@
 //! [`PortCredits::new`] for byte-exact accounting.
 
 use super::packet::ServiceLevel;
+use super::vl_numbers::VlNumbers;
 use crate::error::{Error, Result};
 
 /// The management VL.
@@ -115,6 +116,11 @@ impl SlToVl {
     pub fn vl(&self, sl: ServiceLevel) -> Option<u8> {
         let v = self.vl[sl.get() as usize];
         (v != VL15).then_some(v)
+    }
+
+    /// The same table in the model's VL numbers.
+    pub fn renumbered(&self, n: &VlNumbers) -> Self {
+        SlToVl { vl: self.vl.map(|v| if v == VL15 { VL15 } else { n.inner(v) }), data_vls: self.data_vls }
     }
 
     /// The data VL of `sl`, for validating that a traffic class can be carried at all.

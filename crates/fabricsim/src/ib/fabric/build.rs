@@ -54,10 +54,34 @@ impl IbFabric {
             PathSelection::MaxCredit => Selection::MaxCredit,
         };
         let data_vls = spec.data_vls as u8;
-        let sl_to_vl = match &spec.sl_to_vl {
+        let scenario_sl_to_vl = match &spec.sl_to_vl {
             Some(entries) => SlToVl::from_entries(entries, data_vls)?,
             None => SlToVl::modulo(data_vls)?,
         };
+        // The data VLs the workload's SLs use, by the scenario's numbers; the
+        // model numbers them first (`vl_numbers.rs`).
+        let w = &spec.workload;
+        let mut sls: Vec<u32> = Vec::new();
+        if w.real_time_share > 0.0 {
+            sls.extend(&w.real_time_sls);
+        }
+        if w.real_time_share < 1.0 {
+            sls.extend(&w.best_effort_sls);
+        }
+        if let Some(l) = spec.multicast.as_ref().and_then(|m| m.sls.as_ref()) {
+            sls.extend(l);
+        }
+        let mut used_vls: Vec<u8> = Vec::new();
+        for sl in sls {
+            if let Some(v) = scenario_sl_to_vl.vl(ServiceLevel::new(sl, "ib.workload")?) {
+                if !used_vls.contains(&v) {
+                    used_vls.push(v);
+                }
+            }
+        }
+        let vl_numbers = VlNumbers::used_first(&used_vls, data_vls);
+        let used_vls: Vec<u8> = used_vls.iter().map(|&v| vl_numbers.inner(v)).collect();
+        let sl_to_vl = scenario_sl_to_vl.renumbered(&vl_numbers);
         let credits = PortCredits::new(data_vls, spec.vl_buffer_bytes, spec.credit_block_bytes)?;
         // Real-time and best-effort packets are of at most one 1024-byte MTU.
         credits.check_holds(
@@ -67,7 +91,7 @@ impl IbFabric {
         )?;
         let a = &spec.vl_arbitration;
         let entries = |t: &[crate::scenario::ib::ArbitrationEntry]| -> Vec<ArbEntry> {
-            t.iter().map(|e| ArbEntry::new(e.vl as u8, e.weight as u8)).collect()
+            t.iter().map(|e| ArbEntry::new(vl_numbers.inner(e.vl as u8), e.weight as u8)).collect()
         };
         let (high, low) = (entries(a.high()), entries(a.low()));
         let arbiter = VlArbiter::new(&high, &low, a.limit_of_high_priority as u8, data_vls)?;
@@ -178,7 +202,7 @@ impl IbFabric {
         let largest = timing.largest_packet();
         // Look for a deadlock every 1000 full-packet times unless told.
         let deadlock_check = spec.deadlock_check_us.map_or(1000 * largest, time::from_us);
-        let mut metrics = IbMetrics::new(scenario.run.batches, 100 * largest);
+        let mut metrics = IbMetrics::new(scenario.run.batches, 100 * largest, &vl_numbers);
         if spec.multicast.is_some() {
             metrics = metrics.with_multicast();
         }
@@ -201,25 +225,6 @@ impl IbFabric {
             "channel_dependencies": deps,
         });
         drop((data, control, port_rates));
-        let w = &spec.workload;
-        let mut used_vls: Vec<u8> = Vec::new();
-        let mut sls: Vec<u32> = Vec::new();
-        if w.real_time_share > 0.0 {
-            sls.extend(&w.real_time_sls);
-        }
-        if w.real_time_share < 1.0 {
-            sls.extend(&w.best_effort_sls);
-        }
-        if let Some(l) = spec.multicast.as_ref().and_then(|m| m.sls.as_ref()) {
-            sls.extend(l);
-        }
-        for sl in sls {
-            if let Some(v) = sl_to_vl.vl(ServiceLevel::new(sl, "ib.workload")?) {
-                if !used_vls.contains(&v) {
-                    used_vls.push(v);
-                }
-            }
-        }
         let lft = lft.finish();
         let switch_bytes = switches.iter().map(IbSwitch::memory_bytes).sum::<u64>();
         let fixed_bytes = switch_bytes
@@ -277,6 +282,7 @@ impl IbFabric {
             topo,
             routing,
             used_vls,
+            vl_numbers,
             sendable_sls,
             fixed_bytes,
             watch: DeadlockWatch::new(deadlock_check),

@@ -56,7 +56,10 @@ impl LookAhead {
             2 => [high, rest, high],
             _ => [low, high, rest],
         };
-        LookAhead { ports: ports.into_iter().collect(), lines: [[64, 0, 64], output, [64, 128, 192]] }
+        // An input's first line holds VLs 0-7's requests and queues, its
+        // second VLs 8-15's.
+        let input = if halves == 1 { [0, 0, 0] } else { [64, 0, 64] };
+        LookAhead { ports: ports.into_iter().collect(), lines: [input, output, [64, 128, 192]] }
     }
 
     pub(super) fn is_on(&self) -> bool {
@@ -83,12 +86,12 @@ impl LookAhead {
     }
 
     /// The lines `event` reads first, found without a branch on its kind:
-    /// its switch's line, its port's first lines (an input's first line and
-    /// queues; an output's first line, the per-VL lines of the traffic's
-    /// VLs and the held credits) or its HCA's first four, and its packet
-    /// (packet 0 if it carries none). An input's further lines are cold:
-    /// asking for them would only crowd the caches, so its slots ask for
-    /// its first two again.
+    /// its switch's line, its port's first lines (an input's first line,
+    /// and its second if the traffic uses VLs 8-15; an output's first line,
+    /// the per-VL lines of the traffic's VLs and the held credits) or its
+    /// HCA's first four, and its packet (packet 0 if it carries none). An
+    /// input's further lines are cold: asking for them would only crowd
+    /// the caches, so its slots ask for its first lines again.
     #[inline(always)]
     fn lines(&self, fabric: &IbFabric, event: &Event) -> [usize; 6] {
         let (side, packet) = event.target();
@@ -216,6 +219,9 @@ mod tests {
         // Traffic on VLs 8-14 only: an output's first line, VLs 8-15's and the held credits'.
         f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses), 2);
         assert_eq!(f.look_ahead.lines(&f, &sent)[1..5], [output, output + 128, output + 192, output + 128]);
+        // Traffic on VLs 0-7 only: an input's first line alone.
+        f.look_ahead = LookAhead::new(u64::MAX, f.switches.iter().map(IbSwitch::port_addresses), 1);
+        assert_eq!(f.look_ahead.lines(&f, &header)[1..5], [input; 4]);
     }
 
     #[test]
@@ -228,7 +234,7 @@ mod tests {
             halves_of(&f.used_vls)
         };
         assert_eq!(halves(""), 3, "video on VLs 1-7, best effort on 8-14");
-        assert_eq!(halves("real_time_share = 0\n"), 2);
+        assert_eq!(halves("real_time_share = 0\n"), 1, "best effort alone: the scenario's VLs 8-14, the model's 0-6");
         assert_eq!(halves("real_time_share = 1\n"), 1);
         assert_eq!(halves("real_time_share = 0\nbest_effort_sls = [0, 7]\n"), 1);
         assert_eq!(halves_of(&[VL15]), 0);

@@ -25,6 +25,7 @@ use super::switch::{IbSwitch, InputVl, SwitchConfig, SwitchEvent, SwitchSpec};
 use super::timing::{IbTiming, Rate};
 use super::vl::{PortCredits, SlToVl, VL15};
 use super::vl_arbiter::{ArbEntry, VlArbiter};
+use super::vl_numbers::VlNumbers;
 use super::wire::{Delivery, FreedCredit, ReferenceCables, Wire};
 use super::wiring;
 use crate::error::{Error, Result};
@@ -179,6 +180,8 @@ pub struct IbFabric {
     pub(super) routing: serde_json::Value,
     /// Data VLs the workload's SLs use (buffer utilization is over these).
     pub(super) used_vls: Vec<u8>,
+    /// The model's VL numbers against the scenario's (reports use the scenario's).
+    pub(super) vl_numbers: VlNumbers,
     /// SLs whose VL some arbitration table entry serves (bit mask).
     sendable_sls: u16,
     /// The switches' and HCAs' own state, fixed in size: measured once at build.

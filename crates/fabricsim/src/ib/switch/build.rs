@@ -69,9 +69,8 @@ impl IbSwitch {
                 .peers
                 .iter()
                 .map(|&peer| InPort {
-                    queues: Default::default(),
-                    head_out: [0; VLS],
-                    head_blocks: [0; VLS - 1],
+                    lanes: Default::default(),
+                    many_blocks: [0; VLS - 1],
                     feeder: far_end(peer),
                     ready: 0,
                     busy_until: 0,

@@ -27,10 +27,10 @@ impl IbSwitch {
         for port in 0..self.ports() {
             for vl in 0..15u8 {
                 let input = &self.inputs[port];
-                if input.queues[lane(vl)].is_empty() || input.ready & (1 << vl) == 0 {
+                if input.queue(vl).is_empty() || input.ready & (1 << vl) == 0 {
                     continue;
                 }
-                let o = input.head_out[lane(vl)] as usize;
+                let o = input.head_out(vl);
                 if input.head_blocks(vl) <= self.free_at(o, vl, now) || self.outputs[o].port.queue(vl).is_empty() {
                     continue;
                 }
@@ -53,7 +53,7 @@ impl IbSwitch {
     /// their way back from its start (keyed for its end).
     pub fn input_blocks(&self, packets: &Arena<Packet>, block: u32, port: usize, vl: u8) -> u32 {
         let input = &self.inputs[port];
-        input.queues[lane(vl)].iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum()
+        input.queue(vl).iter(packets).map(|id| blocks_for(packets[id].bytes as u32, block)).sum()
     }
 
     /// Credits output `port` holds for `vl` at its receiver (used blocks as
@@ -65,7 +65,7 @@ impl IbSwitch {
     /// Packets held in input and output VLs.
     pub fn packets_held(&self, packets: &Arena<Packet>) -> usize {
         let len = |q: &Ring<Packet>| q.len(packets);
-        self.inputs.iter().flat_map(|p| p.queues.iter()).map(len).sum::<usize>()
+        self.inputs.iter().flat_map(|p| p.queues()).map(|q| len(&q)).sum::<usize>()
             + self.outputs.iter().flat_map(|p| p.port.queues()).map(len).sum::<usize>()
             + self.mc_packets_held(packets)
     }

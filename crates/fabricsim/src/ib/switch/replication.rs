@@ -33,7 +33,7 @@ use crate::scenario::ib::{MulticastOrder, MulticastScheme};
 use std::collections::VecDeque;
 
 /// `InPort::transfer_out` of a multicast transfer (its outputs are the replication's).
-pub(super) const MULTICAST_TRANSFER: u16 = u16::MAX;
+pub(super) const MULTICAST_TRANSFER: u16 = u8::MAX as u16;
 
 /// A multicast packet at the head of an input VL, or (asynchronous) in its input's buffer.
 #[derive(Clone, Copy, Debug)]
@@ -320,7 +320,7 @@ impl IbSwitch {
     fn start_copies(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request, outs: u64, first: bool) {
         let input = q.input as usize;
         if first {
-            let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&mut ctx.packets);
+            let popped = self.inputs[input].pop(q.vl, &mut ctx.packets);
             debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         }
         let p = ctx.packets[q.id];
@@ -342,7 +342,7 @@ impl IbSwitch {
         let port = &mut self.inputs[input];
         port.busy_until = Time::MAX;
         port.armed = true;
-        port.transfer_out = MULTICAST_TRANSFER;
+        port.transfer_out = MULTICAST_TRANSFER as u8;
         port.transfer_bytes = bytes as u16;
         let ports = self.ports();
         let r = self.rep();
@@ -383,7 +383,7 @@ impl IbSwitch {
     /// every output of its request.
     fn write_central(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request) {
         let input = q.input as usize;
-        let popped = self.inputs[input].queues[lane(q.vl)].pop_front(&mut ctx.packets);
+        let popped = self.inputs[input].pop(q.vl, &mut ctx.packets);
         debug_assert_eq!(popped, Some(q.id), "the request is its input VL's head");
         let p = ctx.packets[q.id];
         let mut left = q.remaining;
@@ -400,7 +400,7 @@ impl IbSwitch {
         let port = &mut self.inputs[input];
         port.busy_until = Time::MAX;
         port.armed = true;
-        port.transfer_out = MULTICAST_TRANSFER;
+        port.transfer_out = MULTICAST_TRANSFER as u8;
         port.transfer_bytes = p.bytes;
         self.rep().transfer[input] = (0, true, q);
         // Written at the input's rate: the tail is in by then.
