@@ -605,7 +605,11 @@ impl IbSwitch {
     /// (`out`, `vl`) (VL15 always does: it takes no blocks).
     #[inline]
     fn fits(&self, i: usize, out: usize, vl: u8) -> bool {
-        self.inputs[i].head_blocks(vl) <= self.outputs[out].free(vl)
+        // The head's byte first: most heads that do not fit fail on it, and
+        // a byte of `MANY_BLOCKS` (255 or more) fits only where the whole count does.
+        let (input, free) = (&self.inputs[i], self.outputs[out].free(vl));
+        let byte = input.lanes[lane(vl)].blocks;
+        byte as u16 <= free && (byte != MANY_BLOCKS || input.many_blocks(vl) <= free)
     }
 
     /// Stage 4: gives a free crossbar output to the next requesting input, round robin.
