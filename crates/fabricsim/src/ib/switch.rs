@@ -130,6 +130,7 @@ struct InPort {
     /// propagation delay later (every cable of a fabric has the fabric's
     /// propagation).
     feeder: PackedPort,
+    /// Per VL, its queue and its head's request: VLs 0-7 end this line.
     lanes: [InLane; VLS],
     /// The cable that feeds this port (None: a free port).
     peer: Option<Wire>,
