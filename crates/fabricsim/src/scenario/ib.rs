@@ -255,8 +255,9 @@ impl IbSpec {
         }
     }
 
-    /// The data VLs the workload's packets travel on, in increasing order.
-    pub fn data_vls_in_use(&self) -> Vec<u32> {
+    /// The SLs the workload's unicast packets carry: the real-time SLs if
+    /// any traffic is real time, the best-effort SLs if any is best effort.
+    pub fn workload_sls(&self) -> Vec<u32> {
         let w = &self.workload;
         let mut sls: Vec<u32> = Vec::new();
         if w.real_time_share > 0.0 {
@@ -265,6 +266,12 @@ impl IbSpec {
         if w.real_time_share < 1.0 {
             sls.extend(&w.best_effort_sls);
         }
+        sls
+    }
+
+    /// The data VLs the workload's packets travel on, in increasing order.
+    pub fn data_vls_in_use(&self) -> Vec<u32> {
+        let sls = self.workload_sls();
         let mut vls: Vec<u32> = sls.into_iter().map(|sl| self.vl_of(sl)).filter(|&v| v < self.data_vls).collect();
         vls.sort_unstable();
         vls.dedup();

@@ -60,14 +60,7 @@ impl IbFabric {
         };
         // The data VLs the workload's SLs use, by the scenario's numbers; the
         // model numbers them first (`vl_numbers.rs`).
-        let w = &spec.workload;
-        let mut sls: Vec<u32> = Vec::new();
-        if w.real_time_share > 0.0 {
-            sls.extend(&w.real_time_sls);
-        }
-        if w.real_time_share < 1.0 {
-            sls.extend(&w.best_effort_sls);
-        }
+        let mut sls = spec.workload_sls();
         if let Some(l) = spec.multicast.as_ref().and_then(|m| m.sls.as_ref()) {
             sls.extend(l);
         }
