@@ -22,7 +22,9 @@
 pub mod credit_return;
 pub mod fabric;
 pub mod footprint;
+pub mod forwarding;
 pub mod hca;
+pub mod input_port;
 pub mod lft;
 pub mod lifetime;
 pub mod link;

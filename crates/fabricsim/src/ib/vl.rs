@@ -28,6 +28,9 @@ use crate::error::{Error, Result};
 
 /// The management VL.
 pub const VL15: u8 = 15;
+
+/// VL slots per port: 15 data VLs and VL15.
+pub const VLS: usize = 16;
 /// Most data VLs a port can operate.
 pub const MAX_DATA_VLS: u8 = 15;
 /// IBA flow-control block.

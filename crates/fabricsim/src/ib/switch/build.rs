@@ -64,10 +64,15 @@ impl IbSwitch {
             spec.index
         );
         let free = [spec.config.capacity; VLS - 1];
+        let (multicast_table, replication) = match spec.multicast {
+            Some(m) => {
+                (Some(m.table), Some(Box::new(replication::Replication::new(m.scheme, m.order, m.central_bytes, p))))
+            }
+            None => (None, None),
+        };
         IbSwitch {
             index: spec.index,
             data_table: spec.data_table,
-            control_table: spec.control_table,
             inputs: spec
                 .peers
                 .iter()
@@ -108,10 +113,8 @@ impl IbSwitch {
             routes_multipath: spec.multipath.is_some(),
             holds: vec![super::rates::NO_HOLD; p],
             expiry: if spec.config.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
-            multipath: spec.multipath.map(|(table, selection)| {
-                Box::new(Multipath { table, selection, used: vec![0; p], choices: Vec::with_capacity(p) })
-            }),
-            replication: spec.multicast.map(|m| Box::new(replication::Replication::new(m, p))),
+            forwarding: Forwarding::new(p, spec.control_table, spec.multipath, multicast_table),
+            replication,
         }
     }
 }

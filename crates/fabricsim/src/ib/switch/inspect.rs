@@ -76,7 +76,8 @@ impl IbSwitch {
             + self.inputs.len() * std::mem::size_of::<InPort>()
             + self.outputs.len() * std::mem::size_of::<OutPort>()) as u64
             + Self::crossbar_bytes(self.ports() as u64)
-            + 4 * (self.data_table.len() + self.control_table.len()) as u64
+            + 4 * self.data_table.len() as u64
+            + self.forwarding.memory_bytes()
             + (self.expiry.len() * std::mem::size_of::<PortExpiry>()) as u64
     }
 

@@ -21,7 +21,7 @@
 //! the conservation audit counts a multicast packet once per member.
 
 use super::{EagerBusy, IbSwitch, SwitchContext, SwitchEvent};
-use crate::ib::multicast::{McTable, SwitchMulticast, MULTICAST_LID};
+use crate::ib::multicast::MULTICAST_LID;
 use crate::ib::output_port::lane;
 use crate::ib::packet::Packet;
 use crate::ib::ring::Ring;
@@ -67,7 +67,6 @@ struct Central {
 pub(in crate::ib) struct Replication {
     scheme: MulticastScheme,
     order: MulticastOrder,
-    table: McTable,
     /// Requests in arrival order (FCFS order for synchronous replication).
     requests: Vec<Request>,
     /// Round robin: the input first in turn.
@@ -85,17 +84,16 @@ pub(in crate::ib) struct Replication {
 }
 
 impl Replication {
-    pub(in crate::ib) fn new(m: SwitchMulticast, ports: usize) -> Self {
+    pub(in crate::ib) fn new(scheme: MulticastScheme, order: MulticastOrder, central_bytes: u32, ports: usize) -> Self {
         let none = Request { input: 0, vl: 0, id: 0, t: 0, group: 0, src: 0, remaining: 0, blocks: 0, buffered: false };
         Replication {
-            scheme: m.scheme,
-            order: m.order,
-            table: m.table,
+            scheme,
+            order,
             requests: Vec::with_capacity(4 * ports),
             next_input: 0,
             transfer: vec![(0, false, none); ports],
             central: vec![Central::default(); ports],
-            central_bytes: m.central_bytes,
+            central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
             reserved: 0,
         }
@@ -122,18 +120,17 @@ impl IbSwitch {
     }
 
     /// Multicast packet `id` is the head of input VL (`input`, `vl`): it
-    /// requests the outputs of its tree here.
+    /// requests `outputs`, those of its tree here.
     #[cold]
     #[inline(never)]
-    pub(super) fn mc_request(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32) {
+    pub(super) fn mc_request(&mut self, ctx: &Shared, input: usize, vl: u8, id: u32, outputs: u64) {
         let p = &ctx.packets[id];
         let group = p.dlid - MULTICAST_LID;
         let src = ctx.messages[p.message].src;
         let blocks = super::credit_blocks(p, vl, ctx.switch.block);
         let t = p.t_arrived;
         let r = self.rep();
-        let remaining = r.table.outputs(group as usize, src);
-        debug_assert!(remaining != 0, "a tree switch copies to some output");
+        let remaining = outputs;
         // Kept in arrival order (heads may request later than they arrived).
         let at = r.requests.iter().rposition(|q| q.t <= t).map_or(0, |k| k + 1);
         r.requests
@@ -366,7 +363,7 @@ impl IbSwitch {
     /// behind `o`: the packet's own record for its last copy here (`last`),
     /// else a new record whose members are taken from the packet's.
     fn copy_record(&mut self, ctx: &mut Shared, q: Request, p: Packet, o: usize, last: bool) -> u32 {
-        let cover = self.rep().table.cover(q.group as usize, q.src, o);
+        let cover = self.forwarding.members_beyond(q.group, q.src, o);
         let id = if last {
             ctx.mc_clear(q.id);
             q.id
