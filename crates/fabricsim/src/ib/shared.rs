@@ -4,13 +4,13 @@
 //! handled has freed at a receiver, which the assembly hands to their
 //! sender once the event is done (a component cannot reach another's state).
 
-use super::hca::HcaConfig;
+use super::hca_config::HcaConfig;
 use super::lft::BLOCK;
 use super::lifetime::DropReason;
 use super::message::Message;
 use super::metrics::IbMetrics;
 use super::packet::{Packet, MULTICAST};
-use super::switch::SwitchConfig;
+use super::switch_config::SwitchConfig;
 use super::timing::IbTiming;
 use super::wire::{FreedCredit, ReferenceCables};
 use crate::kernel::Arena;

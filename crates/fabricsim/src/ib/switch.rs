@@ -33,7 +33,6 @@
 //! `inspect.rs`).
 
 mod build;
-mod config;
 mod crossbar;
 mod drops;
 mod inspect;
@@ -42,8 +41,8 @@ mod output_link;
 mod rates;
 mod replication;
 
+pub use super::switch_config::SwitchConfig;
 pub use build::SwitchSpec;
-pub use config::SwitchConfig;
 use output::{OnWire, OutPort};
 use rates::Hold;
 
@@ -58,7 +57,7 @@ use super::packed_port::PackedPort;
 use super::packet::{Packet, TrafficClass};
 use super::ring::Ring;
 use super::shared::Shared;
-use super::vl::{blocks_for, PortCredits, SlToVl, VL15, VLS};
+use super::vl::{blocks_for, PortCredits, VL15, VLS};
 use super::vl_arbiter::VlArbiter;
 use super::wire::{Delivery, FreedCredit, ReferenceCables, Wire};
 use crate::kernel::{Arena, Time};

@@ -4,7 +4,9 @@
 //! anyway, rather than in each switch: a switch's own hot state is then one
 //! cache line.
 
-use super::*;
+use super::lifetime::Lifetime;
+use super::vl::{SlToVl, VLS};
+use crate::kernel::Time;
 
 pub struct SwitchConfig {
     /// Credit block bytes.
