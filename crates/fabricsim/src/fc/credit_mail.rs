@@ -13,12 +13,12 @@
 use std::collections::VecDeque;
 
 use crate::kernel::Time;
-use crate::sim::{Clocked, ComponentKind, Delivery, Schedule};
+use crate::sim::{Clocked, ComponentKind, Deferred, Delivery, Schedule};
 
 #[derive(Clone, Debug, Default)]
 pub struct CreditMail {
-    /// Keys of the R_RDYs posted and not yet counted, in order.
-    posted: VecDeque<u128>,
+    /// The R_RDYs posted and not yet counted, in order.
+    posted: VecDeque<Deferred>,
     /// The node waits for credit: the next R_RDY posted is an event.
     waiting: bool,
     /// An R_RDY's arrival is scheduled as the node's event.
@@ -34,12 +34,12 @@ impl CreditMail {
     /// An R_RDY for `node` leaves now, arriving `propagation` later.
     #[inline]
     pub fn post(&mut self, cx: &mut impl Schedule<Delivery>, node: u32, propagation: Time) {
-        let key = cx.reserve_key(cx.now() + propagation);
-        self.posted.push_back(key);
+        let r_rdy = Deferred::reserve(cx, cx.now() + propagation);
+        self.posted.push_back(r_rdy);
         if self.waiting {
             self.waiting = false;
             self.scheduled = true;
-            cx.push_keyed(key, node, Delivery::Credit { kind: ComponentKind::Node, port: 0 });
+            r_rdy.schedule(cx, node, Delivery::Credit { kind: ComponentKind::Node, port: 0 });
         }
     }
 
@@ -48,7 +48,7 @@ impl CreditMail {
     pub fn collect(&mut self, cx: &impl Clocked) -> u32 {
         let now = cx.current_key();
         let mut n = 0;
-        while self.posted.front().is_some_and(|&k| k <= now) {
+        while self.posted.front().is_some_and(|r| r.is_by(now)) {
             self.posted.pop_front();
             n += 1;
         }
@@ -63,9 +63,9 @@ impl CreditMail {
         }
         match self.posted.front() {
             // Posted while nobody waited: its arrival becomes the event.
-            Some(&key) => {
+            Some(&r_rdy) => {
                 self.scheduled = true;
-                cx.push_keyed(key, node, Delivery::Credit { kind: ComponentKind::Node, port: 0 });
+                r_rdy.schedule(cx, node, Delivery::Credit { kind: ComponentKind::Node, port: 0 });
             }
             None => self.waiting = true,
         }

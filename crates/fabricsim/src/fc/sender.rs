@@ -9,7 +9,7 @@
 //! asked for ([`Sender::wake_when_sent`]), under the key it would have had.
 
 use crate::kernel::Time;
-use crate::sim::{Clocked, Delivery, Link, Schedule};
+use crate::sim::{Clocked, Deferred, Delivery, Link, Schedule};
 
 #[derive(Clone, Debug)]
 pub struct Sender {
@@ -20,13 +20,13 @@ pub struct Sender {
     buffers: u32,
     /// A frame is on the fibre (or was, for a quiet send whose end has passed).
     transmitting: bool,
-    /// Key of the quiet send's end; NOT_QUIET for a send whose done event is scheduled.
-    done: u128,
+    /// The quiet send's end; NOT_QUIET for a send whose done event is scheduled.
+    done: Deferred,
     /// The quiet send's end has been scheduled as the owner's event.
     woken: bool,
 }
 
-const NOT_QUIET: u128 = u128::MAX;
+const NOT_QUIET: Deferred = Deferred::NEVER;
 
 impl Sender {
     /// A transmitter on `link` to a port of `buffers` receive buffers.
@@ -92,7 +92,7 @@ impl Sender {
         debug_assert!(!self.transmitting && self.credit > 0);
         self.credit -= 1;
         self.transmitting = true;
-        self.done = cx.reserve_key(cx.now() + duration);
+        self.done = Deferred::reserve(cx, cx.now() + duration);
         self.woken = false;
         self.link.send_head(cx, frame);
     }
@@ -101,7 +101,7 @@ impl Sender {
     /// end that has passed frees it).
     #[inline]
     pub fn busy_now(&mut self, cx: &impl Clocked) -> bool {
-        if self.transmitting && self.done != NOT_QUIET && cx.current_key() > self.done {
+        if self.transmitting && self.done != NOT_QUIET && self.done.is_before(cx.current_key()) {
             self.sent();
         }
         self.transmitting
@@ -119,7 +119,7 @@ impl Sender {
     pub fn wake_when_sent<Ev>(&mut self, cx: &mut impl Schedule<Ev>, me: u32, done: Ev) {
         if self.quiet() {
             self.woken = true;
-            cx.push_keyed(self.done, me, done);
+            self.done.schedule(cx, me, done);
         }
     }
 

@@ -36,7 +36,7 @@ use super::port_set::{PortSet, MAX_PORTS};
 use super::shared::Shared;
 use crate::kernel::{RandomStream, Time};
 use crate::scenario::fc::Arbitration;
-use crate::sim::{ComponentKind, Delivery, Link, PortRef, Schedule};
+use crate::sim::{ComponentKind, Deferred, Delivery, Link, PortRef, Schedule};
 
 /// The switch's own events, carried with its index. Frames and credits
 /// reach it over its links ([`Delivery`]).
@@ -56,8 +56,8 @@ pub trait SwitchContext: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<R
 impl<C: Schedule<SwitchEvent> + Schedule<Delivery> + Schedule<Refusal>> SwitchContext for C {}
 
 const NO_FRAME: FrameId = FrameId::MAX;
-/// No key: no pending wake, no unrouted header.
-const NO_KEY: u128 = u128::MAX;
+/// No pending wake, no unrouted header.
+const NO_KEY: Deferred = Deferred::NEVER;
 
 /// A frame in an output's queue of the scheduler table, with the input
 /// whose buffer holds it (so a pass need not read the frame).
@@ -71,11 +71,11 @@ struct InputPort {
     /// Back to whoever feeds this input: where its buffer credits go.
     peer: Option<Link>,
     buffers_used: u32,
-    /// Frames the router has not read yet, each under the key of its
-    /// header's arrival: those keyed behind the current event are in.
-    unrouted: VecDeque<(u128, FrameId)>,
-    /// The first one's key (NO_KEY: none), for the router's poll.
-    next_header: u128,
+    /// Frames the router has not read yet, each with its header's arrival:
+    /// those that have happened by the current event are in.
+    unrouted: VecDeque<(Deferred, FrameId)>,
+    /// The first one's header (NO_KEY: none), for the router's poll.
+    next_header: Deferred,
     /// Class 1 connection holding this port's receive side, if any.
     held_by: ConnectionId,
 }
@@ -116,8 +116,8 @@ pub struct FcSwitch {
     /// Inputs with frames the router has not read (their headers in or not).
     unrouted: PortSet,
     router_busy: bool,
-    /// Key of the pending event waking the idle router, or NO_KEY.
-    router_wake: u128,
+    /// The pending event waking the idle router, or NO_KEY.
+    router_wake: Deferred,
     /// Next port the router polls.
     router_next: usize,
     /// (input port, frame) the router is reading.
@@ -323,7 +323,7 @@ impl FcSwitch {
         let f = sh.frames.get_mut(frame);
         f.in_port = port as u16;
         f.t_tail_in = now + sh.timing.frame_time(f.bytes);
-        let header_in = cx.reserve_key(now + sh.timing.header_time);
+        let header_in = Deferred::reserve(cx, now + sh.timing.header_time);
         let input = &mut self.inputs[port];
         if input.unrouted.is_empty() {
             input.next_header = header_in;
@@ -335,11 +335,11 @@ impl FcSwitch {
         }
     }
 
-    /// Wakes the idle router when the header keyed `key` is in.
+    /// Wakes the idle router when `header` is in.
     #[inline]
-    fn wake_router(&mut self, cx: &mut impl SwitchContext, key: u128) {
-        self.router_wake = key;
-        cx.push_keyed(key, self.id, SwitchEvent::HeaderArrived);
+    fn wake_router(&mut self, cx: &mut impl SwitchContext, header: Deferred) {
+        self.router_wake = header;
+        header.schedule(cx, self.id, SwitchEvent::HeaderArrived);
     }
 
     /// The router has read a header: enqueue the frame for its output.
@@ -407,7 +407,8 @@ impl FcSwitch {
         let now = cx.current_key();
         let n = self.inputs.len();
         let inputs = &self.inputs;
-        let Some(port) = self.unrouted.iter_from(self.router_next, n).find(|&p| inputs[p].next_header <= now) else {
+        let Some(port) = self.unrouted.iter_from(self.router_next, n).find(|&p| inputs[p].next_header.is_by(now))
+        else {
             // Headers are keyed in the order their frames started.
             if let Some(next) = self.unrouted.iter_from(0, n).map(|p| inputs[p].next_header).min() {
                 self.wake_router(cx, next);

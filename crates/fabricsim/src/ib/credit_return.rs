@@ -17,13 +17,13 @@
 
 use std::collections::VecDeque;
 
-use crate::kernel::event_set::key_time;
 use crate::kernel::Time;
+use crate::sim::Deferred;
 
-/// A credit held for a sender: `blocks` for `vl`, due under `key`.
+/// A credit held for a sender: `blocks` for `vl`, due at `key`.
 #[derive(Clone, Copy, Debug)]
 pub struct HeldCredit {
-    pub key: u128,
+    pub key: Deferred,
     pub vl: u8,
     pub blocks: u16,
 }
@@ -47,7 +47,7 @@ const SPILLED: u8 = u8::MAX;
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct CreditReturn {
-    keys: [u128; INLINE],
+    keys: [Deferred; INLINE],
     blocks: [u16; INLINE],
     vls: [u8; INLINE],
     /// Credits held inline, or [`SPILLED`]: all are in the spill list.
@@ -69,7 +69,7 @@ impl CreditReturn {
 
     /// Holds a credit due under `key` (the sender is not waiting).
     #[inline]
-    pub fn hold(&mut self, key: u128, vl: u8, blocks: u16) {
+    pub fn hold(&mut self, key: Deferred, vl: u8, blocks: u16) {
         debug_assert!(!self.waiting);
         let n = self.len as usize;
         if n < INLINE && (n == 0 || self.keys[n - 1] < key) {
@@ -86,7 +86,7 @@ impl CreditReturn {
     /// a transfer's credits at its start, keyed for its end, so a packet
     /// it discards meanwhile may return its own keyed before them.
     #[cold]
-    fn hold_spilled(&mut self, key: u128, vl: u8, blocks: u16) {
+    fn hold_spilled(&mut self, key: Deferred, vl: u8, blocks: u16) {
         let spill = self.spill_all();
         let at = spill.partition_point(|h| h.key < key);
         spill.insert(at, HeldCredit { key, vl, blocks });
@@ -123,7 +123,7 @@ impl CreditReturn {
         }
         let n = self.len as usize;
         let mut due = 0;
-        while due < n && self.keys[due] < current {
+        while due < n && self.keys[due].is_before(current) {
             apply(self.vls[due], self.blocks[due] as u32);
             due += 1;
         }
@@ -136,7 +136,7 @@ impl CreditReturn {
     fn take_spilled(&mut self, current: u128, mut apply: impl FnMut(u8, u32)) {
         let spill = self.spilled();
         while let Some(&h) = spill.front() {
-            if h.key >= current {
+            if !h.key.is_before(current) {
                 break;
             }
             apply(h.vl, h.blocks as u32);
@@ -206,7 +206,7 @@ impl CreditReturn {
 
     /// Blocks for `vl` held and due by time `now` (for views between events).
     pub fn due_blocks(&self, vl: u8, now: Time) -> u32 {
-        self.held().filter(|h| h.vl == vl && key_time(h.key) <= now).map(|h| h.blocks as u32).sum()
+        self.held().filter(|h| h.vl == vl && h.key.time() <= now).map(|h| h.blocks as u32).sum()
     }
 
     /// Blocks for `vl` held, due or not.
@@ -224,7 +224,7 @@ mod tests {
     fn due_credits_are_taken_in_order_and_a_waiting_sender_gets_the_next_as_its_own_event() {
         let mut q: EventQueue<(u8, u16)> = EventQueue::new();
         let mut r = CreditReturn::default();
-        let keys: Vec<u128> = (1..=3).map(|t| q.reserve_key(t * 10)).collect();
+        let keys: Vec<Deferred> = (1..=3).map(|t| Deferred::from_reserved(q.reserve_key(t * 10))).collect();
         for (i, &k) in keys.iter().enumerate() {
             r.hold(k, i as u8, 2);
         }
@@ -236,7 +236,7 @@ mod tests {
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert!(taken.is_empty(), "nothing is due at time 5");
         let h = r.set_waiting(true).expect("a held credit to schedule");
-        q.push_keyed(h.key, (h.vl, h.blocks));
+        q.push_keyed(h.key.key(), (h.vl, h.blocks));
         assert!(r.sender_waiting());
         // The credit at 10 now travels as an event under its own key, before the event at 20.
         assert_eq!(q.pop(), Some((10, (0, 2))));
@@ -260,7 +260,7 @@ mod tests {
         let mut q: EventQueue<u8> = EventQueue::new();
         let mut r = CreditReturn::default();
         for (t, vl, blocks) in [(10, 3, 1), (11, 1, 4), (12, 3, 2), (13, 1, 1)] {
-            r.hold(q.reserve_key(t), vl, blocks);
+            r.hold(Deferred::from_reserved(q.reserve_key(t)), vl, blocks);
         }
         q.push(50, 0);
         q.pop();
@@ -272,10 +272,10 @@ mod tests {
         assert!(taken.is_empty(), "nothing is taken twice");
         assert_eq!(r.held_blocks(3), 0, "a taken list holds no live credit");
         // After a take of everything, new credits are held and taken alone.
-        let k = q.reserve_key(60);
+        let k = Deferred::from_reserved(q.reserve_key(60));
         r.hold(k, 2, 7);
         let h = r.set_waiting(true).expect("a held credit to schedule");
-        q.push_keyed(h.key, h.vl);
+        q.push_keyed(h.key.key(), h.vl);
         assert_eq!(q.pop(), Some((60, 2)), "the new credit, not a taken one, becomes the event");
     }
 
@@ -286,10 +286,10 @@ mod tests {
     fn credits_held_out_of_key_order_come_back_in_it() {
         let mut q: EventQueue<u8> = EventQueue::new();
         let mut r = CreditReturn::default();
-        let (late, early) = (q.reserve_key(40), q.reserve_key(20));
+        let (late, early) = (Deferred::from_reserved(q.reserve_key(40)), Deferred::from_reserved(q.reserve_key(20)));
         r.hold(late, 1, 4);
         r.hold(early, 2, 1);
-        r.hold(q.reserve_key(30), 3, 2);
+        r.hold(Deferred::from_reserved(q.reserve_key(30)), 3, 2);
         q.push(35, 0);
         q.pop();
         let mut taken = Vec::new();
@@ -313,7 +313,7 @@ mod tests {
     fn credits_beyond_the_inline_slots_spill_in_order_and_come_back_inline() {
         let mut q: EventQueue<u8> = EventQueue::new();
         let mut r = CreditReturn::default();
-        let keys: Vec<u128> = (1..=5).map(|t| q.reserve_key(t * 10)).collect();
+        let keys: Vec<Deferred> = (1..=5).map(|t| Deferred::from_reserved(q.reserve_key(t * 10))).collect();
         for (i, &k) in keys.iter().enumerate() {
             r.hold(k, (i % 2) as u8, i as u16 + 1);
         }
@@ -331,7 +331,7 @@ mod tests {
         q.pop();
         r.take_due(q.current_key(), |vl, b| taken.push((vl, b)));
         assert_eq!(taken, vec![(0, 1), (1, 2), (1, 4), (0, 5)]);
-        r.hold(q.reserve_key(70), 3, 7);
+        r.hold(Deferred::from_reserved(q.reserve_key(70)), 3, 7);
         assert!(r.len == 1 && r.spill.as_ref().unwrap().is_empty(), "held inline again");
         assert_eq!(r.held_blocks(3), 7);
     }

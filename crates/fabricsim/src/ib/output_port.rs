@@ -17,7 +17,7 @@ use super::vl::{PortCredits, VL15};
 use super::vl_arbiter::VlArbiter;
 use super::wire::Delivery;
 use crate::kernel::Time;
-use crate::sim::{PortRef, Schedule};
+use crate::sim::{Deferred, PortRef, Schedule};
 
 /// A VL as an index into per-VL arrays (masking proves it in range).
 #[inline]
@@ -208,7 +208,7 @@ impl<Q: Copy + Default> OutputPort<Q> {
         let sendable = self.fitting(waiting);
         let picked = if sendable == 0 { None } else { self.arbiter.select_mask(sendable) };
         if let Some(h) = self.returns.set_waiting(picked.is_none() && waiting != 0) {
-            cx.push_keyed(h.key, self.me.index, Delivery::credit(self.me, h.vl, h.blocks));
+            h.key.schedule(cx, self.me.index, Delivery::credit(self.me, h.vl, h.blocks));
         }
         picked
     }
@@ -252,9 +252,9 @@ impl<Q: Copy + Default> OutputPort<Q> {
         self.returns.sender_waiting()
     }
 
-    /// Holds credits the receiver freed, due under `key`, until the port next picks.
+    /// Holds credits the receiver freed, due at `key`, until the port next picks.
     #[inline]
-    pub fn hold(&mut self, key: u128, vl: u8, blocks: u16) {
+    pub fn hold(&mut self, key: Deferred, vl: u8, blocks: u16) {
         self.returns.hold(key, vl, blocks);
     }
 
@@ -438,7 +438,7 @@ mod tests {
         port.on_credit(10, 2, 2);
         assert_eq!(port.fitting(1 << 10), 1 << 10);
     }
-    use crate::sim::{Carries, Clocked, ComponentKind, Context};
+    use crate::sim::{Carries, ComponentKind, Context};
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     enum Ev {
@@ -468,7 +468,7 @@ mod tests {
         assert_eq!(port.pick(&mut cx, 0b11, 2), Some(0), "VL1's head needs 3 blocks of 2");
         assert_eq!(port.sent(0, 100), 2);
         // The receiver frees the packet's 2 blocks; they reach the port at 50.
-        let key = cx.reserve_key(50);
+        let key = Deferred::reserve(&mut cx, 50);
         assert!(!port.waiting_for_credit(), "a port that just sent is not waiting");
         port.hold(key, 0, 2);
         cx.schedule(10, Ev::Tick);

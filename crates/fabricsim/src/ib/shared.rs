@@ -14,7 +14,7 @@ use super::switch_config::SwitchConfig;
 use super::timing::IbTiming;
 use super::wire::{FreedCredit, ReferenceCables};
 use crate::kernel::Arena;
-use crate::sim::PortRef;
+use crate::sim::{Deferred, PortRef};
 
 pub struct Shared {
     pub packets: Arena<Packet>,
@@ -58,7 +58,7 @@ impl FreedCredits {
     pub const INLINE: usize = 4;
 
     pub fn new() -> Self {
-        let none = FreedCredit { to: PortRef::switch(u32::MAX, u16::MAX), key: 0, vl: 0, blocks: 0 };
+        let none = FreedCredit { to: PortRef::switch(u32::MAX, u16::MAX), key: Deferred::NEVER, vl: 0, blocks: 0 };
         FreedCredits { len: 0, inline: [none; Self::INLINE], more: Vec::new() }
     }
 

@@ -15,7 +15,7 @@
 
 use super::timing::Rate;
 use crate::kernel::Time;
-use crate::sim::{Clocked, ComponentKind, PortRef, Schedule};
+use crate::sim::{Clocked, ComponentKind, Deferred, PortRef, Schedule};
 
 /// What a cable delivers to the port at its far end; carried with the far
 /// component's index, and the assembly turns it into that component's event.
@@ -37,22 +37,23 @@ impl Delivery {
 
 /// Credits an event has freed at a receiver, for the assembly to hand to
 /// their sender once the event is handled (see `credit_return`): a
-/// component cannot reach another's state. Their key was reserved when they
-/// were freed, so event order is as if they had been scheduled then.
+/// component cannot reach another's state. Their arrival is deferred (its
+/// key reserved when they were freed), so event order is as if they had
+/// been scheduled then.
 #[derive(Clone, Copy, Debug)]
 pub struct FreedCredit {
     pub to: PortRef,
-    pub key: u128,
+    pub key: Deferred,
     pub vl: u8,
     pub blocks: u16,
 }
 
 impl FreedCredit {
     /// `blocks` credits for `vl` freed now, for the sender `to` at the far
-    /// end of a cable of `propagation`: their key is reserved now.
+    /// end of a cable of `propagation`: their arrival is deferred.
     #[inline]
     pub fn reserve(cx: &mut impl Clocked, to: PortRef, propagation: Time, vl: u8, blocks: u16) -> Self {
-        let key = cx.reserve_key(cx.now() + propagation);
+        let key = Deferred::reserve(cx, cx.now() + propagation);
         FreedCredit { to, key, vl, blocks }
     }
 }
@@ -178,6 +179,6 @@ mod tests {
             ]
         );
         assert_eq!((freed.to.index, freed.vl, freed.blocks), (7, 1, 3));
-        assert_eq!(crate::kernel::event_set::key_time(freed.key), 110, "credits take propagation only");
+        assert_eq!(freed.key.time(), 110, "credits take propagation only");
     }
 }

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod component;
 pub mod composite;
+pub mod deferred;
 pub mod driver;
 pub mod link;
 pub mod metric_set;
@@ -16,6 +17,7 @@ pub mod simulation;
 pub use clock::Clock;
 pub use component::{Clocked, Context, Schedule};
 pub use composite::Carries;
+pub use deferred::Deferred;
 pub use driver::{run_model, run_model_observed, MeasurementPlan, Progress, RunObserver, Unobserved};
 pub use link::{ComponentKind, Delivery, Link, PortRef};
 pub use metric_set::MetricSet;

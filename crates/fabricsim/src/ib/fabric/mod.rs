@@ -38,9 +38,7 @@ use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::ib::{IbRouting, MulticastScheme, OnDeadlock, PathSelection};
 use crate::scenario::ib_multicast::DEFAULT_CENTRAL_BUFFER;
 use crate::scenario::{IbSpec, Scenario};
-use crate::sim::{
-    Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Schedule, Simulation, Status, Summary,
-};
+use crate::sim::{Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Simulation, Status, Summary};
 
 mod build;
 mod look_ahead;
@@ -338,7 +336,7 @@ impl IbFabric {
 #[inline(always)]
 fn hand_credit<Q: Copy + Default>(port: &mut OutputPort<Q>, cx: &mut Cx, c: FreedCredit) {
     if port.waiting_for_credit() {
-        cx.push_keyed(c.key, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
+        c.key.schedule(cx, c.to.index, Delivery::credit(c.to, c.vl, c.blocks));
     } else {
         port.hold(c.key, c.vl, c.blocks);
     }
