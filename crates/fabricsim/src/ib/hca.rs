@@ -263,7 +263,7 @@ impl Hca {
             sh.metrics.counters.packets_injected[packet.class as usize] += copies as u64 - 1;
         }
         cx.push(now + t, self.index, HcaEvent::Sent);
-        self.wire.send(cx, id, t);
+        self.wire.send(cx, id, &mut sh.packets[id], t);
     }
 
     /// Credits for `vl` come back from the switch.

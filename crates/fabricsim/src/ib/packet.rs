@@ -221,8 +221,9 @@ pub const fn droppable(class: TrafficClass, protected_frame: bool, first: bool, 
 pub struct Packet {
     /// When the source created it: the origin of its latency.
     pub t_created: Time,
-    /// When its header reached the input VL it sits in now (switch lifetime,
-    /// and the cut-through bound: its tail is in `serialization` later).
+    /// When its LRH reached the switch it is in now, stamped by the cable
+    /// that brought it (switch lifetime, FCFS among multicast requests, and
+    /// the cut-through bound: its tail is in `serialization` later).
     pub t_arrived: Time,
     /// The message (video frame, best-effort or control message) it belongs to.
     pub message: u32,

@@ -5,8 +5,9 @@
 //!    (control packets: VL15). Its upstream sender held credit for all of
 //!    it, so the input VL buffer has room.
 //! 2. Forwarding and 3. arbitration take the switch's own input-stage time
-//!    ([`IbSwitch::input_stages`]); the cable to a switch port delivers the
-//!    packet that much after its LRH is in ([`Wire::cut_through`]), so
+//!    ([`SwitchConfig::input_stages`]); the cable to a switch port stamps
+//!    the packet with when its LRH is in and delivers it that much later
+//!    ([`Wire::cut_through`]), so
 //!    `on_packet` runs at the end of stage 3: the packet, once at the head of
 //!    its input VL, asks the switch's forwarding where it goes, once
 //!    ([`Forwarding::route`]: the linear forwarding table for its DLID, the
@@ -230,7 +231,6 @@ impl IbSwitch {
         let now = cx.now();
         let p = &mut ctx.packets[id];
         p.vl = vl;
-        p.t_arrived = now - ctx.switch.input_stages;
         let bytes = p.bytes as u32;
         let alone = self.inputs[port].push(vl, &mut ctx.packets, id);
         ctx.metrics.input_buffered(now, bytes as i64);

@@ -5,14 +5,19 @@
 //!
 //! A switch is a cut-through receiver: it acts on a packet once its 8-byte
 //! LRH is in and its own input stages (forwarding and crossbar arbitration)
-//! are through, so the wiring gives the cable to a switch port the lead
-//! `propagation + LRH time + the switch's input stages`, the switch's own
-//! figure. An HCA's sink takes packets whole: propagation plus the packet's
-//! serialization. Credits travel back without taking bandwidth (the IBA's
+//! are through. The cable knows when the LRH is in (`propagation + LRH
+//! time` after the first byte went out) and stamps the packet with it
+//! ([`Packet::t_arrived`]); the switch's stage time is the switch's figure
+//! ([`SwitchConfig::input_stages`](super::switch_config::SwitchConfig)),
+//! which the wiring hands the cable so that the switch's one event for
+//! the packet comes when its stages are through: added there alone, and
+//! never taken off again. An HCA's sink takes packets whole: propagation
+//! plus the packet's serialization. Credits travel back without taking bandwidth (the IBA's
 //! flow-control packets are not modelled as traffic): propagation only.
 //! A cable runs at one rate both ways: its [`Rate`] names the serialization
 //! table its sender uses.
 
+use super::packet::Packet;
 use super::timing::Rate;
 use crate::kernel::Time;
 use crate::sim::{Clocked, ComponentKind, Deferred, PortRef, Schedule};
@@ -97,9 +102,14 @@ impl ReferenceCables {
 pub struct Wire {
     pub to: PortRef,
     pub propagation: Time,
-    /// From a packet's first byte going out to the receiver acting on it,
-    /// besides the packet's own serialization when `whole`.
-    lead: Time,
+    /// A cut-through receiver: the LRH's serialization on this link (its
+    /// LRH is in a propagation and this after the first byte went out),
+    /// and the receiver's own stage time (it acts on the packet this long
+    /// after its LRH is in); both 0 for a whole receiver. 32 bits of
+    /// picoseconds each, so a cable is 32 bytes, as an HCA's line wants
+    /// (an LRH takes nanoseconds; a scenario's stages, at most 2 ms).
+    header: u32,
+    stages: u32,
     /// The receiver takes packets whole (an HCA's sink).
     whole: bool,
     /// The cable's rate (the reference rate unless set by [`Wire::at`]).
@@ -107,15 +117,17 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// A cable to a cut-through receiver that acts `input_stages` after a
-    /// packet's LRH (`header` long on this link) is in.
+    /// A cable to a cut-through receiver that acts `input_stages` (its own
+    /// figure) after a packet's LRH (`header` long on this link) is in.
     pub fn cut_through(to: PortRef, propagation: Time, header: Time, input_stages: Time) -> Self {
-        Wire { to, propagation, lead: propagation + header + input_stages, whole: false, rate: Rate::default() }
+        let header = u32::try_from(header).expect("an LRH's time fits 32 bits of picoseconds");
+        let stages = u32::try_from(input_stages).expect("a switch's stages fit 32 bits of picoseconds");
+        Wire { to, propagation, header, stages, whole: false, rate: Rate::default() }
     }
 
     /// A cable to a receiver that takes packets whole.
     pub fn whole(to: PortRef, propagation: Time) -> Self {
-        Wire { to, propagation, lead: propagation, whole: true, rate: Rate::default() }
+        Wire { to, propagation, header: 0, stages: 0, whole: true, rate: Rate::default() }
     }
 
     /// The cable at rate `rate` (a cut-through cable's `header` must be that rate's).
@@ -127,22 +139,33 @@ impl Wire {
     /// serialization takes `wire` takes effect at the far end.
     #[inline]
     pub fn arrival(&self, now: Time, wire: Time) -> Time {
-        now + self.lead + if self.whole { wire } else { 0 }
+        self.lrh_in(now) + self.stages as Time + if self.whole { wire } else { 0 }
     }
 
-    /// Puts `packet` on the cable now; its serialization takes `wire`.
+    /// When the LRH of a packet whose first byte goes out at `start` is in
+    /// at the far end (a whole receiver: its first byte).
+    #[inline(always)]
+    fn lrh_in(&self, start: Time) -> Time {
+        start + self.propagation + self.header as Time
+    }
+
+    /// Puts packet `id` (`p`) on the cable now; its serialization takes `wire`.
     #[inline]
-    pub fn send(&self, cx: &mut impl Schedule<Delivery>, packet: u32, wire: Time) {
+    pub fn send(&self, cx: &mut impl Schedule<Delivery>, id: u32, p: &mut Packet, wire: Time) {
         let now = cx.now();
-        self.send_from(cx, now, packet, wire);
+        self.send_from(cx, now, id, p, wire);
     }
 
-    /// Puts `packet` on the cable, its first byte going out at `start` (not
-    /// before now); its serialization takes `wire`.
+    /// Puts packet `id` (`p`) on the cable, its first byte going out at
+    /// `start` (not before now); its serialization takes `wire`. A
+    /// cut-through receiver's packet is stamped with when its LRH is in.
     #[inline]
-    pub fn send_from(&self, cx: &mut impl Schedule<Delivery>, start: Time, packet: u32, wire: Time) {
+    pub fn send_from(&self, cx: &mut impl Schedule<Delivery>, start: Time, id: u32, p: &mut Packet, wire: Time) {
+        if !self.whole {
+            p.t_arrived = self.lrh_in(start);
+        }
         let at = self.arrival(start, wire);
-        cx.push(at, self.to.index, Delivery::Packet { kind: self.to.kind, port: self.to.port, packet });
+        cx.push(at, self.to.index, Delivery::Packet { kind: self.to.kind, port: self.to.port, packet: id });
     }
 
     /// `blocks` credits for `vl` go back over this cable to the sender at
@@ -167,8 +190,10 @@ mod tests {
         let to_hca = Wire::whole(PortRef::new(ComponentKind::Hca, 7, 0), 100);
         let mut q = EventQueue::with_capacity(4);
         let mut cx = Context::new(10, &mut q);
-        to_switch.send(&mut cx, 5, 4_000);
-        to_hca.send(&mut cx, 6, 4_000);
+        let (mut p5, mut p6) = (Packet::default(), Packet::default());
+        to_switch.send(&mut cx, 5, &mut p5, 4_000);
+        to_hca.send(&mut cx, 6, &mut p6, 4_000);
+        assert_eq!((p5.t_arrived, p6.t_arrived), (142, 0), "the switch's packet stamped with its LRH in");
         let freed = to_hca.return_credit(&mut cx, 1, 3);
         let got: Vec<_> = std::iter::from_fn(|| q.pop_until(Time::MAX)).collect();
         assert_eq!(

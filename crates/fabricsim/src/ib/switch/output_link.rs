@@ -72,7 +72,7 @@ impl IbSwitch {
         if !with_transfer {
             cx.push(start + t, self.index, SwitchEvent::Sent { port: out as u16 });
         }
-        wire.send_from(cx, start, id, t);
+        wire.send_from(cx, start, id, &mut ctx.packets[id], t);
         self.head_changed(cx, ctx, out, vl, next);
     }
 
