@@ -1,7 +1,7 @@
 //! An InfiniBand fabric: HCAs, their sources and switches cabled port to
 //! port, and the one `match` that hands each component its events. A
 //! packet is followed through `Sources::handle` (a message built),
-//! `Hca::enqueue` .. `try_send` (cut, VL arbitration, credits), over a
+//! `Hca::offer` .. `try_send` (cut, VL arbitration, credits), over a
 //! [`Wire`] to `IbSwitch::on_packet` .. `try_link` (the five pipeline
 //! stages) at every switch, and to `Hca::on_packet`, the destination's sink.
 //! Credits a receiver frees are handed to their sender after the event
@@ -232,7 +232,7 @@ impl IbFabric {
             sl: ServiceLevel::new(sl as u32, "sl").expect("an SL below 16"),
             ..Message::default()
         };
-        let ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
+        let ok = self.hcas[src as usize].offer(cx, &mut self.sh, msg);
         self.return_credits(cx);
         ok
     }
@@ -270,10 +270,10 @@ impl IbFabric {
         let mut ok = true;
         if at_source {
             for dst in members {
-                ok &= enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, Message { dst, copies: 0, ..msg });
+                ok &= self.hcas[src as usize].offer(cx, &mut self.sh, Message { dst, copies: 0, ..msg });
             }
         } else {
-            ok = enqueue(&mut self.hcas[src as usize], cx, &mut self.sh, msg);
+            ok = self.hcas[src as usize].offer(cx, &mut self.sh, msg);
         }
         self.return_credits(cx);
         ok
@@ -342,26 +342,6 @@ fn hand_credit<Q: Copy + Default>(port: &mut OutputPort<Q>, cx: &mut Cx, c: Free
     }
 }
 
-/// A message from `hca`'s sources or a tool enters its send queues; the
-/// metrics count it, accepted or refused.
-#[inline]
-fn enqueue(hca: &mut Hca, cx: &mut Cx, sh: &mut Shared, msg: Message) -> bool {
-    let wire = msg.seg.total_wire_bytes();
-    let class = msg.class;
-    let copies = msg.copies;
-    let m = sh.messages.insert(msg);
-    let ok = hca.enqueue(cx, sh, m);
-    if !ok {
-        sh.messages.remove(m);
-        // A refused multicast frame misses at every member.
-        if copies > 1 {
-            sh.metrics.frame_refused_at_members(copies as u32 - 1);
-        }
-    }
-    sh.metrics.message_generated(class, wire, ok);
-    ok
-}
-
 impl Simulation<IbFabric> {
     /// [`IbFabric::inject`] now.
     pub fn inject(&mut self, src: u32, dst: u32, class: TrafficClass, sl: u8, bytes: u64) -> bool {
@@ -409,7 +389,7 @@ impl Model for IbFabric {
             Kind::Source => {
                 let h = &mut self.hcas[i];
                 self.sources.handle(cx, index, SourceEvent::from_code(vl), |cx, msg| {
-                    enqueue(h, cx, sh, msg);
+                    h.offer(cx, sh, msg);
                 });
             }
             Kind::HcaSent => self.hcas[i].handle(cx, sh, HcaEvent::Sent),

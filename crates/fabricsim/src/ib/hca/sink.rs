@@ -1,0 +1,63 @@
+//! An HCA's receive side: the sink takes packets whole at link rate and
+//! frees their VL space at once, returning credits to the switch; it
+//! records each packet's latency and, for the last packet of a video frame,
+//! judges the frame against its stream's playout deadline; with multipath,
+//! it checks datagrams for order.
+
+use super::Hca;
+use super::HcaContext;
+use crate::ib::message::NO_STREAM;
+use crate::ib::multicast::NO_GROUP;
+use crate::ib::packet::{TrafficClass, MULTICAST};
+use crate::ib::shared::Shared;
+use crate::ib::vl::{blocks_for, VL15};
+
+impl Hca {
+    /// The sink takes `packet` whole: its latency, its VL space free at
+    /// once (credits back to the switch), and for a frame's last packet
+    /// its playout deadline.
+    #[inline]
+    pub fn on_packet(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: u32) {
+        let now = cx.now();
+        let p = sh.packets[packet];
+        let multicast = p.flags & MULTICAST != 0;
+        debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
+        sh.metrics.delivered(now, &p);
+        if p.vl != VL15 {
+            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
+        }
+        if multicast {
+            let members = sh.mc_clear(packet);
+            debug_assert_eq!(members, 1, "a copy reaching an HCA stands for that member alone");
+        }
+        sh.packets.remove(packet);
+        let msg = &mut sh.messages[p.message];
+        if msg.group != NO_GROUP {
+            sh.metrics.multicast_delivered(now - p.t_created);
+        }
+        // A frame is judged by its last packet (never dropped), which
+        // follows the others on their path.
+        if p.is_last() && msg.stream != NO_STREAM {
+            let slot = if multicast { self.multicast_slots[msg.stream as usize] } else { msg.stream } as usize;
+            debug_assert_ne!(slot, NO_STREAM as usize, "a multicast frame delivered to a non-member");
+            let late = self.deadlines[slot].on_frame_number(msg.frame as u64, msg.t_created, now);
+            sh.metrics.frame(now - msg.t_created, late, msg.dropped > 0);
+            let c = &mut sh.metrics.counters;
+            c.frames_out_of_order += (msg.frame < self.last_frame[slot]) as u64;
+            self.last_frame[slot] = self.last_frame[slot].max(msg.frame);
+        } else if p.is_last() && self.checks_order && msg.class == TrafficClass::BestEffort {
+            let last = &mut self.last_datagram[msg.src as usize][msg.reliable as usize];
+            let c = &mut sh.metrics.counters;
+            let late = (msg.t_created < *last) as u64;
+            if msg.reliable {
+                c.reliable_out_of_order += late;
+            } else {
+                c.unreliable_out_of_order += late;
+            }
+            *last = (*last).max(msg.t_created);
+        }
+        if msg.packet_done() {
+            sh.messages.remove(p.message);
+        }
+    }
+}
