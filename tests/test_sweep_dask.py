@@ -19,6 +19,7 @@ import pandas as pd
 from conftest import FRAMES, GRID, SMALL, longer, run_cli, run_keys, stable
 
 sweep_mod = importlib.import_module("fabricsim.sweep")
+executors = importlib.import_module("fabricsim.sweep.executors")
 
 
 def test_a_two_worker_local_cluster_equals_the_process_pool_bit_for_bit(small, tmp_path):
@@ -30,7 +31,7 @@ def test_a_two_worker_local_cluster_equals_the_process_pool_bit_for_bit(small, t
 
 
 def test_a_failed_run_on_dask_is_reported_with_its_parameters_and_the_rest_kept(small, tmp_path, monkeypatch, capsys):
-    real = sweep_mod._worker_run
+    real = executors._worker_run
 
     def fails_at_high_load(scenario_json, source):
         if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
@@ -38,7 +39,7 @@ def test_a_failed_run_on_dask_is_reported_with_its_parameters_and_the_rest_kept(
         return real(scenario_json, source)
 
     # The local cluster's workers are threads of this process: they call the patched function.
-    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    monkeypatch.setattr(executors, "_worker_run", fails_at_high_load)
     out = tmp_path / "s.csv"
     res = fabricsim.sweep(small, GRID, reps=2, dask_local=2, out=out, progress=False)
     assert len(res.failed) == 2 and all(isinstance(f.error, fabricsim.ModelError) for f in res.failed)

@@ -1,7 +1,7 @@
 """Sweeps on a Dask cluster: an existing one at a scheduler address, or a
 local one started for the sweep. Runs go through the Dask client's
 ``concurrent.futures`` executor, the same path as the local worker pool
-(:func:`fabricsim.sweep._run_on_executor`); each run is the same
+(:func:`fabricsim.sweep.executors._run_on_executor`); each run is the same
 ``_worker_run`` call a pool worker makes, so results are the same bit for bit.
 
 A local cluster's workers are threads of this process: the engine releases
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .errors import SweepError, WorkerError
+from ..errors import SweepError, WorkerError
 
 # How long the client may stay cut off from its scheduler before the runs
 # still out are given up (they are retried by rerunning the sweep).
