@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomically
 from .claims import Counts, study_table
 from .framework import KIND_RULES
 
@@ -260,9 +261,8 @@ def summary_markdown(out_dir: str | Path) -> str:
 
 
 def write_summary(out_dir: str | Path) -> Path:
-    target = Path(out_dir) / "SUMMARY.md"
-    target.write_text(summary_markdown(out_dir))
-    return target
+    text = summary_markdown(out_dir)
+    return write_atomically(Path(out_dir) / "SUMMARY.md", lambda tmp: tmp.write_text(text), "the summary")
 
 
 def _note(name: str) -> str:
@@ -304,6 +304,5 @@ def document_markdown(out_dir: str | Path) -> str:
 
 
 def write_document(out_dir: str | Path, target: str | Path) -> Path:
-    target = Path(target)
-    target.write_text(document_markdown(out_dir))
-    return target
+    text = document_markdown(out_dir)
+    return write_atomically(target, lambda tmp: tmp.write_text(text), "the document")

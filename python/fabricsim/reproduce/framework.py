@@ -401,12 +401,16 @@ def run_experiment(exp: Experiment | str, ctx: Context) -> Report:
         raise FabricsimError(f"experiment `{exp.id}` evaluates claims, but study `{exp.study}` has no claims table")
     stem = ctx.out_dir / file_stem(exp.id)
     files = {"csv": stem.with_suffix(".csv"), "png": stem.with_suffix(".png"), "json": stem.with_suffix(".json")}
-    curves.to_csv(files["csv"], index=False)
+    from ..atomic_file import write_atomically
     from .plot import plot_curves
 
-    plot_curves(curves, output.plot, published, files["png"])
+    # Each file whole or not at all, the record last: a record in the directory means its run finished.
+    hint = f"{exp.id} has no record; rerun it once the disk can take its files"
+    write_atomically(files["csv"], lambda tmp: curves.to_csv(tmp, index=False), "the curves", hint)
+    write_atomically(files["png"], lambda tmp: plot_curves(curves, output.plot, published, tmp), "the plot", hint)
     report = Report(exp.id, exp.title, exp.source, ctx.quick, checks, ctx.runs - runs_before, wall, files)
-    files["json"].write_text(json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n")
+    record = json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n"
+    write_atomically(files["json"], lambda tmp: tmp.write_text(record), "the record", hint)
     return report
 
 

@@ -15,7 +15,7 @@ _NO_VALUE = {DEADLOCK: ("X", "deadlocked run (no value)"), STALLED: ("x", "stall
 
 
 def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], path: Path) -> None:
-    """Our curves with CI error bars; published points as hollow markers under one legend entry.
+    """Our curves with CI error bars, published points as hollow markers under one legend entry: a PNG at ``path``.
 
     With ``spec.panels``, one panel per metric in a grid, one legend for all.
     Rows marked in :data:`STATUS_COLUMN` are drawn as such (see there).
@@ -32,7 +32,7 @@ def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, 
             ax.set_title(spec.title)
         ax.legend(fontsize="small")
         fig.tight_layout()
-        fig.savefig(path)
+        fig.savefig(path, format="png")
         return
     n = len(spec.panels)
     cols = min(n, 3)
@@ -61,7 +61,7 @@ def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, 
         fig.suptitle(spec.title)
     fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(len(handles), 4), fontsize="small")
     fig.tight_layout(rect=(0, 0.08 if rows > 1 else 0.12, 1, 1))
-    fig.savefig(path)
+    fig.savefig(path, format="png")
 
 
 def _draw_axes(ax: Any, curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], y_label: str, logy: bool) -> None:

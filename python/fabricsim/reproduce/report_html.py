@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomically
 from .document import by_study, cells, count_rows, counts, counts_line, load_records, study_heading, verdict
 from .framework import KIND_RULES, file_stem
 
@@ -123,9 +124,8 @@ def html_page(out_dir: str | Path) -> str:
 
 
 def write_html(out_dir: str | Path) -> Path:
-    """``index.html`` and ``report.css`` in ``out_dir``."""
+    """``index.html`` and ``report.css`` in ``out_dir``, each written whole or not at all."""
     out_dir = Path(out_dir)
-    shutil.copyfile(STYLE, out_dir / STYLE.name)
-    target = out_dir / "index.html"
-    target.write_text(html_page(out_dir), encoding="utf-8")
-    return target
+    write_atomically(out_dir / STYLE.name, lambda tmp: shutil.copyfile(STYLE, tmp), "the report's style sheet")
+    page = html_page(out_dir)
+    return write_atomically(out_dir / "index.html", lambda tmp: tmp.write_text(page, encoding="utf-8"), "the report")

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import SweepError
+
 
 def journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".journal.jsonl")
@@ -75,6 +77,13 @@ def repair_journal(path: Path) -> None:
         return
     if size == 0:
         return
+    try:
+        _cut_to_whole_lines(path, size)
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot repair the journal: {exc.strerror or exc}") from None
+
+
+def _cut_to_whole_lines(path: Path, size: int) -> None:
     with path.open("rb+") as fh:
         fh.seek(size - 1)
         if fh.read(1) == b"\n":
@@ -99,3 +108,41 @@ def repair_journal(path: Path) -> None:
         os.fsync(fh.fileno())
 
 
+class JournalWriter:
+    """Appends finished runs to the journal, each record whole, flushed and fsynced.
+
+    A record the disk cannot take (no space left, a quota) is cut off again at
+    once, so the journal holds only whole records, and the sweep stops with a
+    SweepError: the runs recorded before it are kept for the rerun.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd = -1  # opened with the first record: a sweep stopped before any run leaves no journal
+
+    def append(self, entry: dict[str, Any]) -> None:
+        if self.fd < 0:
+            try:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise SweepError(f"{self.path}: cannot write the journal: {exc.strerror or exc}") from None
+        data = memoryview((json.dumps(entry) + "\n").encode())
+        start = os.lseek(self.fd, 0, os.SEEK_END)  # the sweep's lock makes this the only writer
+        try:
+            while data:  # a write may take part of the record only
+                data = data[os.write(self.fd, data) :]
+            os.fsync(self.fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self.fd, start)
+            except OSError:
+                pass  # left for repair_journal on the rerun
+            raise SweepError(
+                f"{self.path}: cannot record a finished run: {exc.strerror or exc}; the runs recorded before it are "
+                "kept: rerun the same command to resume once the disk can take more"
+            ) from None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -11,8 +11,6 @@ refused.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -22,7 +20,7 @@ from ..errors import FabricsimError, SweepError
 from ..result import METRIC_COLUMNS, RunResult
 from ..scenario import Scenario
 from .executors import execute
-from .journal import journal_path, read_journal, repair_journal
+from .journal import JournalWriter, journal_path, read_journal, repair_journal
 from .output_lock import OutputLock
 from .plan import RunPoint, normalize_grid, plan_sweep
 from .results import FailedRun, SweepResult, failure_advice
@@ -130,7 +128,7 @@ def _sweep_locked(
     ran = 0
     jfh = None
     if journal is not None and todo:
-        jfh = journal.open("a", encoding="utf-8")
+        jfh = JournalWriter(journal)
 
     def on_done(point: RunPoint, result: RunResult | None, error: FabricsimError | None) -> None:
         nonlocal ran
@@ -143,10 +141,7 @@ def _sweep_locked(
         assert result is not None
         rows = run_rows(point, result)
         if jfh is not None:
-            entry = {"key": point.key, "params": point.params, "rep": point.rep, "rows": [to_json_row(r) for r in rows]}
-            jfh.write(json.dumps(entry) + "\n")
-            jfh.flush()
-            os.fsync(jfh.fileno())
+            jfh.append({"key": point.key, "params": point.params, "rep": point.rep, "rows": [to_json_row(r) for r in rows]})
             recorded.add(point.key)
         else:
             new_rows.extend(rows)
@@ -165,7 +160,8 @@ def _sweep_locked(
         parts = [existing] + [pd.DataFrame(rows) for key, rows in runs.items() if key not in in_table]
         table = assemble(parts, order, columns)
         if len(table) or out_path.exists():  # no empty table where there was none
-            write_atomic(table, out_path, fmt)
+            kept = f"every finished run is kept in {journal}" if journal.exists() else f"{out_path} is as it was"
+            write_atomic(table, out_path, fmt, hint=f"{kept}: rerun the same command to write it once the disk can take it")
         if journal.exists():
             journal.unlink()  # the table now holds everything the journal had
         return table
@@ -186,7 +182,7 @@ def _sweep_locked(
             say(f"interrupted: {table['run_key'].nunique()} of {len(points)} runs saved in {out_path}")
         raise
     finally:
-        if jfh is not None and not jfh.closed:
+        if jfh is not None:
             jfh.close()
     table = finish()
     return SweepResult(table=table, failed=failed, out=out_path, ran=ran, skipped=len(done), total=len(points))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..atomic_file import write_atomically
 from ..errors import SweepError
 from ..result import METRIC_COLUMNS, RunResult, metric_rows
 from .plan import RunPoint
@@ -92,9 +92,10 @@ def read_table(out: Path, fmt: str) -> pd.DataFrame:
 
 # The journal holds one JSON record per line, {"key": ..., "rows": [...]}, each
 
-def write_atomic(table: pd.DataFrame, out: Path, fmt: str) -> None:
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
+def write_atomic(table: pd.DataFrame, out: Path, fmt: str, hint: str = "") -> None:
+    """Writes the table whole or not at all; a disk that cannot take it is a SweepError naming ``out``, with ``hint``."""
+
+    def write(tmp: Path) -> None:
         if fmt == "parquet":
             try:
                 table.to_parquet(tmp, index=False)
@@ -107,10 +108,8 @@ def write_atomic(table: pd.DataFrame, out: Path, fmt: str) -> None:
                 table.assign(**mixed).to_parquet(tmp, index=False)
         else:
             table.to_csv(tmp, index=False)
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+
+    write_atomically(out, write, what="the table", hint=hint, error=SweepError)
 
 
 def assemble(
