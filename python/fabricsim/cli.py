@@ -204,10 +204,13 @@ def sweep(
     base_seed: Optional[int] = typer.Option(None, "--base-seed", help="Seed of replication 0 (default: the scenario's run.seed)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="Run on the Dask cluster whose scheduler is at ADDRESS (pip install 'fabricsim[dask]')."
+        None, "--scheduler",
+        help="Run on the Dask cluster whose scheduler is at tcp://HOST:PORT (pip install 'fabricsim[dask]').",
     ),
     dask_local: Optional[int] = typer.Option(
-        None, "--dask-local", min=1, help="Run on a local Dask cluster of N workers started for the sweep."
+        None, "--dask-local", min=1,
+        help="Run on a local Dask cluster of N workers (threads) started for the sweep: at most 4 per CPU, and as "
+        "many as the memory holds runs of run.memory_budget_mb.",
     ),
 ) -> None:
     """Run a grid of scenarios x replications in parallel and write a tidy table."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -90,6 +91,29 @@ def _reply_to_outcome(point: RunPoint, reply: str) -> tuple[RunResult | None, Fa
         return None, exc
 
 
+def check_executor_options(jobs: int | None, scheduler: str | None, dask_local: int | None) -> None:
+    """Refuses, before anything runs, executor options that cannot work (see also check_local_cluster)."""
+    if scheduler is not None and dask_local is not None:
+        raise SweepError("give a Dask scheduler address or a local cluster size (dask_local), not both")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+        raise SweepError(f"jobs must be a positive integer, got {jobs!r}")
+    if dask_local is not None and (not isinstance(dask_local, int) or dask_local < 1):
+        raise SweepError(f"dask_local must be a positive number of workers, got {dask_local!r}")
+    if scheduler is not None:
+        from .dask_cluster import check_scheduler_address
+
+        check_scheduler_address(scheduler)
+
+
+def _largest_memory_budget_mib(points: Sequence[RunPoint]) -> float:
+    """The largest run.memory_budget_mb of ``points``: what one worker may need for a run."""
+    from .. import _core
+
+    default = next(k["default"] for k in unwrap(_core.keys())["keys"] if k["key"] == "run.memory_budget_mb")
+    budgets = {(json.loads(p.scenario_json).get("run") or {}).get("memory_budget_mb", default) for p in points}
+    return max(float(b) for b in budgets)
+
+
 def execute(
     points: Sequence[RunPoint],
     on_done: Callable[[RunPoint, RunResult | None, FabricsimError | None], None],
@@ -108,16 +132,15 @@ def execute(
     propagates. A run whose worker died, or whose cluster went away, gets a
     WorkerError.
     """
-    if scheduler is not None and dask_local is not None:
-        raise SweepError("give a Dask scheduler address or a local cluster size (dask_local), not both")
+    check_executor_options(jobs, scheduler, dask_local)
     if jobs is None:
         jobs = os.cpu_count() or 1
-    if not isinstance(jobs, int) or jobs < 1:
-        raise SweepError(f"jobs must be a positive integer, got {jobs!r}")
-    if dask_local is not None and (not isinstance(dask_local, int) or dask_local < 1):
-        raise SweepError(f"dask_local must be a positive number of workers, got {dask_local!r}")
     if not points:
         return
+    if dask_local is not None:
+        from .dask_cluster import check_local_cluster
+
+        check_local_cluster(dask_local, _largest_memory_budget_mib(points))
     bar = _progress_bar(len(points), desc, progress)
 
     def deliver(point: RunPoint, reply: str | None, error: FabricsimError | None) -> None:

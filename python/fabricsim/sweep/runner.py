@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import FabricsimError, SweepError
 from ..result import METRIC_COLUMNS, RunResult
 from ..scenario import Scenario
-from .executors import execute
+from .executors import check_executor_options, execute
 from .journal import JournalWriter, journal_path, read_journal, repair_journal
 from .output_lock import OutputLock
 from .plan import RunPoint, normalize_grid, plan_sweep
@@ -63,6 +63,7 @@ def run_sweep(
     every run failed, so that the table holds none, SweepError is raised, its
     ``failed`` listing them.
     """
+    check_executor_options(jobs, scheduler, dask_local)  # before the output is touched
     sc = Scenario.coerce(scenario).with_overrides(overrides)
     out_path = Path(out) if out is not None else None
     lock = None
