@@ -1,4 +1,6 @@
-"""Which records a reproduction directory's documents show, and in what order."""
+"""Which records a reproduction directory's documents show, and in what order:
+figures by number, and a record that cannot be read listed as damaged rather
+than left out unseen (SUMMARY.md, index.html, the document)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from fabricsim.reproduce.document import summary_markdown
+from fabricsim.reproduce.document import document_markdown, summary_markdown
 from fabricsim.reproduce.framework import file_stem
 from fabricsim.reproduce.report_html import html_page
 
@@ -29,3 +31,33 @@ def test_figures_are_listed_by_number_not_as_text(tmp_path):
     assert re.findall(r'data-experiment="(hp-fc-1995/fig\d+)"', page) == by_number
     assert re.findall(r"^## (hp-fc-1995/fig\d+):", summary_markdown(tmp_path), re.M) == by_number
 
+
+def test_a_damaged_record_is_listed_as_such_in_every_document(tmp_path):
+    whole = _record(tmp_path, "hp-fc-1995/fig2").read_text()
+    cut = tmp_path / "hp-fc-1995_fig3.json"
+    cut.write_text(whole.replace("fig2", "fig3")[: len(whole) // 2])  # a disk that filled mid-write
+    (tmp_path / "hp-fc-1995_fig4.json").write_text("")
+    _record(tmp_path, "hp-fc-1995/fig5", checks="none")
+    _record(tmp_path, "hp-fc-1995/fig6", checks=[{"claim": "x", "role": "bogus"}])
+    (tmp_path / "settings.json").write_text("[1, 2]\n")  # not a record, not named after an experiment: not ours
+    damaged = {
+        "hp-fc-1995_fig3.json": "not JSON, cut short or damaged",
+        "hp-fc-1995_fig4.json": "empty",
+        "hp-fc-1995_fig5.json": "not a whole experiment record: no `checks` list of claims",
+        "hp-fc-1995_fig6.json": "not a whole experiment record: a claim of unknown role 'bogus'",
+    }
+    summary = summary_markdown(tmp_path)
+    document = document_markdown(tmp_path)
+    for text in (summary, document):
+        assert "## Damaged records" in text and "4 files in this directory should be experiment records" in text
+        for name, why in damaged.items():
+            fig = name.removesuffix(".json").split("_")[1]
+            line = next(x for x in text.splitlines() if x.startswith(f"- `{name}`: "))
+            assert why in line and f"rerun `fabricsim reproduce hp-fc-1995/{fig} --out {tmp_path.as_posix()}`" in line
+        assert "settings.json" not in text
+    assert re.findall(r"^## (hp-fc-1995/fig\d+):", summary, re.M) == ["hp-fc-1995/fig2"]
+    page = html_page(tmp_path)
+    section = page[page.index('<section id="damaged">'):]
+    section = section[: section.index("</section>")]
+    assert all(f"<code>{name}</code>" in section for name in damaged) and "settings.json" not in page
+    assert '<a href="#damaged">4 damaged records</a>' in page and '<li><a href="#damaged">Damaged records</a></li>' in page

@@ -503,6 +503,12 @@ def reproduce(
     page = write_html(out_dir)
     if echo is not None:
         echo(f"every experiment in {out_dir}: {summary}, {page}")
+        from .document import read_records
+
+        damaged = read_records(out_dir)[1]
+        if damaged:
+            names = ", ".join(d.name for d in damaged)
+            echo(f"damaged records left out of them, and listed there: {names}")
     if document is not None:
         from .document import write_document
 
