@@ -13,7 +13,7 @@ from .errors import FabricsimError
 
 
 def temporary_beside(path: Path) -> Path:
-    """The temporary file ``path`` is written to first: hidden, in the same directory (a rename stays on one file system)."""
+    """The temporary file ``path`` is written to first: hidden, beside it (a rename within one file system)."""
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
@@ -36,8 +36,9 @@ def write_atomically(
         write(tmp)
         os.replace(tmp, path)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise error(f"{path}: cannot write{' ' + what if what else ''}: {reason}{'; ' + hint if hint else ''}") from None
+        what = f" {what}" if what else ""
+        hint = f"; {hint}" if hint else ""
+        raise error(f"{path}: cannot write{what}: {exc.strerror or exc}{hint}") from None
     finally:
         with contextlib.suppress(OSError):  # gone if renamed into place
             tmp.unlink()

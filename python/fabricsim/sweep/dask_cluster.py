@@ -66,7 +66,9 @@ class DaskCluster:
 # connect within Dask's 30 s timeout; 150 took 7 s to run one trivial task).
 LOCAL_WORKERS_PER_CPU = 4
 SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-ADDRESS_ALLOWED = "tcp://HOST:PORT (or tls://, ws://, wss://, ucx://; HOST:PORT alone is tcp://), e.g. tcp://10.0.0.5:8786"
+ADDRESS_ALLOWED = (
+    "tcp://HOST:PORT (or tls://, ws://, wss://, ucx://; HOST:PORT alone is tcp://), e.g. tcp://10.0.0.5:8786"
+)
 
 
 def _require_dask() -> None:

@@ -142,7 +142,8 @@ def _sweep_locked(
         assert result is not None
         rows = run_rows(point, result)
         if jfh is not None:
-            jfh.append({"key": point.key, "params": point.params, "rep": point.rep, "rows": [to_json_row(r) for r in rows]})
+            rows_json = [to_json_row(r) for r in rows]
+            jfh.append({"key": point.key, "params": point.params, "rep": point.rep, "rows": rows_json})
             recorded.add(point.key)
         else:
             new_rows.extend(rows)
@@ -162,7 +163,8 @@ def _sweep_locked(
         table = assemble(parts, order, columns)
         if len(table) or out_path.exists():  # no empty table where there was none
             kept = f"every finished run is kept in {journal}" if journal.exists() else f"{out_path} is as it was"
-            write_atomic(table, out_path, fmt, hint=f"{kept}: rerun the same command to write it once the disk can take it")
+            hint = f"{kept}: rerun the same command to write it once the disk can take it"
+            write_atomic(table, out_path, fmt, hint=hint)
         if journal.exists():
             journal.unlink()  # the table now holds everything the journal had
         return table

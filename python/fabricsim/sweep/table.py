@@ -93,7 +93,7 @@ def read_table(out: Path, fmt: str) -> pd.DataFrame:
 # The journal holds one JSON record per line, {"key": ..., "rows": [...]}, each
 
 def write_atomic(table: pd.DataFrame, out: Path, fmt: str, hint: str = "") -> None:
-    """Writes the table whole or not at all; a disk that cannot take it is a SweepError naming ``out``, with ``hint``."""
+    """Writes the table whole or not at all: a disk that cannot take it is a SweepError naming ``out``, and ``hint``."""
 
     def write(tmp: Path) -> None:
         if fmt == "parquet":
