@@ -308,8 +308,8 @@ def _model_error(scenario_json, source):
 
 
 def test_sweep_failures_that_a_rerun_cannot_fix_say_so(small_toml, tmp_path, monkeypatch):
-    sweep_mod = importlib.import_module("fabricsim.sweep")
-    real = sweep_mod._worker_run
+    executors = importlib.import_module("fabricsim.sweep.executors")
+    real = executors._worker_run
 
     def fails_at_high_load(scenario_json, source):
         if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
@@ -317,12 +317,12 @@ def test_sweep_failures_that_a_rerun_cannot_fix_say_so(small_toml, tmp_path, mon
         return real(scenario_json, source)
 
     args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "1"]
-    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    monkeypatch.setattr(executors, "_worker_run", fails_at_high_load)
     res = _in_process_cli(*args, "--out", str(tmp_path / "some.csv"))
     assert res.exit_code == 1, res.output
     assert "error: 1 runs failed; a rerun will not fix them" in res.stderr and "retry" not in res.stderr
 
-    monkeypatch.setattr(sweep_mod, "_worker_run", _model_error)
+    monkeypatch.setattr(executors, "_worker_run", _model_error)
     res = _in_process_cli(*args, "--out", str(tmp_path / "all.csv"))
     assert res.exit_code == 1, res.output
     assert "error: all 2 runs failed; a rerun will not fix them" in res.stderr and "deadlock detected" in res.stderr
@@ -330,14 +330,14 @@ def test_sweep_failures_that_a_rerun_cannot_fix_say_so(small_toml, tmp_path, mon
 
 
 def test_sweep_runs_lost_with_their_worker_can_be_retried(small_toml, tmp_path, monkeypatch):
-    sweep_mod = importlib.import_module("fabricsim.sweep")
+    worker_pool = importlib.import_module("fabricsim.sweep.worker_pool")
     dies_at_high_load = (
         "import json, os, fabricsim._worker as w\n"
         "real = w.run_one\n"
         "w.run_one = lambda s, src: os._exit(9) if json.loads(s)['workload']['offered_load'] == 0.2 else real(s, src)\n"
         "w.main()\n"
     )
-    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", dies_at_high_load])
+    monkeypatch.setattr(worker_pool, "_worker_command", lambda: [sys.executable, "-c", dies_at_high_load])
     args = ["sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--jobs", "2",
             "--out", str(tmp_path / "s.csv")]
     res = _in_process_cli(*args)

@@ -90,3 +90,20 @@ def test_json_without_wall_clock_repeats_byte_for_byte():
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
     assert "wall_time_s" not in first.stdout and "events_per_s" not in first.stdout
+
+
+CLUSTER = REPO.parent / "shared/data/topologies/real-cluster-8sw-144hca.ibnetdiscover"
+
+
+def test_a_topology_file_past_16_mib_is_a_topology_not_an_oversized_scenario(tmp_path):
+    # The 16 MiB limit is the TOML scenario's; the dump of a large cluster passes it (comments stand in for
+    # the nodes here).
+    big = tmp_path / "cluster.ibnetdiscover"
+    big.write_text(CLUSTER.read_text() + ("# " + "x" * 98 + "\n") * (17 * 2**20 // 100))
+    assert big.stat().st_size > 16 * 2**20
+    proc = run_cli("run", str(big), "--set", "run.max_observations=2000", "--set", "run.warmup_observations=100")
+    assert proc.returncode == 0 and "stop_reason" in proc.stdout, proc.stderr
+    toml = tmp_path / "big.toml"
+    toml.write_text('name = "x"\n' + ("# " + "x" * 98 + "\n") * (17 * 2**20 // 100))
+    proc = run_cli("scenario", "check", str(toml))
+    assert proc.returncode == 2 and "larger than 16 MiB: not a scenario" in proc.stderr, proc.stderr

@@ -10,8 +10,10 @@ from fabricsim import ScenarioError, SweepError
 from conftest import GRID, run_keys, stable
 from fabricsim.result import METRIC_COLUMNS
 
-# The package attribute `fabricsim.sweep` is the function; this is the module.
+# The package attribute `fabricsim.sweep` is the function; this is the package of that name.
 sweep_mod = importlib.import_module("fabricsim.sweep")
+executors = importlib.import_module("fabricsim.sweep.executors")
+runner = importlib.import_module("fabricsim.sweep.runner")
 
 
 def test_sweep_table_layout_and_seeds(small, tmp_path):
@@ -73,7 +75,7 @@ def test_journal_keeps_runs_when_the_table_cannot_be_written(small, tmp_path, mo
     def disk_full(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(sweep_mod, "_write_atomic", disk_full)
+    monkeypatch.setattr(runner, "write_atomic", disk_full)
     with pytest.raises(OSError):
         fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     journal = sweep_mod.journal_path(out)
@@ -92,7 +94,7 @@ def test_journal_keeps_runs_when_the_table_cannot_be_written(small, tmp_path, mo
 
 def test_interrupt_keeps_finishedrun_keys(small, tmp_path, monkeypatch):
     out = tmp_path / "s.csv"
-    real = sweep_mod._worker_run
+    real = executors._worker_run
     calls = []
 
     def interrupted_on_third_run(scenario_json, source):
@@ -101,7 +103,7 @@ def test_interrupt_keeps_finishedrun_keys(small, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(scenario_json, source)
 
-    monkeypatch.setattr(sweep_mod, "_worker_run", interrupted_on_third_run)
+    monkeypatch.setattr(executors, "_worker_run", interrupted_on_third_run)
     with pytest.raises(KeyboardInterrupt):
         fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert len(run_keys(pd.read_csv(out))) == 2
@@ -113,14 +115,14 @@ def test_interrupt_keeps_finishedrun_keys(small, tmp_path, monkeypatch):
 
 def test_failed_run_is_reported_and_the_sweep_goes_on(small, tmp_path, monkeypatch, capsys):
     out = tmp_path / "s.csv"
-    real = sweep_mod._worker_run
+    real = executors._worker_run
 
     def model_fails_at_high_load(scenario_json, source):
         if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
             return json.dumps({"error": {"kind": "model", "message": "deadlock detected", "file": source}})
         return real(scenario_json, source)
 
-    monkeypatch.setattr(sweep_mod, "_worker_run", model_fails_at_high_load)
+    monkeypatch.setattr(executors, "_worker_run", model_fails_at_high_load)
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     assert not res.ok and len(res.failed) == 2
     assert all(isinstance(f.error, fabricsim.ModelError) for f in res.failed)

@@ -11,14 +11,17 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import fabricsim
 import pandas as pd
+import pytest
 from conftest import FRAMES, GRID, SMALL, longer, run_cli, run_keys, stable
 
 sweep_mod = importlib.import_module("fabricsim.sweep")
+executors = importlib.import_module("fabricsim.sweep.executors")
 
 
 def test_a_two_worker_local_cluster_equals_the_process_pool_bit_for_bit(small, tmp_path):
@@ -30,7 +33,7 @@ def test_a_two_worker_local_cluster_equals_the_process_pool_bit_for_bit(small, t
 
 
 def test_a_failed_run_on_dask_is_reported_with_its_parameters_and_the_rest_kept(small, tmp_path, monkeypatch, capsys):
-    real = sweep_mod._worker_run
+    real = executors._worker_run
 
     def fails_at_high_load(scenario_json, source):
         if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
@@ -38,7 +41,7 @@ def test_a_failed_run_on_dask_is_reported_with_its_parameters_and_the_rest_kept(
         return real(scenario_json, source)
 
     # The local cluster's workers are threads of this process: they call the patched function.
-    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    monkeypatch.setattr(executors, "_worker_run", fails_at_high_load)
     out = tmp_path / "s.csv"
     res = fabricsim.sweep(small, GRID, reps=2, dask_local=2, out=out, progress=False)
     assert len(res.failed) == 2 and all(isinstance(f.error, fabricsim.ModelError) for f in res.failed)
@@ -108,3 +111,42 @@ def test_a_scheduler_that_goes_away_loses_no_finished_run_and_the_rerun_resumes(
     ran, skipped = map(int, re.search(r"ran (\d+), skipped (\d+)", again.stdout).groups())
     assert (ran, skipped) == (4 - finished, finished)
     assert len(run_keys(pd.read_csv(out))) == 4
+
+
+@pytest.mark.parametrize("address", ["notanaddress", "tcp://", "tcp://10.0.0.5", "foo://host:8786", "tcp://:8786",
+                                     "tcp://host:99999"])
+def test_a_scheduler_address_that_cannot_be_one_is_refused_before_anything(small_toml, tmp_path, address):
+    out = tmp_path / "s.csv"
+    proc = run_cli("sweep", str(small_toml), "--grid", "workload.offered_load=0.1", "--out", str(out),
+                   "--scheduler", address, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr, proc.stderr
+    assert f"--scheduler `{address}`: not a Dask scheduler address" in proc.stderr, proc.stderr
+    assert "allowed: tcp://HOST:PORT" in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == [small_toml]  # no table, journal or lock
+
+
+def test_a_local_cluster_the_machine_cannot_run_is_refused_with_the_reason(small_toml, tmp_path):
+    # 200 thread-workers once hung for ever: each got 1/200 of the memory and Dask paused them all.
+    start = time.monotonic()
+    proc = run_cli("sweep", str(small_toml), "--grid", "workload.offered_load=0.1,0.2", "--out",
+                   str(tmp_path / "s.csv"), "--dask-local", "200", timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    most = int(re.search(r"--dask-local 200: more workers than this machine can run; allowed: 1 to (\d+)\.",
+                         proc.stderr).group(1))
+    assert 1 <= most < 200 and "per CPU" in proc.stderr and "run.memory_budget_mb = 1024 MiB" in proc.stderr
+    assert time.monotonic() - start < 30
+
+
+def test_local_workers_run_however_large_the_process_grows(small_toml):
+    # Dask gives each worker a share of the machine's memory by default and measures the whole process
+    # against it: with 64 MiB on the machine, two workers of 32 MiB in a process of more than that were
+    # paused for ever. Runs of 16 MiB at most fit the machine twice over.
+    script = textwrap.dedent(f"""
+        import distributed.system, fabricsim
+        distributed.system.MEMORY_LIMIT = 64 * 2**20
+        sc = fabricsim.Scenario.load({str(small_toml)!r}).with_overrides({{"run.memory_budget_mb": 16}})
+        res = fabricsim.sweep(sc, {{"workload.offered_load": [0.1, 0.2]}}, reps=10, dask_local=2, progress=False)
+        print("ran", res.ran)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0 and "ran 20" in proc.stdout, proc.stderr

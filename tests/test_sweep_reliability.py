@@ -21,6 +21,10 @@ from conftest import FRAMES, GRID, SMALL, longer, run_cli, run_keys, set_args, s
 from fabricsim import SweepError
 
 sweep_mod = importlib.import_module("fabricsim.sweep")
+executors = importlib.import_module("fabricsim.sweep.executors")
+output_lock = importlib.import_module("fabricsim.sweep.output_lock")
+runner = importlib.import_module("fabricsim.sweep.runner")
+worker_pool = importlib.import_module("fabricsim.sweep.worker_pool")
 
 
 def _wait_for(condition, timeout: float = 60, what: str = "condition") -> None:
@@ -49,8 +53,8 @@ GATED_SWEEP = textwrap.dedent(
     import fabricsim
 
     scenario, grid, out, ready, gate = sys.argv[1:]
-    sweep_mod = importlib.import_module("fabricsim.sweep")
-    real = sweep_mod._worker_run
+    executors = importlib.import_module("fabricsim.sweep.executors")
+    real = executors._worker_run
 
     def gated(scenario_json, source):
         Path(ready).touch()
@@ -59,7 +63,7 @@ GATED_SWEEP = textwrap.dedent(
             time.sleep(0.01)
         return real(scenario_json, source)
 
-    sweep_mod._worker_run = gated
+    executors._worker_run = gated
     res = fabricsim.sweep(scenario, json.loads(grid), reps=2, jobs=1, out=out, progress=False)
     print(res.report())
     """
@@ -112,7 +116,7 @@ def test_the_lock_is_released_on_every_way_out(small, tmp_path, monkeypatch):
     def interrupted(scenario_json, source):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep_mod, "_worker_run", interrupted)
+    monkeypatch.setattr(executors, "_worker_run", interrupted)
     with pytest.raises(KeyboardInterrupt):
         fabricsim.sweep(small, GRID, jobs=1, out=out, progress=False)
     assert not lock.exists()
@@ -121,7 +125,7 @@ def test_the_lock_is_released_on_every_way_out(small, tmp_path, monkeypatch):
     def disk_full(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(sweep_mod, "_write_atomic", disk_full)
+    monkeypatch.setattr(runner, "write_atomic", disk_full)
     with pytest.raises(OSError):
         fabricsim.sweep(small, GRID, jobs=1, out=out, progress=False)
     assert not lock.exists()
@@ -133,7 +137,7 @@ def test_the_lock_is_released_on_every_way_out(small, tmp_path, monkeypatch):
 
 
 def test_without_flock_the_lock_file_itself_locks(small, tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "fcntl", None)
+    monkeypatch.setattr(output_lock, "fcntl", None)
     out = tmp_path / "s.csv"
     lock = sweep_mod.lock_path(out)
     host = socket.gethostname()
@@ -158,7 +162,7 @@ def full_journal(small, tmp_path, monkeypatch):
     def disk_full(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(sweep_mod, "_write_atomic", disk_full)
+    monkeypatch.setattr(runner, "write_atomic", disk_full)
     with pytest.raises(OSError):
         fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     monkeypatch.undo()
@@ -219,7 +223,7 @@ def _model_error(scenario_json, source):
 
 def test_a_sweep_whose_every_run_failed_raises(small, tmp_path, monkeypatch):
     out = tmp_path / "s.csv"
-    monkeypatch.setattr(sweep_mod, "_worker_run", _model_error)
+    monkeypatch.setattr(executors, "_worker_run", _model_error)
     with pytest.raises(SweepError, match=r"all 4 runs failed") as exc:
         fabricsim.sweep(small, GRID, reps=2, jobs=1, out=out, progress=False)
     message = str(exc.value)
@@ -229,14 +233,14 @@ def test_a_sweep_whose_every_run_failed_raises(small, tmp_path, monkeypatch):
 
 
 def test_some_runs_failing_is_reported_not_raised(small, monkeypatch):
-    real = sweep_mod._worker_run
+    real = executors._worker_run
 
     def fails_at_high_load(scenario_json, source):
         if json.loads(scenario_json)["workload"]["offered_load"] == 0.2:
             return _model_error(scenario_json, source)
         return real(scenario_json, source)
 
-    monkeypatch.setattr(sweep_mod, "_worker_run", fails_at_high_load)
+    monkeypatch.setattr(executors, "_worker_run", fails_at_high_load)
     res = fabricsim.sweep(small, GRID, reps=2, jobs=1, progress=False)
     assert len(res.failed) == 2 and len(run_keys(res.table)) == 2
 
@@ -256,7 +260,7 @@ DYING_WORKER = (
 
 
 def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", DYING_WORKER])
+    monkeypatch.setattr(worker_pool, "_worker_command", lambda: [sys.executable, "-c", DYING_WORKER])
     out = tmp_path / "s.csv"
     res = fabricsim.sweep(small, GRID, reps=3, jobs=2, out=out, progress=False)
     assert len(res.failed) == 3 and all(f.retryable for f in res.failed)
@@ -270,7 +274,7 @@ def test_a_worker_that_dies_fails_only_its_run_and_the_pool_goes_on(small, tmp_p
 
 
 def test_workers_that_cannot_start_fail_the_sweep_quickly(small, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
+    monkeypatch.setattr(worker_pool, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
     grid = {"workload.offered_load": [round(0.05 * i, 2) for i in range(1, 17)]}
     start = time.monotonic()
     with pytest.raises(SweepError, match="all 16 runs failed") as exc:
@@ -281,7 +285,7 @@ def test_workers_that_cannot_start_fail_the_sweep_quickly(small, monkeypatch):
 
 
 def test_run_many_raises_a_worker_death(small, monkeypatch):
-    monkeypatch.setattr(sweep_mod, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
+    monkeypatch.setattr(worker_pool, "_worker_command", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
     with pytest.raises(fabricsim.WorkerError):
         sweep_mod.run_many([small, small], jobs=2, progress=False)
 
@@ -386,7 +390,7 @@ def test_an_unguarded_script_whose_runs_all_fail_exits_non_zero(small_toml, tmp_
     script.write_text(UNGUARDED.replace("import fabricsim\n", textwrap.dedent(
         """
         import fabricsim, importlib, json
-        importlib.import_module("fabricsim.sweep")._worker_command = lambda: [sys.executable, "-c", "raise SystemExit(3)"]
+        importlib.import_module("fabricsim.sweep.worker_pool")._worker_command = lambda: [sys.executable, "-c", "raise SystemExit(3)"]
         """
     )))
     proc = subprocess.run([sys.executable, str(script), str(small_toml), str(tmp_path / "s.csv")],
@@ -420,7 +424,7 @@ def unwritable_out(request, tmp_path) -> Path:
 
 def test_an_unwritable_out_fails_before_any_run(small, unwritable_out, monkeypatch):
     calls = []
-    monkeypatch.setattr(sweep_mod, "_worker_run", lambda *a: calls.append(a))
+    monkeypatch.setattr(executors, "_worker_run", lambda *a: calls.append(a))
     with pytest.raises(SweepError) as exc:
         fabricsim.sweep(small, GRID, jobs=1, out=unwritable_out, progress=False)
     assert str(unwritable_out) in str(exc.value)

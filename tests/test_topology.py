@@ -83,3 +83,20 @@ def test_a_topology_file_given_as_the_scenario_is_imported(tmp_path: Path) -> No
     assert 'line 4: switch "S-2", which no chain of cables joins to switch "S-1" (line 1)' in cut.stderr
     assert fabricsim.Scenario.load(tree).get("ib.topology.kind") == "import"
     assert not fabricsim.scenario.is_topology_dump("[ib.topology]\nkind = \"import\"\n")
+
+
+@pytest.mark.parametrize("damage", ["no table for a switch", "no LID for an adapter"])
+def test_a_dump_missing_a_table_or_a_lid_is_an_error_under_its_key(tmp_path: Path, damage: str) -> None:
+    (tmp_path / "c.toml").write_text(imported(CLUSTER, '[ib.routing]\nalgorithm = "min_hop"\n'))
+    dump = run_cli("routing", str(tmp_path / "c.toml"), "--lfts").stdout
+    if damage == "no table for a switch":
+        dump, found = dump[: dump.rindex("Unicast lids")], "no table for switch \"S-"
+    else:
+        dump, found = "".join(x for x in dump.splitlines(True) if "Channel Adapter" not in x), "no entry names adapter port"
+    (tmp_path / "lfts.dump").write_text(dump)
+    routed = imported(CLUSTER, f'[ib.routing]\nalgorithm = "imported"\nlft_file = "{tmp_path / "lfts.dump"}"\n')
+    with pytest.raises(fabricsim.ScenarioError) as err:
+        fabricsim.routing(fabricsim.Scenario.from_toml(routed, source="c.toml"))
+    # The dump's name once stood where the key goes: "key `/tmp/.../lfts.dump` = no table for switch ...".
+    assert err.value.key == "ib.routing.lft_file", err.value
+    assert str(err.value).startswith(f"c.toml: key `ib.routing.lft_file`: {tmp_path / 'lfts.dump'}: {found}"), err.value

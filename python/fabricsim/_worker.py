@@ -2,9 +2,9 @@
 
 A sweep starts each worker as a fresh interpreter that loads this file and the
 engine extension by path, and nothing else of fabricsim (see
-``fabricsim.sweep._worker_command``): it starts fast, runs exactly the sweep's
-own engine, and, started without ``multiprocessing``, never imports the user's
-``__main__``, so a script that calls ``fabricsim.sweep`` without an
+``fabricsim.sweep.worker_pool._worker_command``): it starts fast, runs exactly
+the sweep's own engine, and, started without ``multiprocessing``, never imports
+the user's ``__main__``, so a script that calls ``fabricsim.sweep`` without an
 ``if __name__ == "__main__":`` guard is not run again in every worker. This
 module therefore imports nothing from the package at import time.
 

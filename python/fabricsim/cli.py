@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, List, Optional
 
 import typer
 
+from .command_output import WatchedStdout, emit, finish
 from .errors import FabricsimError, ScenarioError, SweepError
 
 app = typer.Typer(
@@ -53,29 +53,25 @@ def _fails_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def emit(text: str) -> None:
-    """Prints a result on stdout; an output that cannot take it (a full disk, a closed pipe) is an error."""
-    try:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    except OSError as exc:
-        # What stays in the buffer would fail again at exit: send it nowhere.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        except (OSError, ValueError):  # not a file descriptor (a test's captured stream)
-            pass
-        if isinstance(exc, BrokenPipeError):  # the reader has gone (`| head`): stop quietly
-            raise typer.Exit(1) from None
-        raise FabricsimError(f"cannot write the output to stdout: {exc.strerror or exc}") from None
-
-
 def writable_dir(path: Path, option: str) -> None:
     """Refuses an output directory that cannot be made or written, before any run."""
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".fabricsim-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise FabricsimError(f"{path}: cannot write there ({option}): {exc.strerror or exc}") from None
+
+
+def writable_file(path: Path, option: str) -> None:
+    """Refuses an output file that cannot be written where it is named, before any run."""
+    from .atomic_file import temporary_beside
+
+    if path.is_dir():
+        raise FabricsimError(f"{path}: is a directory; {option} names a file")
+    probe = temporary_beside(path)  # what writing it will make first
+    try:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
@@ -207,10 +203,13 @@ def sweep(
     base_seed: Optional[int] = typer.Option(None, "--base-seed", help="Seed of replication 0 (default: the scenario's run.seed)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
     scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="Run on the Dask cluster whose scheduler is at ADDRESS (pip install 'fabricsim[dask]')."
+        None, "--scheduler",
+        help="Run on the Dask cluster whose scheduler is at tcp://HOST:PORT (pip install 'fabricsim[dask]').",
     ),
     dask_local: Optional[int] = typer.Option(
-        None, "--dask-local", min=1, help="Run on a local Dask cluster of N workers started for the sweep."
+        None, "--dask-local", min=1,
+        help="Run on a local Dask cluster of N workers (threads) started for the sweep: at most 4 per CPU, and as "
+        "many as the memory holds runs of run.memory_budget_mb.",
     ),
 ) -> None:
     """Run a grid of scenarios x replications in parallel and write a tidy table."""
@@ -263,21 +262,18 @@ def reproduce(
     from . import reproduce as repro
 
     if list_:
-        for exp in sorted(repro.experiments().values(), key=lambda e: natural_key(e.id)):
+        for exp in repro.experiments().values():  # numbers in ids by value: fig2 before fig11
             emit(f"{exp.id:<32} {exp.title}")
         return
     if not ids and document is None:
         raise FabricsimError("name one or more experiments, `all`, or use --list")
     writable_dir(out, "--out")
+    if document is not None:
+        writable_file(document, "--document")
     reports = repro.reproduce(ids or [], quick=quick, jobs=jobs, out_dir=out, progress=progress, echo=emit,
                               document=document)
     if strict and not all(r.all_within for r in reports):
         raise typer.Exit(1)
-
-
-def natural_key(text: str) -> list[Any]:
-    """Sorts numbers inside names by value: fig2 before fig11."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 @app.command()
@@ -412,7 +408,7 @@ def routing(
     from .api import routing as routing_info
 
     if lfts:
-        typer.echo(export(_load(scenario, set_), "lfts"), nl=False)
+        emit(export(_load(scenario, set_), "lfts"), end="")
         return
     info = routing_info(_load(scenario, set_))
     emit(json.dumps(info, indent=2) if as_json else format_routing(info))
@@ -480,7 +476,7 @@ def topology_export(
 
     if format not in ("net", "dot"):
         raise ScenarioError("value not allowed", key="--format", value=format, allowed="net, dot")
-    typer.echo(export(_load(scenario, set_), format), nl=False)
+    emit(export(_load(scenario, set_), format), end="")
 
 
 @scenario_app.command("show")
@@ -549,7 +545,16 @@ def scenario_upgrade(
 
 def main() -> None:
     # Typer turns KeyboardInterrupt into exit code 130; sweeps save finished work first.
-    app(prog_name="fabricsim")
+    sys.stdout = WatchedStdout(sys.stdout)
+    error = None
+    try:
+        app(prog_name="fabricsim")
+        code: Any = 0
+    except SystemExit as done:
+        code = done.code
+    except OSError as exc:  # from outside our commands, which report their own: --help or --version on a full disk?
+        code, error = 2, exc
+    sys.exit(finish(code, error))
 
 
 if __name__ == "__main__":

@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..atomic_file import write_atomically
 from .claims import Counts, study_table
-from .framework import KIND_RULES
+from .framework import KIND_RULES, natural_key
 
 NOTES = Path(__file__).parent / "notes"
 # Studies in the order of the seed papers; experiments of other studies follow.
@@ -34,18 +36,97 @@ VERDICT_WORDS = {
 }
 
 
-def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
-    """Every experiment record (``<id>.json``) in ``out_dir``, ordered by study then id."""
-    records = []
-    for path in sorted(Path(out_dir).glob("*.json")):
+@dataclass(frozen=True)
+class DamagedRecord:
+    """A file of the directory that should be an experiment record and cannot be read as one."""
+
+    name: str  # the file's name in the directory
+    why: str
+    experiment: str | None  # the experiment it is named after, if one is registered
+
+    def advice(self, out_dir: str | Path) -> str:
+        if self.experiment is None:
+            return "rerun its experiment to replace it"
+        return f"rerun `fabricsim reproduce {self.experiment} --out {Path(out_dir).as_posix()}` to replace it"
+
+
+ROLES = ("prediction", "check", *VERDICT_WORDS)
+
+
+def read_records(out_dir: str | Path) -> tuple[list[dict[str, Any]], list[DamagedRecord]]:
+    """Every experiment record (``<id>.json``) in ``out_dir``, ordered by study then
+    experiment, and the files that should be records but cannot be read as one
+    (cut short by a full disk or a crash, edited by hand...), which every
+    document lists rather than leaving them out unseen.
+
+    A ``.json`` file is taken for a record if it is named after a registered
+    experiment, says it is one (an object with ``id`` or ``checks``), or is
+    not JSON at all; other JSON files are not ours and are passed over.
+    """
+    from .framework import experiments, file_stem
+
+    named = {file_stem(i): i for i in experiments()}
+    records, damaged = [], []
+    for path in sorted(Path(out_dir).glob("*.json"), key=lambda p: natural_key(p.name)):
+        experiment = named.get(path.stem)
         try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
+            data: Any = json.loads(path.read_bytes().decode("utf-8"))
+        except OSError as exc:
+            damaged.append(DamagedRecord(path.name, f"cannot be read: {exc.strerror or exc}", experiment))
             continue
-        if isinstance(data, dict) and "checks" in data and "id" in data:
-            data.setdefault("study", data["id"].split("/", 1)[0])
-            records.append(data)
-    return sorted(records, key=lambda r: (study_rank(r["study"]), table_rank(r["study"], r["id"]), r["id"]))
+        except UnicodeDecodeError:
+            damaged.append(DamagedRecord(path.name, "not UTF-8 text", experiment))
+            continue
+        except ValueError as exc:
+            why = "empty" if path.stat().st_size == 0 else f"not JSON, cut short or damaged ({exc})"
+            damaged.append(DamagedRecord(path.name, why, experiment))
+            continue
+        says_record = isinstance(data, dict) and ("id" in data or "checks" in data)
+        if experiment is None and not says_record:
+            continue
+        problem = _record_problem(data)
+        if problem:
+            damaged.append(DamagedRecord(path.name, f"not a whole experiment record: {problem}", experiment))
+            continue
+        data.setdefault("study", data["id"].split("/", 1)[0])
+        records.append(data)
+    records.sort(key=lambda r: (study_rank(r["study"]), table_rank(r["study"], r["id"]), natural_key(r["id"])))
+    return records, damaged
+
+
+def _record_problem(data: Any) -> str:
+    """What keeps ``data`` from being a record the documents can show; empty if nothing."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    if not isinstance(data.get("id"), str) or not data["id"]:
+        return "no experiment `id`"
+    if not isinstance(data.get("study", ""), str):
+        return "`study` is not text"
+    checks = data.get("checks")
+    if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
+        return "no `checks` list of claims"
+    for key in ("runs", "wall_time_s"):
+        if not isinstance(data.get(key, 0), (int, float)) or isinstance(data.get(key), bool):
+            return f"`{key}` is not a number"
+    unknown = [r for r in (c.get("role", "check") for c in checks) if not isinstance(r, str) or r not in ROLES]
+    if unknown:
+        return f"a claim of unknown role {unknown[0]!r}"
+    try:  # what the documents compute from a claim's values (a published range, a CI against ours...)
+        experiment_section(data)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        return f"a claim the documents cannot show ({type(exc).__name__}: {exc})"
+    return ""
+
+
+def damaged_lines(damaged: Sequence[DamagedRecord], out_dir: str | Path) -> list[str]:
+    """The Markdown section listing damaged records, or nothing."""
+    if not damaged:
+        return []
+    lines = ["## Damaged records", "",
+             f"{len(damaged)} file{'s' if len(damaged) > 1 else ''} in this directory should be experiment records "
+             "but cannot be read as one; they are left out of the counts and tables here.", ""]
+    lines += [f"- `{d.name}`: {_md(d.why)}; {d.advice(out_dir)}." for d in damaged]
+    return lines + [""]
 
 
 def table_rank(study: str, experiment: str) -> int:
@@ -252,17 +333,16 @@ def policy_section() -> list[str]:
 
 
 def summary_markdown(out_dir: str | Path) -> str:
-    records = load_records(out_dir)
-    lines = ["# Reproduction summary", ""] + counts_table(records) + [""]
+    records, damaged = read_records(out_dir)
+    lines = ["# Reproduction summary", ""] + counts_table(records) + [""] + damaged_lines(damaged, out_dir)
     for r in records:
         lines += experiment_section(r)
     return "\n".join(lines)
 
 
 def write_summary(out_dir: str | Path) -> Path:
-    target = Path(out_dir) / "SUMMARY.md"
-    target.write_text(summary_markdown(out_dir))
-    return target
+    text = summary_markdown(out_dir)
+    return write_atomically(Path(out_dir) / "SUMMARY.md", lambda tmp: tmp.write_text(text), "the summary")
 
 
 def _note(name: str) -> str:
@@ -273,13 +353,13 @@ def _note(name: str) -> str:
 def document_markdown(out_dir: str | Path) -> str:
     """The whole record: the document's head, the counts, the policy, then
     study by study its notes and its experiments' tables."""
-    records = load_records(out_dir)
+    records, damaged = read_records(out_dir)
     grouped = by_study(records)
     studies = sorted(set(grouped) | {p.name.removesuffix(".legacy.md") for p in NOTES.glob("*.legacy.md")}, key=study_rank)
     lines = [_note("_document.md"), "", "## Counts", "",
              f"Generated from the experiment records in `{Path(out_dir).as_posix()}/` by "
              f"`fabricsim reproduce IDS --out {Path(out_dir).as_posix()} --document REPRODUCTIONS.md`.", ""]
-    lines += counts_table(records) + [""]
+    lines += counts_table(records) + [""] + damaged_lines(damaged, out_dir)
     legacy = [s for s in studies if s not in grouped]
     if legacy:
         lines += ["Not in the counts: " + ", ".join(legacy) + " (no record in this directory yet; the tables of "
@@ -304,6 +384,5 @@ def document_markdown(out_dir: str | Path) -> str:
 
 
 def write_document(out_dir: str | Path, target: str | Path) -> Path:
-    target = Path(target)
-    target.write_text(document_markdown(out_dir))
-    return target
+    text = document_markdown(out_dir)
+    return write_atomically(target, lambda tmp: tmp.write_text(text), "the document")

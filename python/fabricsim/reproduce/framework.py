@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -58,7 +59,6 @@ STATUS_COLUMN = "status"
 DEADLOCK = "deadlock"
 STALLED = "stalled"
 FLAGGED = "flagged"
-_NO_VALUE = {DEADLOCK: ("X", "deadlocked run (no value)"), STALLED: ("x", "stalled run (no value)")}
 
 
 @dataclass
@@ -351,7 +351,13 @@ def experiment(id: str, title: str, seed_ref: str) -> Callable[[ExperimentFunc],
 
 
 def experiments() -> dict[str, Experiment]:
-    return dict(sorted(_REGISTRY.items()))
+    """Every registered experiment, in the order of their ids with numbers by value (fig2 before fig10)."""
+    return dict(sorted(_REGISTRY.items(), key=lambda item: natural_key(item[0])))
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sorts numbers inside names by value: fig2 before fig11."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def unregister(id: str) -> None:
@@ -402,10 +408,16 @@ def run_experiment(exp: Experiment | str, ctx: Context) -> Report:
         raise FabricsimError(f"experiment `{exp.id}` evaluates claims, but study `{exp.study}` has no claims table")
     stem = ctx.out_dir / file_stem(exp.id)
     files = {"csv": stem.with_suffix(".csv"), "png": stem.with_suffix(".png"), "json": stem.with_suffix(".json")}
-    curves.to_csv(files["csv"], index=False)
-    plot_curves(curves, output.plot, published, files["png"])
+    from ..atomic_file import write_atomically
+    from .plot import plot_curves
+
+    # Each file whole or not at all, the record last: a record in the directory means its run finished.
+    hint = f"{exp.id} has no record; rerun it once the disk can take its files"
+    write_atomically(files["csv"], lambda tmp: curves.to_csv(tmp, index=False), "the curves", hint)
+    write_atomically(files["png"], lambda tmp: plot_curves(curves, output.plot, published, tmp), "the plot", hint)
     report = Report(exp.id, exp.title, exp.source, ctx.quick, checks, ctx.runs - runs_before, wall, files)
-    files["json"].write_text(json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n")
+    record = json.dumps(report.to_json(), indent=2, allow_nan=False, default=_json_default) + "\n"
+    write_atomically(files["json"], lambda tmp: tmp.write_text(record), "the record", hint)
     return report
 
 
@@ -424,112 +436,6 @@ def _json_default(o: Any) -> Any:
     if hasattr(o, "item"):  # numpy scalars
         return o.item()
     raise TypeError(f"not JSON serializable: {type(o).__name__}")
-
-
-def plot_curves(curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], path: Path) -> None:
-    """Our curves with CI error bars; published points as hollow markers under one legend entry.
-
-    With ``spec.panels``, one panel per metric in a grid, one legend for all.
-    Rows marked in :data:`STATUS_COLUMN` are drawn as such (see there).
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    if not spec.panels:
-        fig = Figure(figsize=(7, 4.5), dpi=120)
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        _draw_axes(ax, curves, spec, published, spec.y_label, spec.logy)
-        if spec.title:
-            ax.set_title(spec.title)
-        ax.legend(fontsize="small")
-        fig.tight_layout()
-        fig.savefig(path)
-        return
-    n = len(spec.panels)
-    cols = min(n, 3)
-    rows = -(-n // cols)
-    fig = Figure(figsize=(4.6 * cols, 3.6 * rows + 0.9), dpi=110)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    has_metric = "metric" in curves.columns
-    xs = curves["x"][curves["series"].isin(spec.series)] if spec.series else curves["x"]
-    xs = xs.astype(float).dropna()
-    for ax, panel in zip(axes, spec.panels):
-        part = curves[curves["metric"] == panel.metric] if has_metric else curves.iloc[0:0]
-        panel_published = [p for p in published if p.get("metric") in (None, panel.metric)]
-        _draw_axes(ax, part, spec, panel_published, panel.y_label, panel.logy)
-        ax.set_title(panel.title or panel.metric, fontsize="medium")
-        if len(xs):  # the same x range in every panel, whatever values a panel lacks
-            pad = 0.05 * (xs.max() - xs.min()) or 1.0
-            ax.set_xlim(xs.min() - pad, xs.max() + pad)
-    handles: dict[str, Any] = {}
-    for ax in axes[:n]:
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, h)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    if spec.title:
-        fig.suptitle(spec.title)
-    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(len(handles), 4), fontsize="small")
-    fig.tight_layout(rect=(0, 0.08 if rows > 1 else 0.12, 1, 1))
-    fig.savefig(path)
-
-
-def _draw_axes(ax: Any, curves: pd.DataFrame, spec: PlotSpec, published: list[dict[str, Any]], y_label: str, logy: bool) -> None:
-    series = spec.series or list(dict.fromkeys(curves["series"]))
-    status = curves[STATUS_COLUMN].astype(str) if STATUS_COLUMN in curves.columns else pd.Series("", index=curves.index)
-    colors: dict[str, Any] = {}
-    labelled_marks: set[str] = set()
-    for name in series:
-        part = curves[curves["series"] == name].sort_values("x")
-        st = status.loc[part.index]
-        # A deadlocked or stalled run's numbers are partial: no value, a gap in the line.
-        no_value = st.isin(list(_NO_VALUE))
-        y = part["y"].astype(float).where(~no_value)
-        yerr = part["y_ci"].astype(float).fillna(0.0).where(~no_value, 0.0)
-        line = ax.errorbar(part["x"], y, yerr=yerr, marker="o", markersize=3, capsize=2, label=str(name))
-        colors[name] = color = line[0].get_color()
-        flagged = part[st == FLAGGED]
-        if len(flagged):
-            ax.plot(flagged["x"], flagged["y"].astype(float), linestyle="none", marker="s", markersize=8,
-                    markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.2,
-                    label=None if FLAGGED in labelled_marks else "flagged run (overloaded)")
-            labelled_marks.add(FLAGGED)
-        for kind, (marker, label) in _NO_VALUE.items():
-            dead = part[st == kind]
-            if len(dead):
-                ax.plot(dead["x"], [0.04] * len(dead), transform=ax.get_xaxis_transform(), linestyle="none", marker=marker,
-                        markersize=9, markeredgewidth=2, color=color, clip_on=False,
-                        label=None if kind in labelled_marks else label)
-                labelled_marks.add(kind)
-    ours_labelled = False
-    for line_spec in spec.vlines:
-        color = colors.get(str(line_spec.get("series")), "gray")
-        ax.axvline(line_spec["x"], color=color, linestyle="--", linewidth=1.0, alpha=0.8,
-                   label=None if ours_labelled else "ours: saturation")
-        ours_labelled = True
-    labelled = False
-    for point in published:
-        if spec.series and point.get("series") not in spec.series:
-            continue
-        color = colors.get(str(point.get("series")), "black")
-        if point.get("y") is None:
-            # A published value of x alone (e.g. a saturation throughput): a vertical line.
-            ax.axvline(point["x"], color=color, linestyle=":", linewidth=1.5, label=None if labelled else "published")
-            labelled = True
-            continue
-        ax.plot(
-            [point["x"]], [point["y"]], linestyle="none", marker="D", markersize=6,
-            markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.5,
-            label=None if labelled else "published",
-        )
-        labelled = True
-    ax.set_xlabel(spec.x_label)
-    ax.set_ylabel(y_label)
-    if logy:
-        ax.set_yscale("log")
-    ax.grid(True, alpha=0.3)
 
 
 def _fmt(x: Any) -> str:
@@ -597,6 +503,12 @@ def reproduce(
     page = write_html(out_dir)
     if echo is not None:
         echo(f"every experiment in {out_dir}: {summary}, {page}")
+        from .document import read_records
+
+        damaged = read_records(out_dir)[1]
+        if damaged:
+            names = ", ".join(d.name for d in damaged)
+            echo(f"damaged records left out of them, and listed there: {names}")
     if document is not None:
         from .document import write_document
 

@@ -15,7 +15,18 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .document import by_study, cells, count_rows, counts, counts_line, load_records, study_heading, verdict
+from ..atomic_file import write_atomically
+from .document import (
+    DamagedRecord,
+    by_study,
+    cells,
+    count_rows,
+    counts,
+    counts_line,
+    read_records,
+    study_heading,
+    verdict,
+)
 from .framework import KIND_RULES, file_stem
 
 STYLE = Path(__file__).parent / "report.css"
@@ -87,7 +98,7 @@ def _experiment(record: Mapping[str, Any], out_dir: Path) -> list[str]:
 
 def html_page(out_dir: str | Path) -> str:
     out_dir = Path(out_dir)
-    records = load_records(out_dir)
+    records, damaged = read_records(out_dir)
     grouped = by_study(records)
     quick = sum(bool(r.get("quick")) for r in records)
     stamp = time.strftime("%Y-%m-%d %H:%M")
@@ -95,9 +106,12 @@ def html_page(out_dir: str | Path) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>fabricsim: published studies reproduced</title>", '<link rel="stylesheet" href="report.css">',
              "</head>", "<body>", "<header>", "<h1>fabricsim: published studies reproduced</h1>",
-             f"<p>{len(records)} experiments in this directory ({len(records) - quick} full, {quick} quick), "
+             f"<p>{len(records)} experiments in this directory ({len(records) - quick} full, {quick} quick)"
+             + (f' and <a href="#damaged">{len(damaged)} damaged records</a>' if damaged else "") + ", "
              f"report written {stamp}. Every number on our side comes from the runs; published values are the "
              "studies' own words and numbers, kept in each study's claims table.</p>", "</header>", "<nav><ul>"]
+    if damaged:
+        lines.append('<li><a href="#damaged">Damaged records</a></li>')
     for study, recs in grouped.items():
         title, _ = study_heading(study, recs)
         items = "".join(f'<li><a href="#exp-{_e(file_stem(r["id"]))}">{_e(r["id"])}</a></li>' for r in recs)
@@ -109,6 +123,7 @@ def html_page(out_dir: str | Path) -> str:
               '<span class="v-unaddressed"><span class="badge">cannot address</span></span>, '
               '<span class="v-construction"><span class="badge">by construction</span></span> and '
               '<span class="v-restates"><span class="badge">restates</span></span> not evidence.</p>', "</section>"]
+    lines += _damaged(damaged, out_dir)
     for study, recs in grouped.items():
         title, source = study_heading(study, recs)
         lines += [f'<section class="study" id="study-{_e(study)}">', f"<h2>{_e(title)}</h2>",
@@ -122,10 +137,19 @@ def html_page(out_dir: str | Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _damaged(damaged: Sequence[DamagedRecord], out_dir: Path) -> list[str]:
+    if not damaged:
+        return []
+    items = "".join(f"<li><code>{_e(d.name)}</code>: {_e(d.why)}; {_e(d.advice(out_dir))}.</li>" for d in damaged)
+    return ['<section id="damaged"><h2>Damaged records</h2>',
+            f"<p>{len(damaged)} file{'s' if len(damaged) > 1 else ''} in this directory should be experiment records "
+            "but cannot be read as one; they are left out of the counts and the experiments below.</p>",
+            f"<ul>{items}</ul></section>"]
+
+
 def write_html(out_dir: str | Path) -> Path:
-    """``index.html`` and ``report.css`` in ``out_dir``."""
+    """``index.html`` and ``report.css`` in ``out_dir``, each written whole or not at all."""
     out_dir = Path(out_dir)
-    shutil.copyfile(STYLE, out_dir / STYLE.name)
-    target = out_dir / "index.html"
-    target.write_text(html_page(out_dir), encoding="utf-8")
-    return target
+    write_atomically(out_dir / STYLE.name, lambda tmp: shutil.copyfile(STYLE, tmp), "the report's style sheet")
+    page = html_page(out_dir)
+    return write_atomically(out_dir / "index.html", lambda tmp: tmp.write_text(page, encoding="utf-8"), "the report")

@@ -60,6 +60,12 @@ pub fn export(topo: &Topology, tables: &LinearTables) -> String {
     out
 }
 
+/// An error about the dump as a whole: the dump's name leads the message, as
+/// `line_error`'s, so the scenario key that names the dump (`ib.routing.lft_file`) can be put on it.
+fn dump_error(file: &str, found: impl std::fmt::Display, expected: impl Into<String>) -> Error {
+    Error { allowed: Some(expected.into()), ..Error::scenario(format!("{file}: {found}")) }
+}
+
 fn hex(s: &str) -> Option<u64> {
     let s = s.trim();
     u64::from_str_radix(s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s), 16).ok()
@@ -181,20 +187,18 @@ pub fn import(text: &str, file: &str, topo: &Topology, unrouted: Unrouted) -> Re
     }
     if let Some(e) = lids.endpoint.iter().position(|&l| l == 0) {
         let ep = &id.endpoints[e];
-        return Err(Error::invalid(
+        return Err(dump_error(
             file,
             format!("no entry names adapter port \"{}\" port {} (GUID 0x{:016x})", ep.node.name, ep.port, ep.port_guid),
             "a LID for every cabled adapter port (entries with `portguid 0x...`)",
-        )
-        .with_message("an adapter port without a LID"));
+        ));
     }
     if let Some(s) = (0..topo.switch_count()).find(|&s| !blocks.iter().any(|((b, _), _)| *b as usize == s)) {
-        return Err(Error::invalid(
+        return Err(dump_error(
             file,
             format!("no table for switch \"{}\"", id.switches[s].node.name),
             "a `Unicast lids` table for every switch of the topology",
-        )
-        .with_message("a switch without a table"));
+        ));
     }
     // A switch LID that no line names keeps none: its entries cannot be placed.
     let mut tables = LinearTables::empty(topo.switch_count(), lids.clone());
@@ -346,6 +350,26 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("t.dump, line 3: port 7 of switch \"Switch0\" for LID 2"), "{e}");
+    }
+
+    /// A dump without a switch's table or an adapter's LID is refused with
+    /// the dump's name in the message and no key, so the scenario's key
+    /// that names the dump is put on the error (it once stood as the key).
+    #[test]
+    fn a_table_or_lid_missing_from_the_dump_names_the_dump_not_a_key() {
+        let topo =
+            build_shape("fat_tree", &ShapeParams { arity: Some(2), levels: Some(3), ..Default::default() }).unwrap();
+        let text = export(&topo, &linear_tables("min_hop", &topo, &RoutingParams::default()).unwrap());
+        let last_table = text.rfind("Unicast lids").unwrap();
+        let no_switch = import(&text[..last_table], "t.dump", &topo, Unrouted::Refused).unwrap_err();
+        let no_hca: String =
+            text.lines().filter(|l| !l.contains("Channel Adapter")).map(|l| format!("{l}\n")).collect();
+        let no_lid = import(&no_hca, "t.dump", &topo, Unrouted::Refused).unwrap_err();
+        for (e, found) in
+            [(no_switch, "t.dump: no table for switch \"Switch"), (no_lid, "t.dump: no entry names adapter port")]
+        {
+            assert!(e.key.is_none() && e.message.starts_with(found), "{e:?}");
+        }
     }
 
     /// An entry that sends an adapter's LID to another adapter, to the

@@ -1,7 +1,7 @@
 """Sweeps on a Dask cluster: an existing one at a scheduler address, or a
 local one started for the sweep. Runs go through the Dask client's
 ``concurrent.futures`` executor, the same path as the local worker pool
-(:func:`fabricsim.sweep._run_on_executor`); each run is the same
+(:func:`fabricsim.sweep.executors._run_on_executor`); each run is the same
 ``_worker_run`` call a pool worker makes, so results are the same bit for bit.
 
 A local cluster's workers are threads of this process: the engine releases
@@ -13,13 +13,14 @@ Dask is an optional extra: ``pip install 'fabricsim[dask]'``.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .errors import SweepError, WorkerError
+from ..errors import SweepError, WorkerError
 
 # How long the client may stay cut off from its scheduler before the runs
 # still out are given up (they are retried by rerunning the sweep).
@@ -60,15 +61,76 @@ class DaskCluster:
         return f"lost on the Dask cluster ({type(exc).__name__}{': ' + first if first else ''})"
 
 
-@contextmanager
-def dask_cluster(scheduler: str | None, local_workers: int | None) -> Iterator[DaskCluster]:
-    """A client of the scheduler at ``scheduler``, or of a local cluster of ``local_workers`` workers."""
+# A local worker is a thread running one simulation at a time: beyond this many per CPU they only share
+# the cores, and Dask's event loop, which they share too, falls behind (200 on two CPUs could not
+# connect within Dask's 30 s timeout; 150 took 7 s to run one trivial task).
+LOCAL_WORKERS_PER_CPU = 4
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+ADDRESS_ALLOWED = (
+    "tcp://HOST:PORT (or tls://, ws://, wss://, ucx://; HOST:PORT alone is tcp://), e.g. tcp://10.0.0.5:8786"
+)
+
+
+def _require_dask() -> None:
     try:
-        from distributed import Client, LocalCluster
+        importlib.import_module("distributed")
     except ImportError:
         raise SweepError(
             "sweeps on Dask need the dask extra: pip install 'fabricsim[dask]' (dask and distributed)"
         ) from None
+
+
+def check_scheduler_address(address: object) -> None:
+    """Refuses, before connecting, what cannot be a Dask scheduler's address."""
+    _require_dask()
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    def refuse(why: str) -> SweepError:
+        return SweepError(f"--scheduler `{address}`: not a Dask scheduler address ({why}); allowed: {ADDRESS_ALLOWED}")
+
+    if not isinstance(address, str) or not address.strip():
+        raise refuse("no address")
+    try:
+        scheme, location = parse_address(address, strict=False)
+        if scheme not in SCHEDULER_SCHEMES:
+            raise ValueError(f"scheme {scheme}:// is not one a scheduler on another process listens on")
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise refuse(str(exc).rstrip(".")) from None
+    if not host:
+        raise refuse("no host")
+    if not 0 < int(port) < 65536:
+        raise refuse(f"port {port} is not 1 to 65535")
+
+
+def check_local_cluster(workers: int, run_budget_mib: float) -> None:
+    """Refuses a local cluster this machine cannot run: more worker threads than
+    LOCAL_WORKERS_PER_CPU per CPU, or more than its memory holds runs of
+    ``run_budget_mib`` (the sweep's largest run.memory_budget_mb) at once."""
+    _require_dask()
+    from dask.system import CPU_COUNT
+    from distributed.system import MEMORY_LIMIT
+
+    by_cpus = LOCAL_WORKERS_PER_CPU * CPU_COUNT
+    by_memory = int(MEMORY_LIMIT / (run_budget_mib * 2**20))
+    most = min(by_cpus, by_memory)
+    if workers <= most:
+        return
+    raise SweepError(
+        f"--dask-local {workers}: more workers than this machine can run; allowed: 1 to {max(most, 1)}. "
+        f"Each worker is a thread running one simulation at a time: its {CPU_COUNT} CPUs run {by_cpus} "
+        f"({LOCAL_WORKERS_PER_CPU} per CPU; more only share the cores), and its {MEMORY_LIMIT / 2**30:.1f} GiB hold "
+        f"{by_memory} runs at once that may each grow to run.memory_budget_mb = {run_budget_mib:g} MiB before the "
+        "engine stops them (a lower budget lets more run)"
+    )
+
+
+@contextmanager
+def dask_cluster(scheduler: str | None, local_workers: int | None) -> Iterator[DaskCluster]:
+    """A client of the scheduler at ``scheduler``, or of a local cluster of ``local_workers`` workers."""
+    _require_dask()
+    from distributed import Client, LocalCluster
+
     cluster = None
     # The sweep reports lost runs itself, one line each: keep Dask's own
     # reconnection tracebacks off the terminal.
@@ -80,8 +142,11 @@ def dask_cluster(scheduler: str | None, local_workers: int | None) -> Iterator[D
         log.setLevel(logging.CRITICAL)
     try:
         if local_workers is not None:
+            # No memory limit per worker: Dask would hold each thread's share of the machine against the
+            # whole process's memory and pause them all (for ever) once the process outgrew one share;
+            # the engine's run.memory_budget_mb bounds each run, and check_local_cluster their number.
             cluster = LocalCluster(
-                n_workers=local_workers, threads_per_worker=1, processes=False, dashboard_address=None
+                n_workers=local_workers, threads_per_worker=1, processes=False, dashboard_address=None, memory_limit=0
             )
             client = Client(cluster)
             address = f"a local cluster of {local_workers} workers"
