@@ -69,32 +69,34 @@ impl FreedCredit {
 /// line, not the cable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReferenceCables {
-    propagation: Time,
-    header: Time,
-    input_stages: Time,
+    /// A cable to a switch and one to an HCA, but for their far end (built
+    /// once, so that a send builds its cable without checking its figures).
+    to_switch: Wire,
+    to_hca: Wire,
 }
 
 impl ReferenceCables {
     /// Cables of `propagation`, over which an LRH takes `header`, to switches
     /// that act `input_stages` after it is in.
     pub fn new(propagation: Time, header: Time, input_stages: Time) -> Self {
-        ReferenceCables { propagation, header, input_stages }
+        let nowhere = PortRef::switch(u32::MAX, u16::MAX);
+        ReferenceCables {
+            to_switch: Wire::cut_through(nowhere, propagation, header, input_stages),
+            to_hca: Wire::whole(nowhere, propagation),
+        }
     }
 
     /// Every cable's propagation delay (the fabric's).
     #[inline(always)]
     pub fn propagation(&self) -> Time {
-        self.propagation
+        self.to_switch.propagation
     }
 
     /// The reference-rate cable to `to` (a switch: cut-through; an HCA: whole).
     #[inline(always)]
     pub fn wire(&self, to: PortRef) -> Wire {
-        if to.kind == ComponentKind::Switch {
-            Wire::cut_through(to, self.propagation, self.header, self.input_stages)
-        } else {
-            Wire::whole(to, self.propagation)
-        }
+        let cable = if to.kind == ComponentKind::Switch { self.to_switch } else { self.to_hca };
+        Wire { to, ..cable }
     }
 }
 
