@@ -125,12 +125,13 @@ fn a_generated_fat_tree_exports_as_opensm_sees_it() {
     assert_eq!(lft_dump::export(&topo, &ours), dump);
 }
 
-/// updn from the roots OpenSM picks for itself: the same hop counts and
-/// ports wherever OpenSM keeps to the up/down rule; its tables break the rule
-/// on the 1356-HCA cluster, ours never do.
+/// updn from the roots OpenSM picks for itself, which are those ours finds
+/// without `roots`: the same hop counts and ports wherever OpenSM keeps to
+/// the up/down rule; its tables break the rule on the 1356-HCA cluster, ours
+/// never do.
 #[test]
 fn updn_from_opensms_roots_follows_the_rule_opensm_bends() {
-    use fabricsim::fabric::routing::updn::{down_up_turns, Ranks};
+    use fabricsim::fabric::routing::updn::{down_up_turns, opensm_roots, Ranks};
     for file in [CLUSTER_144, FAT_TREE, CLUSTER_1356] {
         let topo = load(file, "file").unwrap();
         let mut dumps = opensm_dumps(file, &["-R", "updn"], &["opensm-updn-roots.dump"]);
@@ -141,8 +142,13 @@ fn updn_from_opensms_roots_follows_the_rule_opensm_bends() {
             .map(|l| u64::from_str_radix(l.trim().trim_start_matches("0x"), 16).unwrap())
             .map(|g| id.switches.iter().position(|s| s.node.guid == g).unwrap() as u32)
             .collect();
+        let mut sorted = roots.clone();
+        sorted.sort_unstable();
+        assert_eq!(opensm_roots(&topo), sorted, "{file}");
         let params = RoutingParams { roots: Some(roots.clone()), ..RoutingParams::default() };
         let ours = linear_tables("updn", &topo, &params).unwrap();
+        // Without roots, the ones OpenSM finds: the same tables.
+        assert_eq!(linear_tables("updn", &topo, &RoutingParams::default()).unwrap(), ours, "{file}");
         let p = parity(&topo, &ours, &dump, &format!("updn ({} roots) {file}", roots.len()));
         let theirs = lft_dump::import(&dump, "opensm-lfts.dump", &topo, Unrouted::Allowed).unwrap();
         let ranks = Ranks::new(&topo, &fabricsim::fabric::routing::switch_links(&topo), &roots);

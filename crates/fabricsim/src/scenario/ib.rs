@@ -434,10 +434,11 @@ impl IbSpec {
             )?;
         }
         require(
-            self.routing.algorithm != IbRouting::Updn || self.routing.roots.as_ref().is_some_and(|r| !r.is_empty()),
+            self.routing.roots.as_ref().is_none_or(|r| !r.is_empty()),
             "ib.routing.roots",
-            "missing",
-            "the root switches of ib.routing.algorithm = \"updn\", from 1 (e.g. the spine of a fat tree)",
+            "[]",
+            "the root switches of ib.routing.algorithm = \"updn\", from 1 (e.g. the spine of a fat tree); without \
+             the key, the ones OpenSM finds",
         )?;
         if let Some(r) = self.routing.root {
             ROOT.check_int(r)?;

@@ -93,6 +93,8 @@ pub struct IbRoutingSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<u32>,
     /// updn: the root switches, from 1 (e.g. the spine of a fat tree).
+    /// Default: the switches OpenSM's updn takes when given none, those that
+    /// see over 90% of the adapters at one distance (a fat tree's spine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub roots: Option<Vec<u32>>,
     /// Imported: the LFT dump to route by (relative paths are looked up from
