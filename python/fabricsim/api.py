@@ -29,13 +29,18 @@ def run(
     return run_scenario(sc)
 
 
-def run_scenario(sc: Scenario, progress: Callable[..., Any] | None = None) -> RunResult:
+def run_scenario(
+    sc: Scenario,
+    progress: Callable[..., Any] | None = None,
+    building: Callable[[str, int, int], Any] | None = None,
+) -> RunResult:
     """Run ``sc``. ``progress``, if given, is called about every 100 ms with
-    (sim_time_us, events, observations, target, warmed_up). Ctrl-C stops the
-    run within a fraction of a second and raises KeyboardInterrupt."""
+    (sim_time_us, events, observations, target, warmed_up); ``building``, while
+    the model is built, with (stage, done, total). Ctrl-C stops the build or
+    the run within a fraction of a second and raises KeyboardInterrupt."""
     # The engine runs inside this call; parallelism comes from running
     # independent scenarios in separate processes (see sweep).
-    reply = _core.run(sc.to_json(), sc.source, progress)
+    reply = _core.run(sc.to_json(), sc.source, progress, building)
     try:
         return RunResult(unwrap(reply, sc.source), sc.source)
     except ScenarioError as exc:

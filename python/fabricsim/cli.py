@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, List, Optional
@@ -127,13 +128,25 @@ def run(
     sc = _load(scenario, set_)
     show = sys.stderr.isatty()
     try:
-        result = run_scenario(sc, progress=_progress_line if show else None)
+        result = run_scenario(sc, progress=_progress_line if show else None, building=_BuildLine() if show else None)
     finally:
         if show:
             sys.stderr.write("\r\033[K")
     if no_wall_clock:
         result = result.without_wall_clock()
     emit(result.to_json() if as_json else result.summary())
+
+
+class _BuildLine:
+    """One self-overwriting status line on a terminal (stderr) while the model is built."""
+
+    def __init__(self) -> None:
+        self._start = time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        share = f" {100.0 * done / total:3.0f}%" if total else ""
+        sys.stderr.write(f"\r\033[Kbuilding: {stage}{share}, {time.monotonic() - self._start:.1f} s")
+        sys.stderr.flush()
 
 
 def _progress_line(sim_time_us: float, events: int, observations: int, target: int, warmed_up: bool) -> None:

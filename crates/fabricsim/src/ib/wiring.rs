@@ -277,7 +277,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "trunks": topo.links.iter().map(|l| serde_json::json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
         "paths": spec.routing.algorithm,
         "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
-        "mean_hops": data.mean_hops(&topo),
+        "mean_hops": data.mean_hops(&topo)?,
         "uniform_saturation": uniform_saturation(&topo, &data, &link_rates(spec, &topo)?),
         "switches": switches,
         "channel_dependencies": deps,

@@ -119,7 +119,7 @@ fn lfts(topo: &Topology, params: &RoutingParams) -> Result<LinearTables> {
     let links = switch_links(topo);
     let ranks = Ranks::new(topo, &links, &roots(topo, params)?);
     let mut rule = LegalRoutes::new(topo, links, ranks);
-    Ok(balanced_tables(topo, Lids::assign(topo)?, &mut rule))
+    balanced_tables(topo, Lids::assign(topo)?, &mut rule)
 }
 
 /// The shortest legal routes towards one destination switch, and which of
