@@ -3,6 +3,7 @@ back, route it by a dump, and read what a damaged file gets."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import fabricsim
@@ -83,3 +84,27 @@ def test_a_topology_file_given_as_the_scenario_is_imported(tmp_path: Path) -> No
     assert 'line 4: switch "S-2", which no chain of cables joins to switch "S-1" (line 1)' in cut.stderr
     assert fabricsim.Scenario.load(tree).get("ib.topology.kind") == "import"
     assert not fabricsim.scenario.is_topology_dump("[ib.topology]\nkind = \"import\"\n")
+
+
+def test_an_imported_cluster_without_a_routing_is_routed_as_opensm_would():
+    """OpenSM routes by min-hop unless told otherwise; on the 1,356-HCA cluster that has a
+    cycle of channel dependencies, which the run says before it starts, with the routings that have none."""
+    cluster = REPO.parent / "shared/data/topologies/real-cluster-214sw-1356hca.ibnetdiscover"
+    short = ["--set", "run.max_observations=2000", "--set", "run.warmup_observations=100",
+             "--set", "run.min_observations=0"]
+    proc = run_cli("run", str(cluster), "--json", *short)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["scenario"]["ib"]["routing"]["algorithm"] == "min_hop"
+    (warning,) = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert warning.startswith(f"warning: {cluster}: ")
+    assert 'ib.routing.algorithm = "min_hop" (the default for an imported fabric: OpenSM\'s default engine)' in warning
+    assert "has a cycle of 6 channel dependencies on this fabric" in warning
+    # OpenSM's updn finds 56 roots there; its fat-tree engine is cyclic there too.
+    assert '"updn" (from the 56 root switches OpenSM finds)' in warning and '"ftree"' not in warning
+    # A routing the warning names: nothing to say.
+    proc = run_cli("run", str(cluster), "--set", "ib.routing.algorithm=updn", *short)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    # From Python, the same words as a RoutingWarning.
+    with pytest.warns(fabricsim.RoutingWarning, match="min_hop.*has a cycle of 6 channel dependencies"):
+        fabricsim.run(cluster, {"run.max_observations": 2000, "run.warmup_observations": 100,
+                                "run.min_observations": 0})

@@ -12,6 +12,7 @@ def run(
     source: str,
     progress: Callable[[float, int, int, int, bool], object] | None = None,
     building: Callable[[str, int, int], object] | None = None,
+    notice: Callable[[str], object] | None = None,
 ) -> str:
     """Run one simulation.
 
@@ -21,7 +22,7 @@ def run(
     | "internal", "message", "file", "key", "value", "allowed"}}``, or
     ``{"interrupted": true}`` (Ctrl-C, or a callback raised). ``progress`` hears
     the run about every 100 ms; ``building`` the model's build (stage, done,
-    total) about every 50 ms.
+    total) about every 50 ms; ``notice`` what the build says before the run.
     """
 
 def validate(scenario_json: str, source: str) -> str:

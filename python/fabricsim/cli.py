@@ -127,8 +127,15 @@ def run(
 
     sc = _load(scenario, set_)
     show = sys.stderr.isatty()
+
+    def notice(text: str) -> None:
+        """Said before the run (a routing that may deadlock), over any status line."""
+        sys.stderr.write(("\r\033[K" if show else "") + f"warning: {sc.source}: {text}\n")
+        sys.stderr.flush()
+
     try:
-        result = run_scenario(sc, progress=_progress_line if show else None, building=_BuildLine() if show else None)
+        result = run_scenario(sc, progress=_progress_line if show else None,
+                              building=_BuildLine() if show else None, notice=notice)
     finally:
         if show:
             sys.stderr.write("\r\033[K")

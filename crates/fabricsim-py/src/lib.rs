@@ -54,16 +54,17 @@ impl RunObserver for PythonObserver {
 
 /// The same for a model's build (seconds for a large fabric): signal
 /// handlers run at every report of its stages, which `building` hears as
-/// (stage, done, total).
+/// (stage, done, total); `notice` hears what the build says before the run.
 struct PythonBuildWatch {
     building: Option<Py<PyAny>>,
+    notice: Option<Py<PyAny>>,
     interrupted: bool,
 }
 
 impl PythonBuildWatch {
     /// Watches a build for Ctrl-C only.
     fn signals_only() -> Rc<RefCell<PythonBuildWatch>> {
-        Rc::new(RefCell::new(PythonBuildWatch { building: None, interrupted: false }))
+        Rc::new(RefCell::new(PythonBuildWatch { building: None, notice: None, interrupted: false }))
     }
 }
 
@@ -76,21 +77,37 @@ impl BuildWatch for PythonBuildWatch {
             !stop
         })
     }
+
+    fn hears_notices(&self) -> bool {
+        self.notice.is_some()
+    }
+
+    fn notice(&mut self, text: &str) {
+        Python::with_gil(|py| {
+            if let Some(Err(e)) = self.notice.as_ref().map(|callback| callback.call1(py, (text,))) {
+                // A notice cannot stop the build: an exception in its callback is reported as unraisable.
+                e.write_unraisable(py, None);
+            }
+        });
+    }
 }
 
 /// Runs one simulation of a scenario given as JSON; `source` names it in
 /// errors; `progress`, if given, is called about every 100 ms with
 /// (sim_time_us, events, observations, target, warmed_up); `building`,
-/// while the model is built, with (stage, done, total). Returns `{"ok": report}`, `{"error": {...}}`, or `{"interrupted": true}`
+/// while the model is built, with (stage, done, total); `notice` with each
+/// thing the build says before the run (a routing that may deadlock).
+/// Returns `{"ok": report}`, `{"error": {...}}`, or `{"interrupted": true}`
 /// when a signal handler raised (Ctrl-C) or a progress callback did.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, source, progress=None, building=None))]
+#[pyo3(signature = (scenario_json, source, progress=None, building=None, notice=None))]
 fn run(
     py: Python<'_>,
     scenario_json: &str,
     source: &str,
     progress: Option<Py<PyAny>>,
     building: Option<Py<PyAny>>,
+    notice: Option<Py<PyAny>>,
 ) -> String {
     let scenario_json = scenario_json.to_owned();
     let source = source.to_owned();
@@ -98,7 +115,7 @@ fn run(
     // The simulation never touches Python objects: let other threads run.
     py.allow_threads(move || {
         guarded(&source, || {
-            let watch = Rc::new(RefCell::new(PythonBuildWatch { building, interrupted: false }));
+            let watch = Rc::new(RefCell::new(PythonBuildWatch { building, notice, interrupted: false }));
             let result = build_watch::watched(watch.clone(), || {
                 Scenario::from_json_str(&scenario_json, &source)
                     .and_then(|s| fabricsim::run::run_observed(&s, &mut observer))

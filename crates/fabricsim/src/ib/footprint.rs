@@ -164,7 +164,7 @@ mod tests {
         let timing = IbTiming::new(spec, wiring::link_rates(spec, &topo).unwrap().reference).unwrap();
         let rate = timing.link.bytes_per_second();
         let sources = Sources::new(&spec.workload, topo.endpoint_count(), rate, scenario.run.seed, None).unwrap();
-        (Footprint::fabric(&topo, spec.routing.algorithm, &sources), topo)
+        (Footprint::fabric(&topo, spec.routing_algorithm(), &sources), topo)
     }
 
     /// The 32-ary 3-tree (32,768 HCAs, 3,072 switches) peaked at 446 MiB

@@ -1,11 +1,13 @@
 //! A model's build, watched from outside: building a large fabric takes
 //! seconds (tables for every switch and adapter, the channel-dependency
 //! check), so its long loops call [`step`], which every 50 ms or so tells
-//! the watcher where the build is and lets it stop the build (Ctrl-C).
+//! the watcher where the build is and lets it stop the build (Ctrl-C);
+//! and what a user should hear before the run (a routing that may
+//! deadlock) goes to the watcher through [`notice`].
 //!
 //! The watcher is the thread's own, installed around a build with
 //! [`watched`]; without one, `step` costs a thread-local read and never
-//! stops anything.
+//! stops anything, and notices go unheard (the report says as much).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,11 +18,17 @@ use crate::error::{Error, Result};
 /// Wall time between two reports of one stage (a new stage is reported at once).
 const REPORT_EVERY: Duration = Duration::from_millis(50);
 
-/// Hears a build's progress.
+/// Hears a build's progress and notices.
 pub trait BuildWatch {
     /// The build is at `stage`, `done` of `total` steps of it (0 of 0: no
     /// count); returns false to stop the build.
     fn at(&mut self, stage: &str, done: u64, total: u64) -> bool;
+    /// Whether notices are wanted (some take work to make).
+    fn hears_notices(&self) -> bool {
+        true
+    }
+    /// Something to tell the user before the run.
+    fn notice(&mut self, text: &str);
 }
 
 struct Watching {
@@ -68,6 +76,20 @@ pub fn step(stage: &'static str, done: usize, total: usize) -> Result<()> {
     })
 }
 
+/// Whether this thread's watcher, if any, wants notices.
+pub fn hears_notices() -> bool {
+    WATCH.with(|w| w.borrow().as_ref().is_some_and(|w| w.watch.borrow().hears_notices()))
+}
+
+/// Tells the watcher, if any, something the user should know before the run.
+pub fn notice(text: &str) {
+    WATCH.with(|w| {
+        if let Some(w) = w.borrow().as_ref() {
+            w.watch.borrow_mut().notice(text);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +97,7 @@ mod tests {
     #[derive(Default)]
     struct Heard {
         stages: Vec<(String, u64, u64)>,
+        notices: Vec<String>,
         stop_at: Option<&'static str>,
     }
 
@@ -83,15 +106,21 @@ mod tests {
             self.stages.push((stage.to_string(), done, total));
             self.stop_at != Some(stage)
         }
+
+        fn notice(&mut self, text: &str) {
+            self.notices.push(text.to_string());
+        }
     }
 
     #[test]
     fn a_watcher_hears_each_new_stage_and_may_stop_the_build() {
         let heard = Rc::new(RefCell::new(Heard { stop_at: Some("switches"), ..Heard::default() }));
         let result = watched(heard.clone(), || -> Result<()> {
+            assert!(hears_notices());
             for i in 0..1000 {
                 step("tables", i, 1000)?;
             }
+            notice("the routing may deadlock");
             step("switches", 0, 10)?;
             unreachable!("the watcher stops the build at its switches");
         });
@@ -101,7 +130,11 @@ mod tests {
         assert_eq!(heard.stages.first(), Some(&("tables".to_string(), 0, 1000)));
         assert!(heard.stages.len() < 100, "{:?}", heard.stages.len());
         assert_eq!(heard.stages.last(), Some(&("switches".to_string(), 0, 10)));
+        assert_eq!(heard.notices, ["the routing may deadlock"]);
         // Outside `watched` nothing listens and nothing stops.
+        assert!(!hears_notices());
         step("tables", 0, 1).unwrap();
+        notice("unheard");
+        assert_eq!(heard.notices.len(), 1);
     }
 }

@@ -4,6 +4,7 @@
 //! section of the report.
 
 use super::*;
+use crate::ib::routing_advice;
 use crate::sim::build_watch;
 
 impl IbFabric {
@@ -42,7 +43,7 @@ impl IbFabric {
         let link_rate = timing.link.bytes_per_second();
         build_watch::step("the workload", 0, 0)?;
         let mut sources = Sources::new(&spec.workload, topo.endpoint_count(), link_rate, scenario.run.seed, streams)?;
-        let footprint = Footprint::fabric(&topo, spec.routing.algorithm, &sources);
+        let footprint = Footprint::fabric(&topo, spec.routing_algorithm(), &sources);
         footprint.check(&topo, scenario.run.memory_budget_mb)?;
         build_watch::step("forwarding tables", 0, 0)?;
         let (data, control) = wiring::tables(spec, &topo)?;
@@ -51,9 +52,14 @@ impl IbFabric {
         // the switches take their memory.
         build_watch::step("channel dependencies", 0, 0)?;
         let deps = analyze(&topo, &data)?;
+        if build_watch::hears_notices() {
+            if let Some(text) = routing_advice::deadlock_notice(spec, &topo, &deps)? {
+                build_watch::notice(&text);
+            }
+        }
         build_watch::step("route lengths", 0, 0)?;
         let mean_hops = data.mean_hops(&topo)?.ok_or_else(|| unrouted(spec))?;
-        let multipath = match spec.routing.algorithm {
+        let multipath = match spec.routing_algorithm() {
             IbRouting::Multipath => {
                 let left = (scenario.run.memory_budget_mb * 1024.0 * 1024.0) as u64;
                 Some(wiring::multipath(spec, &topo, left.saturating_sub(footprint.total()))?)
@@ -230,8 +236,8 @@ impl IbFabric {
             sources.route_by(PathChoice::new(mp, &topo, &demands, bytes_per_s, reliable_share, &sls, seed));
         }
         let routing = json!({
-            "algorithm": spec.routing.algorithm,
-            "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
+            "algorithm": spec.routing_algorithm(),
+            "root": spec.routing_algorithm().has_root().then(|| spec.routing.root.unwrap_or(1)),
             "spf_ties": spec.routing.spf_ties(),
             "multipath": multipath.as_ref().map(|mp| multipath_section(mp, &topo, sources.paths())),
             "mean_hops": mean_hops,
@@ -312,7 +318,7 @@ impl IbFabric {
 fn unrouted(spec: &IbSpec) -> Error {
     Error::model(format!(
         "the {:?} routing's tables are not forwarding tables that lead every HCA to every other, without loops",
-        spec.routing.algorithm
+        spec.routing_algorithm()
     ))
 }
 
