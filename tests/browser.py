@@ -29,6 +29,24 @@ def find_chromium() -> str | None:
     return None
 
 
+# Set by .ci/run, which installs the external tools: a test that finds one missing fails instead of not running.
+REQUIRE_EXTERNAL = "FABRICSIM_REQUIRE_EXTERNAL"
+
+
+def chromium_or_not_run() -> str:
+    """The Chromium a test drives. Without one the test is not run (a skip that says why), unless
+    FABRICSIM_REQUIRE_EXTERNAL=1 makes that a failure."""
+    import pytest
+
+    exe = find_chromium()
+    if exe:
+        return exe
+    why = "no headless Chromium on the PATH (Debian's `chromium` package, which .ci/run installs)"
+    if os.environ.get(REQUIRE_EXTERNAL) == "1":
+        pytest.fail(f"{why}, and {REQUIRE_EXTERNAL}=1 requires it")
+    pytest.skip(f"not run: {why}")
+
+
 class Browser:
     """One headless browser with one page; messages on fds 3 (in) and 4 (out)."""
 

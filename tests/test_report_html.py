@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
-from browser import Browser, find_chromium
+import pytest
+from browser import REQUIRE_EXTERNAL, Browser, chromium_or_not_run
 from conftest import SMALL
 from fabricsim import Scenario
 from fabricsim.reproduce import ExperimentOutput, PlotSpec, check, experiment, run_experiment
@@ -28,10 +32,15 @@ def legacy(ctx):
                             checks=[check("latency rises with load", [0, 1e9], rows[1]["y"] - rows[0]["y"], tolerance=0.0)])
 
 
-def test_the_report_reads_in_a_real_browser(quick_records, tmp_path):
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Of the records' scope and asked for first, so a machine without a browser skips the test before they are built."""
+    return chromium_or_not_run()
+
+
+def test_the_report_reads_in_a_real_browser(chromium, quick_records, tmp_path):
     records, reports = quick_records
-    exe = find_chromium()
-    assert exe, "this test needs a headless Chromium: Debian's `chromium` package (.ci/run installs it)"
+    exe = chromium
     out = tmp_path / "report"
     shutil.copytree(records, out)
     run_experiment(LEGACY_ID, Context(quick=True, jobs=1, out_dir=out, progress=False))
@@ -60,3 +69,21 @@ def test_the_report_reads_in_a_real_browser(quick_records, tmp_path):
     target = os.environ.get("FABRICSIM_REPORT_SCREENSHOT")
     if target:
         shutil.copyfile(shot, target)
+
+
+def test_without_chromium_the_browser_test_says_it_was_not_run(tmp_path):
+    """Where no Chromium is on the PATH the test is reported as not run, with the reason; under
+    FABRICSIM_REQUIRE_EXTERNAL=1 (.ci/run) it fails."""
+    test = f"{Path(__file__).name}::test_the_report_reads_in_a_real_browser"
+    env = {k: v for k, v in os.environ.items() if k != REQUIRE_EXTERNAL}
+    env["PATH"] = str(tmp_path)  # an empty directory: no browser on it
+    argv = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test]
+    here = Path(__file__).parent
+    free = subprocess.run(argv, cwd=here, env=env, capture_output=True, text=True, timeout=120)
+    assert free.returncode == 0 and "1 skipped" in free.stdout, free.stdout + free.stderr
+    assert "not run: no headless Chromium on the PATH" in free.stdout, free.stdout
+    required = subprocess.run(argv, cwd=here, env={**env, REQUIRE_EXTERNAL: "1"}, capture_output=True, text=True,
+                              timeout=120)
+    # A fixture that fails is counted as an error of the test.
+    assert required.returncode == 1 and "1 error" in required.stdout, required.stdout + required.stderr
+    assert f"{REQUIRE_EXTERNAL}=1 requires it" in required.stdout, required.stdout

@@ -3,6 +3,7 @@ back, route it by a dump, and read what a damaged file gets."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import fabricsim
@@ -100,3 +101,27 @@ def test_a_dump_missing_a_table_or_a_lid_is_an_error_under_its_key(tmp_path: Pat
     # The dump's name once stood where the key goes: "key `/tmp/.../lfts.dump` = no table for switch ...".
     assert err.value.key == "ib.routing.lft_file", err.value
     assert str(err.value).startswith(f"c.toml: key `ib.routing.lft_file`: {tmp_path / 'lfts.dump'}: {found}"), err.value
+
+
+def test_an_imported_cluster_without_a_routing_is_routed_as_opensm_would():
+    """OpenSM routes by min-hop unless told otherwise; on the 1,356-HCA cluster that has a
+    cycle of channel dependencies, which the run says before it starts, with the routings that have none."""
+    cluster = REPO.parent / "shared/data/topologies/real-cluster-214sw-1356hca.ibnetdiscover"
+    short = ["--set", "run.max_observations=2000", "--set", "run.warmup_observations=100",
+             "--set", "run.min_observations=0"]
+    proc = run_cli("run", str(cluster), "--json", *short)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["scenario"]["ib"]["routing"]["algorithm"] == "min_hop"
+    (warning,) = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert warning.startswith(f"warning: {cluster}: ")
+    assert 'ib.routing.algorithm = "min_hop" (the default for an imported fabric: OpenSM\'s default engine)' in warning
+    assert "has a cycle of 6 channel dependencies on this fabric" in warning
+    # OpenSM's updn finds 56 roots there; its fat-tree engine is cyclic there too.
+    assert '"updn" (from the 56 root switches OpenSM finds)' in warning and '"ftree"' not in warning
+    # A routing the warning names: nothing to say.
+    proc = run_cli("run", str(cluster), "--set", "ib.routing.algorithm=updn", *short)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    # From Python, the same words as a RoutingWarning.
+    with pytest.warns(fabricsim.RoutingWarning, match="min_hop.*has a cycle of 6 channel dependencies"):
+        fabricsim.run(cluster, {"run.max_observations": 2000, "run.warmup_observations": 100,
+                                "run.min_observations": 0})

@@ -9,7 +9,7 @@
 from . import _core
 from . import sweep as _sweep_module  # noqa: F401  (imported before the function below takes the name)
 from .api import export, routing, run, sweep
-from .errors import FabricsimError, InternalError, ModelError, ScenarioError, SweepError, WorkerError
+from .errors import FabricsimError, InternalError, ModelError, RoutingWarning, ScenarioError, SweepError, WorkerError
 from .result import RunResult
 from .scenario import Scenario
 from .sweep import SweepResult
@@ -32,5 +32,6 @@ __all__ = [
     "SweepError",
     "WorkerError",
     "InternalError",
+    "RoutingWarning",
     "__version__",
 ]

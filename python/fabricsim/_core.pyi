@@ -1,17 +1,28 @@
 """The compiled engine (Rust, PyO3). Every function takes and returns text:
 JSON in, JSON out, errors as data (``{"error": {...}}``) rather than exceptions."""
 
+from collections.abc import Callable
+
 __version__: str
 # Every benchmark name, in the order `fabricsim bench` runs them.
 BENCH_NAMES: list[str]
 
-def run(scenario_json: str, source: str) -> str:
+def run(
+    scenario_json: str,
+    source: str,
+    progress: Callable[[float, int, int, int, bool], object] | None = None,
+    building: Callable[[str, int, int], object] | None = None,
+    notice: Callable[[str], object] | None = None,
+) -> str:
     """Run one simulation.
 
     ``scenario_json`` is the scenario as a JSON object, ``source`` names it in
     error messages. Returns ``{"ok": RESULT}`` with RESULT holding "scenario",
     "metrics", "counters" and "run", or ``{"error": {"kind": "scenario" | "model"
-    | "internal", "message", "file", "key", "value", "allowed"}}``.
+    | "internal", "message", "file", "key", "value", "allowed"}}``, or
+    ``{"interrupted": true}`` (Ctrl-C, or a callback raised). ``progress`` hears
+    the run about every 100 ms; ``building`` the model's build (stage, done,
+    total) about every 50 ms; ``notice`` what the build says before the run.
     """
 
 def validate(scenario_json: str, source: str) -> str:

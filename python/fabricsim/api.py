@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from . import _core
-from .errors import ScenarioError, unwrap
+from .errors import RoutingWarning, ScenarioError, unwrap
 from .result import RunResult
 from .scenario import Scenario
 
@@ -29,13 +30,25 @@ def run(
     return run_scenario(sc)
 
 
-def run_scenario(sc: Scenario, progress: Callable[..., Any] | None = None) -> RunResult:
+def run_scenario(
+    sc: Scenario,
+    progress: Callable[..., Any] | None = None,
+    building: Callable[[str, int, int], Any] | None = None,
+    notice: Callable[[str], Any] | None = None,
+) -> RunResult:
     """Run ``sc``. ``progress``, if given, is called about every 100 ms with
-    (sim_time_us, events, observations, target, warmed_up). Ctrl-C stops the
-    run within a fraction of a second and raises KeyboardInterrupt."""
+    (sim_time_us, events, observations, target, warmed_up); ``building``, while
+    the model is built, with (stage, done, total); ``notice`` with what the
+    build says before the run (a routing that may deadlock), which is
+    otherwise issued as a :class:`RoutingWarning` once the run is over.
+    Ctrl-C stops the build or the run within a fraction of a second and
+    raises KeyboardInterrupt."""
     # The engine runs inside this call; parallelism comes from running
     # independent scenarios in separate processes (see sweep).
-    reply = _core.run(sc.to_json(), sc.source, progress)
+    heard: list[str] = []
+    reply = _core.run(sc.to_json(), sc.source, progress, building, notice or heard.append)
+    for text in heard:
+        warnings.warn(f"{sc.source}: {text}", RoutingWarning, stacklevel=2)
     try:
         return RunResult(unwrap(reply, sc.source), sc.source)
     except ScenarioError as exc:

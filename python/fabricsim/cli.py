@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, List, Optional
@@ -122,14 +123,33 @@ def run(
 
     sc = _load(scenario, set_)
     show = sys.stderr.isatty()
+
+    def notice(text: str) -> None:
+        """Said before the run (a routing that may deadlock), over any status line."""
+        sys.stderr.write(("\r\033[K" if show else "") + f"warning: {sc.source}: {text}\n")
+        sys.stderr.flush()
+
     try:
-        result = run_scenario(sc, progress=_progress_line if show else None)
+        result = run_scenario(sc, progress=_progress_line if show else None,
+                              building=_BuildLine() if show else None, notice=notice)
     finally:
         if show:
             sys.stderr.write("\r\033[K")
     if no_wall_clock:
         result = result.without_wall_clock()
     emit(result.to_json() if as_json else result.summary())
+
+
+class _BuildLine:
+    """One self-overwriting status line on a terminal (stderr) while the model is built."""
+
+    def __init__(self) -> None:
+        self._start = time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        share = f" {100.0 * done / total:3.0f}%" if total else ""
+        sys.stderr.write(f"\r\033[Kbuilding: {stage}{share}, {time.monotonic() - self._start:.1f} s")
+        sys.stderr.flush()
 
 
 def _progress_line(sim_time_us: float, events: int, observations: int, target: int, warmed_up: bool) -> None:

@@ -16,12 +16,18 @@ __all__ = [
     "SweepError",
     "WorkerError",
     "InternalError",
+    "RoutingWarning",
     "error_from_payload",
 ]
 
 
 class FabricsimError(Exception):
     """Root of every error fabricsim raises on purpose."""
+
+
+class RoutingWarning(UserWarning):
+    """A run's routing has a cycle of channel dependencies, so it may deadlock;
+    the text names the routings that would not on that fabric."""
 
 
 class ScenarioError(FabricsimError):

@@ -2,7 +2,11 @@
 //! around the Rust crate. The Python package owns the public API and maps
 //! the error objects returned here to its exception hierarchy.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use fabricsim::scenario::DEFAULT_SCENARIO_TOML;
+use fabricsim::sim::build_watch::{self, BuildWatch};
 use fabricsim::sim::{Progress, RunObserver};
 use fabricsim::{Error, Scenario};
 use pyo3::prelude::*;
@@ -48,24 +52,76 @@ impl RunObserver for PythonObserver {
     }
 }
 
+/// The same for a model's build (seconds for a large fabric): signal
+/// handlers run at every report of its stages, which `building` hears as
+/// (stage, done, total); `notice` hears what the build says before the run.
+struct PythonBuildWatch {
+    building: Option<Py<PyAny>>,
+    notice: Option<Py<PyAny>>,
+    interrupted: bool,
+}
+
+impl PythonBuildWatch {
+    /// Watches a build for Ctrl-C only.
+    fn signals_only() -> Rc<RefCell<PythonBuildWatch>> {
+        Rc::new(RefCell::new(PythonBuildWatch { building: None, notice: None, interrupted: false }))
+    }
+}
+
+impl BuildWatch for PythonBuildWatch {
+    fn at(&mut self, stage: &str, done: u64, total: u64) -> bool {
+        Python::with_gil(|py| {
+            let stop = py.check_signals().is_err()
+                || self.building.as_ref().is_some_and(|callback| callback.call1(py, (stage, done, total)).is_err());
+            self.interrupted |= stop;
+            !stop
+        })
+    }
+
+    fn hears_notices(&self) -> bool {
+        self.notice.is_some()
+    }
+
+    fn notice(&mut self, text: &str) {
+        Python::with_gil(|py| {
+            if let Some(Err(e)) = self.notice.as_ref().map(|callback| callback.call1(py, (text,))) {
+                // A notice cannot stop the build: an exception in its callback is reported as unraisable.
+                e.write_unraisable(py, None);
+            }
+        });
+    }
+}
+
 /// Runs one simulation of a scenario given as JSON; `source` names it in
 /// errors; `progress`, if given, is called about every 100 ms with
-/// (sim_time_us, events, observations, target, warmed_up). Returns
-/// `{"ok": report}`, `{"error": {...}}`, or `{"interrupted": true}` when a
-/// signal handler raised (Ctrl-C) or the callback did.
+/// (sim_time_us, events, observations, target, warmed_up); `building`,
+/// while the model is built, with (stage, done, total); `notice` with each
+/// thing the build says before the run (a routing that may deadlock).
+/// Returns `{"ok": report}`, `{"error": {...}}`, or `{"interrupted": true}`
+/// when a signal handler raised (Ctrl-C) or a progress callback did.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, source, progress=None))]
-fn run(py: Python<'_>, scenario_json: &str, source: &str, progress: Option<Py<PyAny>>) -> String {
+#[pyo3(signature = (scenario_json, source, progress=None, building=None, notice=None))]
+fn run(
+    py: Python<'_>,
+    scenario_json: &str,
+    source: &str,
+    progress: Option<Py<PyAny>>,
+    building: Option<Py<PyAny>>,
+    notice: Option<Py<PyAny>>,
+) -> String {
     let scenario_json = scenario_json.to_owned();
     let source = source.to_owned();
     let mut observer = PythonObserver { progress, interrupted: false };
     // The simulation never touches Python objects: let other threads run.
     py.allow_threads(move || {
         guarded(&source, || {
-            let result = Scenario::from_json_str(&scenario_json, &source)
-                .and_then(|s| fabricsim::run::run_observed(&s, &mut observer));
+            let watch = Rc::new(RefCell::new(PythonBuildWatch { building, notice, interrupted: false }));
+            let result = build_watch::watched(watch.clone(), || {
+                Scenario::from_json_str(&scenario_json, &source)
+                    .and_then(|s| fabricsim::run::run_observed(&s, &mut observer))
+            });
             match result {
-                Ok(_) if observer.interrupted => json!({ "interrupted": true }).to_string(),
+                _ if observer.interrupted || watch.borrow().interrupted => json!({ "interrupted": true }).to_string(),
                 Ok(report) => json!({ "ok": report.to_json() }).to_string(),
                 Err(e) => error_json(&e.in_file(&source)),
             }
@@ -98,14 +154,20 @@ fn guarded(source: &str, f: impl FnOnce() -> String) -> String {
 /// Validates a scenario as `run` does (the model is built, not run);
 /// returns `{"ok": normalized scenario}` or `{"error": {...}}`.
 #[pyfunction]
-fn validate(scenario_json: &str, source: &str) -> String {
-    guarded(source, || {
-        let checked = Scenario::from_json_str(scenario_json, source)
-            .and_then(|s| fabricsim::run::check(&s).map(|()| s).map_err(|e| e.in_file(source)));
-        match checked {
-            Ok(s) => json!({ "ok": s.to_json() }).to_string(),
-            Err(e) => error_json(&e),
-        }
+fn validate(py: Python<'_>, scenario_json: &str, source: &str) -> String {
+    py.allow_threads(|| {
+        guarded(source, || {
+            let watch = PythonBuildWatch::signals_only();
+            let checked = build_watch::watched(watch.clone(), || {
+                Scenario::from_json_str(scenario_json, source)
+                    .and_then(|s| fabricsim::run::check(&s).map(|()| s).map_err(|e| e.in_file(source)))
+            });
+            match checked {
+                _ if watch.borrow().interrupted => json!({ "interrupted": true }).to_string(),
+                Ok(s) => json!({ "ok": s.to_json() }).to_string(),
+                Err(e) => error_json(&e),
+            }
+        })
     })
 }
 
@@ -128,10 +190,19 @@ fn upgrade(text: &str, source: &str) -> String {
 /// Ports, forwarding tables and channel-dependency (deadlock) analysis of a
 /// switched-fabric scenario: `{"ok": report}` or `{"error": {...}}`.
 #[pyfunction]
-fn routing(scenario_json: &str, source: &str) -> String {
-    guarded(source, || match Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::run::routing(&s)) {
-        Ok(r) => json!({ "ok": r }).to_string(),
-        Err(e) => error_json(&e.in_file(source)),
+fn routing(py: Python<'_>, scenario_json: &str, source: &str) -> String {
+    py.allow_threads(|| {
+        guarded(source, || {
+            let watch = PythonBuildWatch::signals_only();
+            let report = build_watch::watched(watch.clone(), || {
+                Scenario::from_json_str(scenario_json, source).and_then(|s| fabricsim::run::routing(&s))
+            });
+            match report {
+                _ if watch.borrow().interrupted => json!({ "interrupted": true }).to_string(),
+                Ok(r) => json!({ "ok": r }).to_string(),
+                Err(e) => error_json(&e.in_file(source)),
+            }
+        })
     })
 }
 

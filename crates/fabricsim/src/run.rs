@@ -53,7 +53,7 @@ models! {
         routing: no_routing("an arbitrated loop has no switches or routing");
     InfiniBand(spec) => IbFabric, fixed_work: false, routing: {
         let topo = crate::ib::wiring::topology(spec)?;
-        crate::ib::footprint::Footprint::routing(&topo, spec.routing.algorithm).check(&topo, scenario.run.memory_budget_mb)?;
+        crate::ib::footprint::Footprint::routing(&topo, spec.routing_algorithm()).check(&topo, scenario.run.memory_budget_mb)?;
         crate::ib::wiring::routing_report(spec)
     };
     SwitchedLoop(_) => SwitchedLoopModel, fixed_work: false,

@@ -191,6 +191,10 @@ fn bad_input_names_the_key() {
     assert_eq!(e.key.as_deref(), Some("workload"));
     let e = Scenario::from_toml_str("[netperf]\nmtu_bytes = 100000\n", "s").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("netperf.mtu_bytes"));
+    // A timer period below a clock tick: 10^10 ticks in a 10 s test at 1e-6 ms.
+    let e = Scenario::from_toml_str("[netperf]\ndelayed_ack_ms = 1e-6\n", "s").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("netperf.delayed_ack_ms"));
+    assert!(e.allowed.as_deref().unwrap().contains("a number from 1 to 10000 ms (a kernel timer"), "{e}");
 }
 
 fn flags(r: &RunReport) -> Vec<&str> {

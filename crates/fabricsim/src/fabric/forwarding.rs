@@ -139,8 +139,8 @@ pub trait Routes {
     /// Mean switch-to-switch hops over all pairs of endpoints on different
     /// switches (first port of every entry): a yardstick to compare routings
     /// of one topology, e.g. Up*/Down* from several roots. None when some
-    /// endpoint is unreachable.
-    fn mean_hops(&self, topo: &Topology) -> Option<f64> {
+    /// endpoint is unreachable; an error only when a build's watcher stops it.
+    fn mean_hops(&self, topo: &Topology) -> crate::error::Result<Option<f64>> {
         let map = topo.port_map();
         let switch_of = topo.endpoint_switch();
         let per_switch = topo.endpoints_per_switch();
@@ -153,36 +153,44 @@ pub trait Routes {
         let mut to_dest = vec![UNKNOWN; topo.switch_count()];
         let mut walk: Vec<u32> = Vec::new();
         for (dest, &d) in switch_of.iter().enumerate() {
+            crate::sim::build_watch::step("route lengths", dest, switch_of.len())?;
             to_dest.fill(UNKNOWN);
-            for (a, &sources) in per_switch.iter().enumerate() {
-                if sources == 0 || d as usize == a {
-                    continue;
-                }
-                let mut s = a as u32;
-                let mut known = loop {
-                    match to_dest[s as usize] {
-                        UNKNOWN => {}
-                        ON_PATH => return None, // the route loops
-                        h => break h + 1,       // for the last switch walked
+            // Every source switch's route to `dest`: None if one loops or ends elsewhere.
+            let mut walk_all = || -> Option<()> {
+                for (a, &sources) in per_switch.iter().enumerate() {
+                    if sources == 0 || d as usize == a {
+                        continue;
                     }
-                    to_dest[s as usize] = ON_PATH;
-                    walk.push(s);
-                    let p = self.first_port(s as usize, dest)?;
-                    match map[s as usize].get(p as usize)? {
-                        PortUse::Endpoint(e) if *e as usize == dest => break 0,
-                        PortUse::Link { to, .. } => s = *to,
-                        _ => return None,
+                    let mut s = a as u32;
+                    let mut known = loop {
+                        match to_dest[s as usize] {
+                            UNKNOWN => {}
+                            ON_PATH => return None, // the route loops
+                            h => break h + 1,       // for the last switch walked
+                        }
+                        to_dest[s as usize] = ON_PATH;
+                        walk.push(s);
+                        let p = self.first_port(s as usize, dest)?;
+                        match map[s as usize].get(p as usize)? {
+                            PortUse::Endpoint(e) if *e as usize == dest => break 0,
+                            PortUse::Link { to, .. } => s = *to,
+                            _ => return None,
+                        }
+                    };
+                    while let Some(s) = walk.pop() {
+                        to_dest[s as usize] = known;
+                        known += 1;
                     }
-                };
-                while let Some(s) = walk.pop() {
-                    to_dest[s as usize] = known;
-                    known += 1;
+                    hops += sources as u64 * to_dest[a] as u64;
+                    pairs += sources as u64;
                 }
-                hops += sources as u64 * to_dest[a] as u64;
-                pairs += sources as u64;
+                Some(())
+            };
+            if walk_all().is_none() {
+                return Ok(None);
             }
         }
-        Some(if pairs > 0 { hops as f64 / pairs as f64 } else { 0.0 })
+        Ok(Some(if pairs > 0 { hops as f64 / pairs as f64 } else { 0.0 }))
     }
 }
 
@@ -326,7 +334,7 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(t.mean_hops(&topo), Some(hops as f64 / pairs as f64), "seed {seed}");
+            assert_eq!(t.mean_hops(&topo).unwrap(), Some(hops as f64 / pairs as f64), "seed {seed}");
         }
     }
 }

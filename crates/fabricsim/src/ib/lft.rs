@@ -66,6 +66,11 @@ impl LftBuilder {
         n
     }
 
+    /// Bytes of the distinct blocks so far and of their index.
+    pub fn bytes(&self) -> u64 {
+        self.blocks.len() as u64 * (BLOCK as u64 + INDEX_BYTES)
+    }
+
     /// The blocks, numbered as the rows name them.
     pub fn finish(self) -> Box<[[u8; BLOCK]]> {
         self.blocks.into_boxed_slice()

@@ -42,6 +42,7 @@ pub mod packed_port;
 pub mod packet;
 mod report;
 pub mod ring;
+pub mod routing_advice;
 pub mod shared;
 pub mod sources;
 pub mod switch;

@@ -175,7 +175,7 @@ pub fn tables(spec: &IbSpec, topo: &Topology) -> Result<(EndpointTables, Endpoin
     }
     let params = routing_params(spec);
     let control = endpoint_tables("spf", topo, &RoutingParams { root: None, roots: None, ..params.clone() })?;
-    let data = match spec.routing.algorithm {
+    let data = match spec.routing_algorithm() {
         IbRouting::Imported => imported_tables(spec, topo)?.to_endpoint_tables(),
         // Multipath packets take the multipath tables; the linear ones are
         // SPF's, the default the study's flag bit selects.
@@ -248,11 +248,11 @@ pub fn export(spec: &IbSpec, format: &str) -> Result<String> {
 
 /// The data routing's tables keyed by LID.
 fn linear(spec: &IbSpec, topo: &Topology) -> Result<crate::fabric::LinearTables> {
-    match spec.routing.algorithm {
+    match spec.routing_algorithm() {
         IbRouting::Imported => imported_tables(spec, topo),
         _ => {
             let (data, _) = tables(spec, topo)?;
-            match spec.routing.algorithm.name() {
+            match spec.routing_algorithm().name() {
                 // Engines that route switch LIDs too: their own tables.
                 name @ ("min_hop" | "updn") => crate::fabric::routing::linear_tables(name, topo, &routing_params(spec)),
                 _ => Ok(crate::fabric::LinearTables::from_forwarding_tables(
@@ -275,9 +275,9 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "kind": spec.topology.kind,
         "terminal_nodes": topo.endpoint_count(),
         "trunks": topo.links.iter().map(|l| serde_json::json!([l.a + 1, l.b + 1, l.multiplicity()])).collect::<Vec<_>>(),
-        "paths": spec.routing.algorithm,
-        "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
-        "mean_hops": data.mean_hops(&topo),
+        "paths": spec.routing_algorithm(),
+        "root": spec.routing_algorithm().has_root().then(|| spec.routing.root.unwrap_or(1)),
+        "mean_hops": data.mean_hops(&topo)?,
         "uniform_saturation": uniform_saturation(&topo, &data, &link_rates(spec, &topo)?),
         "switches": switches,
         "channel_dependencies": deps,

@@ -287,6 +287,17 @@ impl IbSpec {
         })
     }
 
+    /// The data routing in force: `ib.routing.algorithm`, or its default
+    /// for the topology's kind (an imported subnet routes as OpenSM does
+    /// by default, by min-hop; a generated one by seed 003's SPF).
+    pub fn routing_algorithm(&self) -> IbRouting {
+        self.routing.algorithm.unwrap_or(if self.topology.kind == IbTopologyKind::Import {
+            IbRouting::MinHop
+        } else {
+            IbRouting::Spf
+        })
+    }
+
     /// Whether an imported subnet's cables run at the rates its file gives.
     pub fn links_from_file(&self) -> bool {
         self.link_name() == LINKS_FROM_FILE
@@ -297,6 +308,8 @@ impl IbSpec {
     /// never meets a default table written for 15 data VLs.
     pub fn fill_defaults(&mut self) {
         self.link = Some(self.link_name().to_string());
+        self.routing.algorithm_defaulted = Defaulted(self.routing.algorithm.is_none());
+        self.routing.algorithm = Some(self.routing_algorithm());
         let entries = |sls: &[u32], skip: &[u32]| -> Vec<ArbitrationEntry> {
             let mut vls: Vec<u32> = Vec::new();
             for &sl in sls {
@@ -407,7 +420,8 @@ impl IbSpec {
             DEADLOCK_CHECK.check(t)?;
         }
         self.topology.validate()?;
-        let imported = self.routing.algorithm == IbRouting::Imported;
+        let algorithm = self.routing_algorithm();
+        let imported = algorithm == IbRouting::Imported;
         require(
             self.routing.lft_file.is_some() == imported,
             "ib.routing.lft_file",
@@ -427,21 +441,22 @@ impl IbSpec {
         if let Some(roots) = &self.routing.roots {
             ROOTS.check_list(roots)?;
             require(
-                self.routing.algorithm == IbRouting::Updn,
+                algorithm == IbRouting::Updn,
                 "ib.routing.roots",
                 format!("{roots:?}"),
                 "only with ib.routing.algorithm = \"updn\"",
             )?;
         }
         require(
-            self.routing.algorithm != IbRouting::Updn || self.routing.roots.as_ref().is_some_and(|r| !r.is_empty()),
+            self.routing.roots.as_ref().is_none_or(|r| !r.is_empty()),
             "ib.routing.roots",
-            "missing",
-            "the root switches of ib.routing.algorithm = \"updn\", from 1 (e.g. the spine of a fat tree)",
+            "[]",
+            "the root switches of ib.routing.algorithm = \"updn\", from 1 (e.g. the spine of a fat tree); without \
+             the key, the ones OpenSM finds",
         )?;
         if let Some(r) = self.routing.root {
             ROOT.check_int(r)?;
-            if !self.routing.algorithm.has_root() {
+            if !algorithm.has_root() {
                 return Err(Error::invalid(
                     "ib.routing.root",
                     r,
@@ -449,7 +464,7 @@ impl IbSpec {
                 ));
             }
         }
-        let multipath = self.routing.algorithm == IbRouting::Multipath;
+        let multipath = algorithm == IbRouting::Multipath;
         for (key, given) in [
             ("selection", self.routing.selection.is_some()),
             ("reliable_share", self.routing.reliable_share.is_some()),

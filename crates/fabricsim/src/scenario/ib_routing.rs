@@ -81,18 +81,28 @@ pub enum SpfTies {
     Lowest,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct IbRoutingSpec {
-    /// How the linear forwarding tables of data traffic are built. Control
-    /// traffic (VL15) always takes SPF tables, the shortest path (seed 003).
-    pub algorithm: IbRouting,
+    /// How the linear forwarding tables of data traffic are built. Default:
+    /// "spf" (seed 003's) on a generated topology; "min_hop" on an imported
+    /// one, OpenSM's default engine, as its subnet manager routes it unless
+    /// told otherwise. Control traffic (VL15) always takes SPF tables, the
+    /// shortest path (seed 003).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<IbRouting>,
+    /// Whether `algorithm` was left out (set where defaults are filled in).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub algorithm_defaulted: Defaulted,
     /// Up*/Down* (`updown`, `updown_tree`): the root switch of the spanning
     /// tree, from 1 (default 1). The seed tried three roots and kept the
     /// best; `fabricsim reproduce` does the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root: Option<u32>,
     /// updn: the root switches, from 1 (e.g. the spine of a fat tree).
+    /// Default: the switches OpenSM's updn takes when given none, those that
+    /// see over 90% of the adapters at one distance (a fat tree's spine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub roots: Option<Vec<u32>>,
     /// Imported: the LFT dump to route by (relative paths are looked up from
@@ -120,18 +130,15 @@ pub struct IbRoutingSpec {
     pub slack: Option<u32>,
 }
 
-impl Default for IbRoutingSpec {
-    fn default() -> Self {
-        IbRoutingSpec {
-            algorithm: IbRouting::Spf,
-            root: None,
-            roots: None,
-            lft_file: None,
-            ties: None,
-            selection: None,
-            reliable_share: None,
-            slack: None,
-        }
+/// A note of how a scenario was written, for what a run says of it (the
+/// routing a run took by default): not part of the scenario, so never
+/// written out and equal whatever it says.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Defaulted(pub bool);
+
+impl PartialEq for Defaulted {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 

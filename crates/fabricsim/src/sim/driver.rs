@@ -101,8 +101,9 @@ pub fn run_model_observed<M: Model, O: RunObserver>(
     // A large model reads its state at random: back it with huge pages,
     // before the run's wall clock starts (this is part of building it).
     if model.status().memory_bytes >= crate::kernel::huge_pages::MIN_MODEL_BYTES {
-        crate::kernel::huge_pages::back_with_huge_pages();
+        crate::kernel::huge_pages::back_with_huge_pages()?;
     }
+    super::build_watch::step("the first events", 0, 0)?;
     let wall = Instant::now();
     let mut last_observed = wall;
     let rule = StopRule { relative_precision: plan.precision, max_observations: plan.max, min_observations: plan.min };

@@ -1,8 +1,10 @@
 //! Model-independent machinery: the scheduling context every handler takes,
+//! the watcher of a long build,
 //! the model trait and the measurement driver every model runs under and the simulation (model
 //! and clock) it steps, the metric set, links between component ports,
 //! composite events and component names.
 
+pub mod build_watch;
 pub mod clock;
 pub mod component;
 pub mod composite;

@@ -294,7 +294,36 @@ pub(super) fn read_nodes(text: &str, file: &str) -> Result<Vec<Node>> {
             }
         }
     }
+    unique_guids(&nodes, file)?;
     Ok(nodes)
+}
+
+/// Refuses a node GUID two nodes share (given twice, or given to one that
+/// ibsim's counter gives another): the subnet manager and an LFT dump,
+/// keyed by it, would take the two for one node.
+fn unique_guids(nodes: &[Node], file: &str) -> Result<()> {
+    let mut first: std::collections::HashMap<u64, &Node> = std::collections::HashMap::with_capacity(nodes.len());
+    for node in nodes {
+        let other = *first.entry(node.id.guid).or_insert(node);
+        if !std::ptr::eq(other, node) {
+            return Err(line_error(
+                file,
+                node.line,
+                format!(
+                    "GUID 0x{:x} of {} \"{}\", which line {} gives {} \"{}\" already",
+                    node.id.guid,
+                    node.kind.word(),
+                    node.id.name,
+                    other.line,
+                    other.kind.word(),
+                    other.id.name
+                ),
+                "a node GUID of its own for every switch and channel adapter (`switchguid=`, `caguid=`, or ibsim's \
+                 count from the last one)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn read_port_line(body: &str, comment: Option<&str>, kind: Kind, line: usize) -> std::result::Result<PortLine, String> {

@@ -118,3 +118,20 @@ fn the_shared_clusters_import() {
     let t = load("../shared/data/topologies/fattree-k4-n3-80sw-128hca.net", "file").unwrap();
     assert_eq!((t.switch_count(), t.endpoints.len(), t.radix[0]), (80, 128, 8));
 }
+
+#[test]
+fn a_guid_given_twice_is_refused_with_both_lines() {
+    // Two switches with one GUID: an LFT dump keyed by switch GUID could not tell their tables apart.
+    let twice = SMALL.replace("Switch\t8 \"S-b\"", "switchguid=0x10\nSwitch\t8 \"S-b\"");
+    let e = err(&twice);
+    assert!(e.contains("t.net, line 8: GUID 0x10 of switch \"S-b\", which line 2 gives switch \"S-a\""), "{e}");
+    assert!(e.contains("allowed: a node GUID of its own for every switch and channel adapter"), "{e}");
+    // An adapter whose GUID a switch has (here by ibsim's counter: S-b follows S-a's 0x10).
+    let e = err(&SMALL.replace("caguid=0x20", "caguid=0x11"));
+    assert!(e.contains("line 13: GUID 0x11 of channel adapter \"H-x\", which line 7 gives switch \"S-b\""), "{e}");
+    // The LFT dump of a fabric with unique GUIDs reads back.
+    let t = parse(SMALL, "t.net").unwrap();
+    let lfts = crate::fabric::routing::linear_tables("min_hop", &t, &Default::default()).unwrap();
+    let text = crate::fabric::lft_dump::export(&t, &lfts);
+    crate::fabric::lft_dump::import(&text, "t.lfts", &t, crate::fabric::lft_dump::Unrouted::Refused).unwrap();
+}

@@ -17,6 +17,7 @@
 //! Work is linear in switches x LIDs x candidate ports; memory is the
 //! tables themselves (a byte per switch and LID) and a count per switch port.
 
+use crate::error::Result;
 use crate::fabric::forwarding::LinearTables;
 use crate::fabric::identity::{opensm_guid_order, Identity};
 use crate::fabric::lids::Lids;
@@ -110,7 +111,7 @@ impl FixedCandidates {
 
 /// Linear forwarding tables at `lids`, each switch choosing among the ports
 /// `rule` allows towards each destination.
-pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) -> LinearTables {
+pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) -> Result<LinearTables> {
     let n = topo.switch_count();
     let id = topo.subnet_identity();
     let mut tables = LinearTables::empty(n, lids);
@@ -135,7 +136,8 @@ pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) ->
         ports.iter().copied().min_by_key(|&p| paths[first_port[s] + p as usize])
     };
     let mut order = Vec::with_capacity(n);
-    for d in destination_switch_order(topo, &id) {
+    for (done, d) in destination_switch_order(topo, &id).into_iter().enumerate() {
+        crate::sim::build_watch::step("balanced tables", done, n)?;
         rule.towards(d);
         order.clear();
         order.extend_from_slice(rule.order());
@@ -158,6 +160,7 @@ pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) ->
         }
     }
     for d in 0..n as u32 {
+        crate::sim::build_watch::step("switch LIDs' routes", d as usize, n)?;
         rule.towards(d);
         rule.start();
         order.clear();
@@ -172,7 +175,7 @@ pub fn balanced_tables(topo: &Topology, lids: Lids, rule: &mut impl PortRule) ->
             }
         }
     }
-    tables
+    Ok(tables)
 }
 
 impl PortRule for FixedCandidates {

@@ -36,12 +36,12 @@ fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
 
 fn endpoint_tables(topo: &Topology, _params: &RoutingParams) -> Result<EndpointTables> {
     let level = levels(topo);
-    Ok(least_hop_tables(topo, |s, e, closer| {
+    least_hop_tables(topo, |s, e, closer| {
         let k = closer.len() as u64;
         // Digit `level` of `e` in base k (k^level may overflow on deep graphs: saturate).
         let place = k.checked_pow(level[s]).unwrap_or(u64::MAX).max(1);
         closer[((e as u64 / place) % k) as usize]
-    }))
+    })
 }
 
 /// Every switch's hops to the nearest switch with endpoints (one

@@ -43,7 +43,7 @@ fn lfts(topo: &Topology, _params: &RoutingParams) -> Result<LinearTables> {
         hops: HopsTo::new(topo.switch_count()),
         fixed: FixedCandidates::new(topo.switch_count()),
     };
-    Ok(balanced_tables(topo, Lids::assign(topo)?, &mut rule))
+    balanced_tables(topo, Lids::assign(topo)?, &mut rule)
 }
 
 /// Every least-hop port a candidate.
@@ -114,7 +114,10 @@ pub(super) fn least_hop_ports(links: &[Vec<(u8, u32)>], dist: &[u32], cand: &mut
 /// share this and differ only in the choice. One breadth-first search per
 /// destination switch: time linear in switches x endpoints, and no hop
 /// matrix.
-pub(super) fn least_hop_tables(topo: &Topology, mut choose: impl FnMut(usize, usize, &[u8]) -> u8) -> EndpointTables {
+pub(super) fn least_hop_tables(
+    topo: &Topology,
+    mut choose: impl FnMut(usize, usize, &[u8]) -> u8,
+) -> Result<EndpointTables> {
     let n = topo.switch_count();
     let links = switch_links(topo);
     let mut hops = HopsTo::new(n);
@@ -124,7 +127,9 @@ pub(super) fn least_hop_tables(topo: &Topology, mut choose: impl FnMut(usize, us
     for (e, ep) in topo.endpoints.iter().enumerate() {
         on_switch[ep.switch as usize].push(e as u32);
     }
-    for (d, ends) in on_switch.iter().enumerate().filter(|(_, ends)| !ends.is_empty()) {
+    let destinations = on_switch.iter().filter(|ends| !ends.is_empty()).count();
+    for (done, (d, ends)) in on_switch.iter().enumerate().filter(|(_, ends)| !ends.is_empty()).enumerate() {
+        crate::sim::build_watch::step("least-hop tables", done, destinations)?;
         hops.search(&links, d as u32);
         least_hop_ports(&links, &hops.dist, &mut cand);
         for &e in ends {
@@ -138,7 +143,7 @@ pub(super) fn least_hop_tables(topo: &Topology, mut choose: impl FnMut(usize, us
             }
         }
     }
-    t
+    Ok(t)
 }
 
 #[cfg(test)]

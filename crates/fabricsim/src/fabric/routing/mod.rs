@@ -22,6 +22,7 @@ pub mod shortest;
 mod smart;
 pub mod spf;
 pub mod updn;
+mod updn_roots;
 pub mod updown;
 mod updown_tree;
 

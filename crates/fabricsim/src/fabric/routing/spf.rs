@@ -17,6 +17,10 @@ use super::shortest::{partitioned, shortest_next, NextSwitches};
 use super::{Algorithm, EndpointTables, ForwardingTables, LaneChoice, RoutingParams, Ties};
 use crate::error::Result;
 use crate::fabric::topology::{bfs, PortUse, Topology};
+use crate::sim::build_watch::step;
+
+/// The stage of a build these tables are (control traffic's, under any data routing).
+const STAGE: &str = "shortest-path tables";
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "spf",
@@ -77,6 +81,7 @@ fn endpoint_tables(topo: &Topology, params: &RoutingParams) -> Result<EndpointTa
     match params.ties {
         Ties::Lowest => {
             for s in 0..n {
+                step(STAGE, s, n)?;
                 for (d, hop) in first_hops_in(&adj, s as u32).into_iter().enumerate() {
                     if let Some(next) = hop.filter(|_| per_switch[d] > 0) {
                         route(&mut t, s, d, next);
@@ -85,7 +90,9 @@ fn endpoint_tables(topo: &Topology, params: &RoutingParams) -> Result<EndpointTa
             }
         }
         Ties::Balanced => {
-            for d in (0..n).filter(|&d| per_switch[d] > 0) {
+            let destinations = per_switch.iter().filter(|&&k| k > 0).count();
+            for (done, d) in (0..n).filter(|&d| per_switch[d] > 0).enumerate() {
+                step(STAGE, done, destinations)?;
                 let dist = bfs(&adj, d as u32);
                 for s in (0..n).filter(|&s| s != d && dist[s] != u32::MAX) {
                     let equal = || adj[s].iter().copied().filter(|&v| dist[v as usize].checked_add(1) == Some(dist[s]));

@@ -36,6 +36,7 @@
 //! 4 of them and turns down-then-up on 2 of those.
 
 use super::balanced::{balanced_tables, switch_links, Candidates, PortRule};
+pub use super::updn_roots::opensm_roots;
 use super::{Algorithm, ForwardingTables, LinearTables, RoutingParams};
 use crate::error::{Error, Result};
 use crate::fabric::lids::Lids;
@@ -43,7 +44,8 @@ use crate::fabric::topology::Topology;
 
 pub(super) const ALGORITHM: Algorithm = Algorithm {
     name: "updn",
-    description: "Up*/Down* from `roots` (OpenSM's updn set-up and port balance), never up after down",
+    description: "Up*/Down* from `roots` (default: the ones OpenSM finds; OpenSM's updn set-up and port balance), \
+                  never up after down",
     params: &["roots"],
     tables,
     lfts: Some(lfts),
@@ -88,13 +90,22 @@ impl Ranks {
     }
 }
 
-/// The roots a scenario gives, checked.
+/// The roots a scenario gives, checked; without any, those OpenSM finds.
 fn roots(topo: &Topology, params: &RoutingParams) -> Result<Vec<u32>> {
     let n = topo.switch_count() as u32;
     let key = params.key("roots");
-    let roots = params.roots.clone().ok_or_else(|| {
-        Error::invalid(&key, "missing", "the root switches of Up*/Down* (e.g. the spine of a fat tree)")
-    })?;
+    let Some(roots) = params.roots.clone() else {
+        let found = opensm_roots(topo);
+        if found.is_empty() {
+            return Err(Error::invalid(
+                &key,
+                "missing",
+                "the root switches of Up*/Down* (e.g. the spine of a fat tree): OpenSM's search for them finds \
+                 none on this fabric (no switch sees over 90% of the adapters at one distance)",
+            ));
+        }
+        return Ok(found);
+    };
     if roots.is_empty() {
         return Err(Error::invalid(&key, "[]", "at least one root switch"));
     }
@@ -108,7 +119,7 @@ fn lfts(topo: &Topology, params: &RoutingParams) -> Result<LinearTables> {
     let links = switch_links(topo);
     let ranks = Ranks::new(topo, &links, &roots(topo, params)?);
     let mut rule = LegalRoutes::new(topo, links, ranks);
-    Ok(balanced_tables(topo, Lids::assign(topo)?, &mut rule))
+    balanced_tables(topo, Lids::assign(topo)?, &mut rule)
 }
 
 /// The shortest legal routes towards one destination switch, and which of
@@ -318,10 +329,12 @@ mod tests {
     }
 
     #[test]
-    fn roots_are_required_and_checked() {
+    fn roots_opensm_cannot_find_are_asked_for_and_given_ones_checked() {
+        // No switch of an irregular network sees 90% of the adapters at one distance.
         let topo = build_shape("irregular", &ShapeParams::default()).unwrap();
         let e = routing_tables("updn", &topo, &RoutingParams::default()).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("routing.roots"));
+        assert!(e.allowed.as_deref().unwrap().contains("OpenSM's search for them finds none"), "{e}");
         let e =
             routing_tables("updn", &topo, &RoutingParams { roots: Some(vec![99]), ..Default::default() }).unwrap_err();
         assert_eq!(e.value.as_deref(), Some("99"));

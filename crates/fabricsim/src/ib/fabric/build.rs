@@ -4,11 +4,14 @@
 //! section of the report.
 
 use super::*;
+use crate::ib::routing_advice;
+use crate::sim::build_watch;
 
 impl IbFabric {
     /// Builds the fabric a (validated) `[ib]` scenario describes.
     pub fn build(scenario: &Scenario) -> Result<Self> {
         let spec = scenario.infiniband()?;
+        build_watch::step("the topology", 0, 0)?;
         let topo = wiring::topology(spec)?;
         let rates = wiring::link_rates(spec, &topo)?;
         let mut timing = IbTiming::new(spec, rates.reference)?;
@@ -38,11 +41,25 @@ impl IbFabric {
         }
         // The workload first: its checks need only the HCA count, and the tables take longer.
         let link_rate = timing.link.bytes_per_second();
+        build_watch::step("the workload", 0, 0)?;
         let mut sources = Sources::new(&spec.workload, topo.endpoint_count(), link_rate, scenario.run.seed, streams)?;
-        let footprint = Footprint::fabric(&topo, spec.routing.algorithm, &sources);
+        let footprint = Footprint::fabric(&topo, spec.routing_algorithm(), &sources);
         footprint.check(&topo, scenario.run.memory_budget_mb)?;
+        build_watch::step("forwarding tables", 0, 0)?;
         let (data, control) = wiring::tables(spec, &topo)?;
-        let multipath = match spec.routing.algorithm {
+        // The static checks of the tables come before the switches are
+        // built: what they say comes sooner, and their graph is gone before
+        // the switches take their memory.
+        build_watch::step("channel dependencies", 0, 0)?;
+        let deps = analyze(&topo, &data)?;
+        if build_watch::hears_notices() {
+            if let Some(text) = routing_advice::deadlock_notice(spec, &topo, &deps)? {
+                build_watch::notice(&text);
+            }
+        }
+        build_watch::step("route lengths", 0, 0)?;
+        let mean_hops = data.mean_hops(&topo)?.ok_or_else(|| unrouted(spec))?;
+        let multipath = match spec.routing_algorithm() {
             IbRouting::Multipath => {
                 let left = (scenario.run.memory_budget_mb * 1024.0 * 1024.0) as u64;
                 Some(wiring::multipath(spec, &topo, left.saturating_sub(footprint.total()))?)
@@ -145,9 +162,19 @@ impl IbFabric {
             spec.vl_buffer_bytes,
             spec.credit_block_bytes,
         );
-        let mut switches = Vec::with_capacity(wires.len());
+        // The switches' rows of table blocks first: with the distinct blocks
+        // known, the estimate is checked again before the switches are built.
+        build_watch::step("table blocks", 0, 0)?;
         let mut lft = LftBuilder::default();
-        for (s, peers) in wires.into_iter().enumerate() {
+        let mut rows = Vec::with_capacity(wires.len());
+        for s in 0..wires.len() {
+            rows.push((lft.row(data.row(s), NO_PORT), lft.row(control.row(s), NO_PORT)));
+        }
+        footprint.clone().with_table_blocks(lft.bytes()).check(&topo, scenario.run.memory_budget_mb)?;
+        let mut switches = Vec::with_capacity(wires.len());
+        let switch_count = wires.len();
+        for (s, (peers, (data_table, control_table))) in wires.into_iter().zip(rows).enumerate() {
+            build_watch::step("switches", s, switch_count)?;
             // Multipath tables take the switch's own HCAs from its linear table.
             let own = |row: &[u8]| -> Vec<u16> {
                 row.iter().map(|&p| if p == NO_PORT { u16::MAX } else { p as u16 }).collect()
@@ -166,13 +193,14 @@ impl IbFabric {
                 multipath: multipath
                     .as_ref()
                     .map(|mp| (SwitchTable::new(s as u32, mp, &topo, &own(data.row(s))), selection)),
-                data_table: lft.row(data.row(s), NO_PORT),
-                control_table: lft.row(control.row(s), NO_PORT),
+                data_table,
+                control_table,
                 credits,
                 arbiter: &arbiter,
                 multicast,
             }));
         }
+        build_watch::step("adapters", 0, 0)?;
         let buffer_bytes = (spec.hca.buffer_mb * 1024.0 * 1024.0) as u64;
         let hcas: Vec<Hca> = attachments
             .iter()
@@ -207,11 +235,9 @@ impl IbFabric {
             let seed = scenario.run.seed;
             sources.route_by(PathChoice::new(mp, &topo, &demands, bytes_per_s, reliable_share, &sls, seed));
         }
-        let deps = analyze(&topo, &data)?;
-        let mean_hops = data.mean_hops(&topo).ok_or_else(|| unrouted(spec))?;
         let routing = json!({
-            "algorithm": spec.routing.algorithm,
-            "root": spec.routing.algorithm.has_root().then(|| spec.routing.root.unwrap_or(1)),
+            "algorithm": spec.routing_algorithm(),
+            "root": spec.routing_algorithm().has_root().then(|| spec.routing.root.unwrap_or(1)),
             "spf_ties": spec.routing.spf_ties(),
             "multipath": multipath.as_ref().map(|mp| multipath_section(mp, &topo, sources.paths())),
             "mean_hops": mean_hops,
@@ -248,6 +274,7 @@ impl IbFabric {
         let capacity = switch_config.capacity;
         // The halves of an output's per-VL lines the traffic's VLs are in.
         let halves = look_ahead::halves_of(&used_vls);
+        build_watch::step("cache look-ahead", 0, 0)?;
         let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses), halves);
         Ok(IbFabric {
             look_ahead,
@@ -291,7 +318,7 @@ impl IbFabric {
 fn unrouted(spec: &IbSpec) -> Error {
     Error::model(format!(
         "the {:?} routing's tables are not forwarding tables that lead every HCA to every other, without loops",
-        spec.routing.algorithm
+        spec.routing_algorithm()
     ))
 }
 
