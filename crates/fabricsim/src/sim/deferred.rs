@@ -53,15 +53,16 @@ impl Deferred {
         cx.push_keyed(self.0, index, ev);
     }
 
-    /// A key from [`crate::kernel::EventSet::reserve_key`], reserved for it.
-    #[inline]
-    pub fn from_reserved(key: u128) -> Self {
+    /// A key from [`crate::kernel::EventSet::reserve_key`], reserved for it
+    /// (tests that drive an event set directly).
+    #[cfg(test)]
+    pub(crate) fn from_reserved(key: u128) -> Self {
         Deferred(key)
     }
 
-    /// Its key (for an event set scheduled directly).
-    #[inline]
-    pub fn key(self) -> u128 {
+    /// Its key (tests that drive an event set directly).
+    #[cfg(test)]
+    pub(crate) fn key(self) -> u128 {
         self.0
     }
 

@@ -70,6 +70,7 @@ impl IbSwitch {
             }
             None => (None, None),
         };
+        let forwarding = Forwarding::new(p, spec.control_table, spec.multipath, multicast_table);
         IbSwitch {
             index: spec.index,
             data_table: spec.data_table,
@@ -110,10 +111,10 @@ impl IbSwitch {
                 .collect(),
             wanting_high: vec![0; p * (p.div_ceil(64) - 1)],
             mixed,
-            routes_multipath: spec.multipath.is_some(),
+            routes_multipath: forwarding.routes_multipath(),
             holds: vec![super::rates::NO_HOLD; p],
             expiry: if spec.config.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
-            forwarding: Forwarding::new(p, spec.control_table, spec.multipath, multicast_table),
+            forwarding,
             replication,
         }
     }
