@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 
 import typer
 
+from .atomic_file import temporary_beside
 from .command_output import WatchedStdout, emit, finish
 from .errors import FabricsimError, ScenarioError, SweepError
 
@@ -67,8 +68,6 @@ def writable_dir(path: Path, option: str) -> None:
 
 def writable_file(path: Path, option: str) -> None:
     """Refuses an output file that cannot be written where it is named, before any run."""
-    from .atomic_file import temporary_beside
-
     if path.is_dir():
         raise FabricsimError(f"{path}: is a directory; {option} names a file")
     probe = temporary_beside(path)  # what writing it will make first
