@@ -8,8 +8,8 @@ use super::vl::{blocks_for, SlToVl};
 /// [`HcaConfig::sl_vl`] of an SL that maps to no VL.
 pub(super) const NO_VL: u8 = 16;
 
-/// What every HCA of a fabric shares: its SL-to-VL map both ways and its
-/// credit block. Kept once in the fabric's shared state, as the switches'
+/// What every HCA of a fabric shares: its SL-to-VL map both ways, its
+/// credit block and its message buffer's size. Kept once in the fabric's shared state, as the switches'
 /// [`SwitchConfig`](super::switch_config::SwitchConfig), so an HCA's own state
 /// holds only what differs between HCAs.
 #[derive(Clone, Debug)]
@@ -22,10 +22,12 @@ pub struct HcaConfig {
     pub(super) block: u32,
     /// A data VL buffer's credit blocks (every port's).
     pub(super) capacity: u16,
+    /// An HCA's message buffer, in bytes.
+    pub(super) buffer_bytes: u64,
 }
 
 impl HcaConfig {
-    pub fn new(sl_to_vl: &SlToVl, block: u32, capacity: u16) -> Self {
+    pub fn new(sl_to_vl: &SlToVl, block: u32, capacity: u16, buffer_bytes: u64) -> Self {
         let mut vl_sls = [0u16; 16];
         let mut sl_vl = [NO_VL; 16];
         for sl in 0..16u8 {
@@ -34,7 +36,7 @@ impl HcaConfig {
                 sl_vl[sl as usize] = vl;
             }
         }
-        HcaConfig { vl_sls, sl_vl, block, capacity }
+        HcaConfig { vl_sls, sl_vl, block, capacity, buffer_bytes }
     }
 
     /// Credit blocks of `msg`'s next packet.
@@ -51,7 +53,7 @@ mod tests {
     #[test]
     fn each_vl_lists_the_sls_that_map_onto_it() {
         let t = SlToVl::from_entries(&[0, 1, 1, 15, 0, 2, 2, 2, 15, 15, 15, 15, 15, 15, 15, 15], 4).unwrap();
-        let c = HcaConfig::new(&t, 64, 65);
+        let c = HcaConfig::new(&t, 64, 65, 1 << 20);
         assert_eq!(&c.vl_sls[..4], &[0b1_0001, 0b110, 0b1110_0000, 0]);
         assert_eq!(&c.sl_vl[..9], &[0, 1, 1, NO_VL, 0, 2, 2, 2, NO_VL]);
         assert_eq!(c.block, 64);

@@ -32,7 +32,6 @@ pub(super) struct SendQueues {
     sl: [Ring<Message>; 16],
     /// Payload bytes of messages waiting to be sent, against the buffer.
     queued_bytes: u64,
-    buffer_bytes: u64,
     /// Control messages waiting (they go on VL15).
     control: Ring<Message>,
     /// Per data VL: whether some SL of it has a message waiting (bit mask,
@@ -50,8 +49,8 @@ pub(super) enum Offered {
 }
 
 impl SendQueues {
-    pub(super) fn new(buffer_bytes: u64) -> Self {
-        SendQueues { sl: Default::default(), queued_bytes: 0, buffer_bytes, control: Ring::default(), waiting_vls: 0 }
+    pub(super) fn new() -> Self {
+        SendQueues { sl: Default::default(), queued_bytes: 0, control: Ring::default(), waiting_vls: 0 }
     }
 
     /// Payload bytes waiting to be sent.
@@ -78,7 +77,7 @@ impl SendQueues {
         // one's slot freed, so that records are numbered as they always were.
         let id = messages.insert(msg);
         let bytes = msg.seg.payload_bytes();
-        let accepted = self.queued_bytes + bytes <= self.buffer_bytes;
+        let accepted = self.queued_bytes + bytes <= config.buffer_bytes;
         if !accepted {
             messages.remove(id);
             // A refused multicast frame misses at every member.
@@ -179,10 +178,11 @@ mod tests {
             &SlToVl::from_entries(&[0, 0, 1, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15], 2).unwrap(),
             64,
             66,
+            10_000,
         );
         let mut metrics = IbMetrics::new(4, 1_000, &VlNumbers::used_first(&[0, 1], 2));
         let mut messages = Arena::with_capacity(8);
-        let mut q = SendQueues::new(10_000);
+        let mut q = SendQueues::new();
         let mut offer = |q: &mut SendQueues, m| q.offer(&mut messages, &config, &mut metrics, m);
         let Offered::Queued { id: low, heads: Some(0) } = offer(&mut q, message(0, 4_000, TrafficClass::BestEffort))
         else {

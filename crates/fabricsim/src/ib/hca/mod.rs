@@ -30,7 +30,8 @@ use crate::traffic::video::PlayoutDeadlines;
 /// The HCA's own events, carried with its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HcaEvent {
-    /// The link has sent a packet's last byte.
+    /// The link has sent a packet's last byte, and something waits for it
+    /// (a queued message, or credits that came back meanwhile).
     Sent,
 }
 
@@ -45,8 +46,6 @@ pub struct HcaSpec {
     pub wire: Wire,
     pub credits: PortCredits,
     pub arbiter: VlArbiter,
-    /// Its message buffer, in bytes.
-    pub buffer_bytes: u64,
     /// Video streams it receives.
     pub streams: usize,
     /// Sources whose datagrams it checks for order (multipath; else 0).
@@ -69,8 +68,12 @@ pub struct Hca {
     flows: SendQueues,
     /// The cable to this HCA's switch port.
     wire: Wire,
+    /// Until when the link is sending a packet. Its end is an event only if
+    /// something waits for the link then (`armed`): an idle HCA's next
+    /// message finds the link free by the time alone.
+    busy_until: Time,
     index: u32,
-    sending: bool,
+    armed: bool,
     /// Whether it checks datagrams for order (`last_datagram` is not empty).
     checks_order: bool,
     /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
@@ -95,12 +98,13 @@ impl Hca {
     }
 
     pub fn new(spec: HcaSpec) -> Self {
-        let HcaSpec { index, wire, credits, arbiter, buffer_bytes, streams, datagram_sources, multicast_slots } = spec;
+        let HcaSpec { index, wire, credits, arbiter, streams, datagram_sources, multicast_slots } = spec;
         Hca {
-            flows: SendQueues::new(buffer_bytes),
+            flows: SendQueues::new(),
             wire,
+            busy_until: 0,
             index,
-            sending: false,
+            armed: false,
             checks_order: datagram_sources > 0,
             port: OutputPort::new(PortRef::new(ComponentKind::Hca, index, 0), credits, arbiter),
             deadlines: vec![PlayoutDeadlines::new(); streams],
@@ -132,7 +136,7 @@ impl Hca {
     pub fn handle(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, ev: HcaEvent) {
         match ev {
             HcaEvent::Sent => {
-                self.sending = false;
+                self.armed = false;
                 self.try_send(cx, sh);
             }
         }
@@ -152,9 +156,12 @@ impl Hca {
         true
     }
 
-    /// Starts the next packet if the link is idle and some VL can send.
+    /// Starts the next packet if the link is idle and some VL can send; a
+    /// busy link ends with an event, as something now waits for it.
     fn try_send(&mut self, cx: &mut impl HcaContext, sh: &mut Shared) {
-        if self.sending {
+        let now = cx.now();
+        if now < self.busy_until {
+            self.arm(cx);
             return;
         }
         let Some(vl) = self.port.pick(cx, self.flows.waiting_vls(), sh.hca.capacity) else {
@@ -164,7 +171,6 @@ impl Hca {
         let msg = &mut sh.messages[m];
         let i = msg.sent;
         let bytes = msg.seg.wire_bytes(i);
-        let now = cx.now();
         let mut packet = Packet {
             t_created: msg.t_created,
             t_arrived: now,
@@ -192,16 +198,26 @@ impl Hca {
         if let Some(next) = self.flows.sent(&mut sh.messages, &sh.hca, vl, m, payload, last) {
             self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[next]));
         }
-        self.sending = true;
         let id = sh.packets.insert(packet);
         let t = sh.timing.wire_at(self.wire.rate, bytes);
+        self.busy_until = now + t;
         sh.metrics.injected(&packet, t);
         if copies > 0 {
             sh.mc_set(id, copies);
             sh.metrics.counters.packets_injected[packet.class as usize] += copies as u64 - 1;
         }
-        cx.push(now + t, self.index, HcaEvent::Sent);
+        self.arm(cx);
         self.wire.send(cx, id, &mut sh.packets[id], t);
+    }
+
+    /// The link's end is an event if a message waits for it (one not
+    /// yet handled: an earlier one may be due at this instant still).
+    #[inline(always)]
+    fn arm(&mut self, cx: &mut impl HcaContext) {
+        if self.flows.waiting_vls() != 0 && !self.armed {
+            self.armed = true;
+            cx.push(self.busy_until, self.index, HcaEvent::Sent);
+        }
     }
 
     /// Credits for `vl` come back from the switch.
@@ -226,7 +242,8 @@ mod tests {
             offset_of!(Hca, flows) + size_of::<SendQueues>(),
             offset_of!(Hca, wire) + size_of::<Wire>(),
             offset_of!(Hca, index) + 4,
-            offset_of!(Hca, sending) + 1,
+            offset_of!(Hca, busy_until) + 8,
+            offset_of!(Hca, armed) + 1,
             offset_of!(Hca, checks_order) + 1,
         ] {
             assert!((64..=128).contains(&end), "a line-1 field ends at byte {end}");
