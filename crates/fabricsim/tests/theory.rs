@@ -153,3 +153,21 @@ fn throughput_follows_offered_load_and_class_three_beats_class_two() {
     assert!(c2 > 40.0 && c2 < 60.0, "class 2 saturation {c2}");
     assert!(c3 > c2 + 5.0, "class 3 {c3} vs class 2 {c2}");
 }
+
+/// Over a fibre of no length a frame's head reaches the switch, and its
+/// tail the node, within the event that sent it (`fc/follow_on.rs`); over
+/// one with a length (here 1 ps, too short to move any time the run
+/// reports at this precision) each is an event. Class 2: a data frame and
+/// its ACK each cross once, so four events per data frame fewer.
+#[test]
+fn same_instant_deliveries_run_within_the_event_that_sent_them() {
+    let events_per_frame = |propagation_ns: f64| {
+        let r = run(&format!(
+            "[run]\nmax_observations = 20000\nwarmup_observations = 0\nprecision = 0\n[link]\npropagation_ns = {propagation_ns}\n\
+             [protocol]\nclass = 2\n[workload]\noffered_load = 0.3\n"
+        ));
+        r.run.events as f64 / r.counter("data_frames_delivered").unwrap() as f64
+    };
+    let (none, some) = (events_per_frame(0.0), events_per_frame(0.001));
+    assert!((some - none - 4.0).abs() < 0.1, "{some:.3} events per data frame with a fibre length, {none:.3} without");
+}

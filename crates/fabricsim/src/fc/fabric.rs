@@ -8,6 +8,7 @@
 
 use super::connection::{Connections, Refusal, Teardown};
 use super::credit_mail::CreditMail;
+use super::follow_on::FollowOns;
 use super::frame::FrameId;
 use super::metrics::{FcMetrics, FcMetricsSpec};
 use super::node::{NPort, NPortSpec, NodeEvent};
@@ -18,12 +19,12 @@ use super::wiring;
 use crate::error::{Error, Result};
 use crate::fabric::wait_for::wait_for_cycle;
 use crate::fabric::{FarEnd, Wiring};
-use crate::kernel::{time, Arena, CalendarQueue, Time};
+use crate::kernel::{time, Arena, CalendarQueue, EventSet, Time};
 use crate::report::MetricSummary;
 use crate::scenario::{Arrivals, FcFabricSpec, Scenario};
 use crate::sim::model::{accepted_below_offered, Metrics};
 use crate::sim::{
-    Carries, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
+    Carries, Clocked, ComponentKind, Context, Delivery, Link, MetricSet, Model, ModelInfo, PortRef, Status, Summary,
 };
 use crate::traffic::patterns::jain_index;
 use crate::traffic::workload::fabric_destinations;
@@ -119,6 +120,8 @@ pub struct FcFabric {
     nodes: Vec<NPort>,
     node_switch: Vec<u32>,
     scenario: Scenario,
+    /// Same-instant deliveries kept while an event runs (`follow_on.rs`).
+    follow_ons: Vec<Event>,
 }
 
 impl FcFabric {
@@ -186,6 +189,7 @@ impl FcFabric {
             nodes,
             node_switch: topo.endpoint_switch(),
             scenario: scenario.clone(),
+            follow_ons: Vec::with_capacity(16),
         })
     }
 
@@ -193,10 +197,25 @@ impl FcFabric {
         self.scenario.fc_fabric().expect("built from a Fibre Channel fabric scenario")
     }
 
-    /// Hands each component its events, and a connection's release to the
-    /// switches on its path.
+    /// Runs `ev` and the same-instant deliveries it causes (`follow_on.rs`),
+    /// in the order they were sent.
     #[inline]
     fn handle(&mut self, cx: &mut Cx, ev: Event) {
+        let mut kept = std::mem::take(&mut self.follow_ons);
+        self.handle_one(&mut FollowOns::new(cx, &mut kept), ev);
+        let mut next = 0;
+        while let Some(&ev) = kept.get(next) {
+            next += 1;
+            self.handle_one(&mut FollowOns::new(cx, &mut kept), ev);
+        }
+        kept.clear();
+        self.follow_ons = kept;
+    }
+
+    /// Hands each component its events, and a connection's release to the
+    /// switches on its path.
+    #[inline(always)]
+    fn handle_one<Q: EventSet<Event>>(&mut self, cx: &mut FollowOns<Q>, ev: Event) {
         let sh = &mut self.sh;
         match ev {
             Event::Node { node, ev } => self.nodes[node as usize].handle(cx, sh, ev),

@@ -5,6 +5,7 @@ pub mod arbitrated_loop;
 pub mod connection;
 pub mod credit_mail;
 pub mod fabric;
+mod follow_on;
 pub mod frame;
 pub mod metrics;
 pub mod node;
