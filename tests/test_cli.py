@@ -206,20 +206,22 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert set(rows) == {
         "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "ib-multipath",
-        "ib-multicast", "tcp-stream",
+        "ib-multicast", "tcp-stream", "fc-simpy-switch", "ib-booksim-irregular", "ib-booksim-fat-tree",
     }
-    sw = rows["fc-switch"]
-    assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
-    assert sw["frames"] == sw["data_frames"] + sw["ack_frames"]
-    # One switch: every frame crosses it once; a transfer counts when it starts.
-    assert sw["frames"] <= sw["hops"] <= sw["frames"] + 16 * 15
+    for name in ("fc-switch", "fc-simpy-switch"):
+        sw = rows[name]
+        assert sw["data_frames"] >= 3000 and sw["ack_frames"] > 0
+        assert sw["frames"] == sw["data_frames"] + sw["ack_frames"]
+        # One switch: every frame crosses it once; a transfer counts when it starts.
+        assert sw["frames"] <= sw["hops"] <= sw["frames"] + 16 * 15
     assert rows["fc-envelope"]["hops"] > rows["fc-envelope"]["frames"]
     assert rows["fc-loop"]["ios_per_s"] > 0
     assert rows["switched-loop"]["ios_per_s"] > 0 and rows["switched-loop"]["frames"] > 0
     assert rows["tcp-stream"]["sim_s_per_wall_s"] > 0
     # InfiniBand: packets delivered; every packet crosses at least one switch
     # (a fat tree's up to 2n - 1), and a transfer counts when it starts.
-    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath", "ib-multicast"):
+    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath", "ib-multicast", "ib-booksim-irregular",
+                 "ib-booksim-fat-tree"):
         ib = rows[name]
         assert ib["frames"] >= 3000 and ib["hops"] >= ib["frames"] and ib["frame_hops_per_s"] > 0
 

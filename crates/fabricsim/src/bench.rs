@@ -9,6 +9,12 @@ use crate::error::Result;
 use crate::kernel::hold_benchmark::run_hold;
 use crate::scenario::Scenario;
 
+mod peers;
+pub use peers::{
+    fc_simpy_switch, fc_simpy_switch_scenario, ib_booksim_fat_tree, ib_booksim_fat_tree_scenario, ib_booksim_irregular,
+    ib_booksim_irregular_scenario,
+};
+
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchResult {
     pub name: String,
@@ -53,7 +59,7 @@ pub struct BenchResult {
 }
 
 /// Every benchmark's name, in the order `fabricsim bench` runs them.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 13] = [
     "kernel-hold",
     "fc-switch",
     "fc-envelope",
@@ -64,6 +70,9 @@ pub const NAMES: [&str; 10] = [
     "ib-multipath",
     "ib-multicast",
     "tcp-stream",
+    "fc-simpy-switch",
+    "ib-booksim-irregular",
+    "ib-booksim-fat-tree",
 ];
 
 /// The rows of the scale targets, run by name (or `fabricsim bench --which
@@ -74,9 +83,9 @@ pub const SCALE_NAMES: [&str; 5] =
     ["ib-fat-tree-16", "ib-fat-tree-4096", "ib-cluster-144", "ib-cluster-1356", "ib-fat-tree-32768"];
 
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
-/// frames delivered (`fc-switch`, `fc-envelope`), I/Os (`fc-loop`,
+/// frames delivered (`fc-switch`, `fc-envelope`, `fc-simpy-switch`), I/Os (`fc-loop`,
 /// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`, `ib-multipath`,
-/// `ib-multicast`: a multicast packet once per member) or
+/// `ib-multicast`: a multicast packet once per member; `ib-booksim-irregular`, `ib-booksim-fat-tree`) or
 /// simulated milliseconds of netperf TCP_STREAM (`tcp-stream`). An unknown
 /// name is an error listing the known ones.
 pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String> {
@@ -92,6 +101,9 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "ib-multipath" => run(ib_multipath(size)),
         "ib-multicast" => run(ib_multicast(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
+        "fc-simpy-switch" => run(fc_simpy_switch(size)),
+        "ib-booksim-irregular" => run(ib_booksim_irregular(size)),
+        "ib-booksim-fat-tree" => run(ib_booksim_fat_tree(size)),
         "ib-fat-tree-16" | "ib-fat-tree-4096" | "ib-cluster-144" | "ib-cluster-1356" | "ib-fat-tree-32768" => {
             run(ib_scale(name, size))
         }
@@ -159,6 +171,9 @@ pub fn kernel_hold(steps: u64) -> BenchResult {
 
 /// The scenario of the switch benchmark: class 2 at 50% offered load,
 /// uniform single-frame messages, stopping after `data_frames` delivered.
+/// The SimPy peer models this switch and workload with a router of 0.5 us
+/// per header instead of 3 us: `fc-simpy-switch` is this row with its
+/// router, and says where the two still differ.
 pub fn fc_switch_scenario(data_frames: u64) -> Scenario {
     let toml = format!(
         "[run]\nwarmup_observations = 0\nmax_observations = {data_frames}\nmin_observations = 0\nprecision = 0\n\
