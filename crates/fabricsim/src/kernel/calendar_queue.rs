@@ -23,7 +23,10 @@
 //! earliest of the lane's head, the ring's and the far set's. On the 16-port
 //! Fibre Channel switch, where 6 of the 15 events per data frame were such,
 //! this took 5% fewer instructions per data frame, and writing the lane's
-//! pushes in place 2% fewer again. The InfiniBand fabric schedules nothing
+//! pushes in place 2% fewer again. (The FC fabric now runs a frame's
+//! same-instant head and tail deliveries within the event that sends them,
+//! `fc/follow_on.rs`; its lane keeps the rest: credits over a fibre of no
+//! length, class 1 teardowns.) The InfiniBand fabric schedules nothing
 //! for the current time (none of a million pushes on any of its bench rows),
 //! so it goes without the lane and its checks on every push and pop: 2.6%
 //! fewer instructions on `ib-irregular`, 2.9% on `ib-fat-tree`.
