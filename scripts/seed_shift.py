@@ -29,9 +29,8 @@ def run(binary, scenario, seed):
 
 
 def metric_means(report):
-    metrics = report.get("metrics", {})
-    items = metrics.items() if isinstance(metrics, dict) else ((m["name"], m) for m in metrics)
-    return {name: m.get("mean") for name, m in items if m.get("mean") is not None}
+    """Each metric's mean in a run report (`metrics` maps a name to its summary)."""
+    return {name: m["mean"] for name, m in report["metrics"].items() if m.get("mean") is not None}
 
 
 def main(argv):
@@ -56,11 +55,12 @@ def main(argv):
         stops = lambda rs: sorted({r["run"]["stop_reason"] for r in rs})
         if stops(old) != stops(new):
             print(f"| {scenario.stem} | stop reasons | {stops(old)} | {stops(new)} | |")
+        old_means, new_means = [metric_means(r) for r in old], [metric_means(r) for r in new]
         worst = (0.0, "")
-        names = set.intersection(*(set(metric_means(r)) for r in old + new))
+        names = set.intersection(*(set(m) for m in old_means + new_means))
         for name in sorted(names):
-            a = [metric_means(r)[name] for r in old]
-            b = [metric_means(r)[name] for r in new]
+            a = [m[name] for m in old_means]
+            b = [m[name] for m in new_means]
             se = math.hypot(statistics.stdev(a), statistics.stdev(b)) / math.sqrt(seeds)
             ma, mb = statistics.fmean(a), statistics.fmean(b)
             z = 0.0 if ma == mb else (abs(mb - ma) / se if se > 0 else math.inf)

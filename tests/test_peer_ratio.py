@@ -34,6 +34,17 @@ echo '{"peer": "booksim2", "config": "x", "packets": 1000, "packet_hops": 3000, 
 """
 
 
+def python_with_simpy_module(tmp_path: Path, name: str, simpy_source: str) -> Path:
+    """An interpreter script `name` that runs this Python with `simpy_source` as its simpy module."""
+    site = tmp_path / f"{name}-site"
+    site.mkdir()
+    (site / "simpy.py").write_text(simpy_source)
+    python = tmp_path / name
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    return python
+
+
 @pytest.fixture
 def stand_ins(tmp_path: Path) -> dict[str, Path]:
     bench = tmp_path / "bench_case"
@@ -43,20 +54,10 @@ def stand_ins(tmp_path: Path) -> dict[str, Path]:
     peers.mkdir()
     (peers / "simpy_fc_switch.py").write_text(SIMPY)
     (peers / "booksim_ib_peer.sh").write_text(BOOKSIM)
-    # A "python with simpy": a simpy module on the path of this interpreter.
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "simpy.py").write_text("")
-    python = tmp_path / "python"
-    python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} "$@"\n')
-    python.chmod(0o755)
-    # And one without: a simpy module that fails to import hides any installed one.
-    broken = tmp_path / "broken"
-    broken.mkdir()
-    (broken / "simpy.py").write_text("raise ImportError('no simpy here')\n")
-    no_simpy = tmp_path / "python-without-simpy"
-    no_simpy.write_text(f'#!/bin/sh\nPYTHONPATH={broken} exec {sys.executable} "$@"\n')
-    no_simpy.chmod(0o755)
+    # A "python with simpy": a simpy module on the path of this interpreter;
+    # and one without: a simpy module that fails to import hides any installed one.
+    python = python_with_simpy_module(tmp_path, "python", "")
+    no_simpy = python_with_simpy_module(tmp_path, "python-without-simpy", "raise ImportError('no simpy here')\n")
     tree = tmp_path / "booksim2"
     (tree / "src").mkdir(parents=True)
     (tree / "src" / "Makefile").write_text("")

@@ -1,5 +1,6 @@
-//! What every HCA of a fabric shares: its SL-to-VL map both ways and its
-//! credit block, kept once in the fabric's shared state.
+//! What every HCA of a fabric shares: its SL-to-VL map both ways, its
+//! credit block and its message buffer's size, kept once in the fabric's
+//! shared state.
 
 use super::message::Message;
 use super::packet::ServiceLevel;
@@ -9,9 +10,9 @@ use super::vl::{blocks_for, SlToVl};
 pub(super) const NO_VL: u8 = 16;
 
 /// What every HCA of a fabric shares: its SL-to-VL map both ways, its
-/// credit block and its message buffer's size. Kept once in the fabric's shared state, as the switches'
-/// [`SwitchConfig`](super::switch_config::SwitchConfig), so an HCA's own state
-/// holds only what differs between HCAs.
+/// credit block and its message buffer's size. Kept once in the fabric's
+/// shared state, as the switches' [`SwitchConfig`](super::switch_config::SwitchConfig),
+/// so an HCA's own state holds only what differs between HCAs.
 #[derive(Clone, Debug)]
 pub struct HcaConfig {
     /// Per data VL: the SLs that map onto it, as a bit mask.
