@@ -216,7 +216,7 @@ def test_seed003_tiny_runs_evaluate_every_claim_and_write_csv(tmp_path, monkeypa
 def test_tolerance_policy_helpers():
     """Directional claims never pass with the opposite sign; ratios carry their rounding; Fig. 5's gap is read
     at equal latency."""
-    from fabricsim.reproduce.framework import gain_claim, rounded_ratio, same_claim, throughput_claim
+    from fabricsim.reproduce.policy import gain_claim, rounded_ratio, same_claim, throughput_claim
     from fabricsim.reproduce.hp_fc_1995 import gap_at_equal_latency
 
     assert throughput_claim("t", 47, 45.1).within and not throughput_claim("t", 47, 44.9).within

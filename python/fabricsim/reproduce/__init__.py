@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import importlib
 
-from .claims import Compare, Series, Span, Value
+from .claims import Compare, Series, Value
 from .framework import (
-    Check,
     Context,
     Experiment,
     ExperimentOutput,
     Panel,
     PlotSpec,
     Report,
-    check,
     experiment,
     experiments,
-    format_checks,
-    reproduce,
     run_experiment,
 )
+from .pipeline import format_checks, reproduce
+from .policy import Check, check
 
 # Study modules, one per published study; an experiment module that is listed
 # here but missing is an error, never silently skipped.
@@ -44,7 +42,6 @@ __all__ = [
     "Check",
     "Compare",
     "Series",
-    "Span",
     "Value",
     "Context",
     "Experiment",

@@ -7,18 +7,29 @@ A row holds the claim (id, figure or table, the paper's words, the
 published value or range and its unit), its kind, which sets the tolerance
 through the policy in :mod:`.framework`, and its role:
 
-- ``prediction``: checked; within or missed.
+- ``prediction``: checked; within or missed, or **no value** when ours
+  cannot be computed (a NaN, a ratio over 0, 0 against 0, both sides
+  stalled): counted apart, never as within or missed.
 - ``fit``: a calibration target (``parameter`` names what was set on it);
   ours is shown beside it, never counted as a pass.
+- ``derived``: arithmetic of other rows or of the inputs (``why`` says of
+  what), in the paper and in ours alike; ours is shown if the experiment
+  computes it, never counted.
 - ``unaddressed``: the model cannot yet address it (``why``).
 - ``construction``: true by construction of the model or arithmetic on the
   inputs, so not evidence; ``test`` names the unit test that holds it.
 - ``restates``: the same fact as another row (``same_as``), checked there.
 
-An experiment computes only "ours", as a :class:`Value`, :class:`Compare`,
-:class:`Series` or :class:`Span` per row id of its predictions and fits;
-the framework evaluates the rows (:func:`evaluate`) and refuses a row left
-unevaluated or an id the table does not hold.
+A row that a model choice decides (a parameter set with the claims in
+view, or a reading the paper leaves open) names it in ``decided_by``: the
+id of one of the table's ``[[choices]]``, each a declared fit or
+assumption with its value, its reason and the alternative.
+
+An experiment computes only "ours", as a :class:`Value`, :class:`Compare`
+or :class:`Series` per row id of its predictions and fits (and, if it
+likes, its derived rows); the framework evaluates the rows
+(:func:`evaluate`) and refuses a row left unevaluated or an id the table
+does not hold.
 """
 
 from __future__ import annotations
@@ -32,10 +43,13 @@ from pathlib import Path
 from typing import Any, Union
 
 from ..errors import FabricsimError
-from .framework import Check, KIND_RULES, SIZE_WORDS
+from .policy import KIND_RULES, SIZE_WORDS, Check
 
-ROLES = ("prediction", "fit", "unaddressed", "construction", "restates")
+ROLES = ("prediction", "fit", "derived", "unaddressed", "construction", "restates")
 EVALUATED = ("prediction", "fit")
+# Rows whose value an experiment may show without it counting.
+SHOWN = ("derived",)
+CHOICE_KINDS = ("fit", "assumption")
 SHAPES = ("rising", "falling", "growth")
 NATURES = ("simulation", "hardware", "own experiment")
 HERE = Path(__file__).parent
@@ -44,8 +58,10 @@ _ROW_KEYS = {
     "id": str, "experiment": str, "figure": str, "quote": str, "published": (int, float, list), "unit": str,
     "kind": str, "role": str, "parameter": str, "why": str, "test": str, "same_as": str, "margin": (int, float),
     "margin_why": str, "size": str, "shape": str, "of": str, "bandwidth": (int, float), "reading": str, "plot": dict,
+    "decided_by": list,
 }
 _STUDY_KEYS = {"title": str, "source": str, "nature": str, "calibration": str}
+_CHOICE_KEYS = {"id": str, "kind": str, "key": str, "value": str, "why": str, "alternative": str}
 _PLOT_KEYS = {"series": str, "x": (int, float), "metric": str, "vline": bool}
 
 
@@ -73,6 +89,21 @@ class Claim:
     bandwidth: float | None = None
     reading: str = ""
     plot: Mapping[str, Any] | None = None
+    decided_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A model choice that decides rows: a declared fit (set on a published
+    number) or assumption (a reading the paper leaves open), with the value
+    taken, why, and the alternative whose verdicts the study's note gives."""
+
+    id: str
+    kind: str
+    key: str
+    value: str
+    why: str
+    alternative: str
 
 
 @dataclass(frozen=True)
@@ -86,6 +117,7 @@ class Study:
     calibration: str
     claims: tuple[Claim, ...]
     path: Path
+    choices: tuple[Choice, ...] = ()
 
     def rows(self, experiment: str) -> list[Claim]:
         return [c for c in self.claims if c.experiment == experiment]
@@ -99,11 +131,13 @@ class Study:
 
 @dataclass
 class Value:
-    """Our number for a value claim (its 95% CI half width if known)."""
+    """Our number for a value claim (its 95% CI half width if known);
+    ``no_value`` says why there is none (e.g. the run deadlocked)."""
 
     value: float
     ci: float | None = None
     note: str = ""
+    no_value: str = ""
 
 
 @dataclass
@@ -115,6 +149,7 @@ class Compare:
     a_ci: float | None = None
     b_ci: float | None = None
     note: str = ""
+    no_value: str = ""
 
 
 @dataclass
@@ -125,20 +160,42 @@ class Series:
     cis: Sequence[float | None] | None = None
     xs: Sequence[Any] | None = None
     note: str = ""
+    no_value: str = ""
 
 
-@dataclass
-class Span:
-    """Ours over a range the paper leaves open (e.g. a share of traffic it does
-    not name): the claim holds if the published value lies in it, widened by
-    the kind's margin."""
-
-    lo: float
-    hi: float
-    note: str = ""
+Measured = Union[Value, Compare, Series]
+_MEASURED = {"Value": Value, "Compare": Compare, "Series": Series}
 
 
-Measured = Union[Value, Compare, Series, Span]
+def json_safe(o: Any) -> Any:
+    """JSON has no infinity or NaN: write them as the strings "inf", "-inf", "nan"."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return "nan" if math.isnan(o) else ("inf" if o > 0 else "-inf")
+    if isinstance(o, dict):
+        return {k: json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [json_safe(v) for v in o]
+    return o
+
+
+def measured_to_json(m: Measured) -> dict[str, Any]:
+    """What an experiment computed for a row, as a record keeps it."""
+    return {"type": type(m).__name__, **{k: (list(v) if isinstance(v, (list, tuple)) else v)
+                                          for k, v in m.__dict__.items()}}
+
+
+def measured_from_json(d: Mapping[str, Any]) -> Measured:
+    """A record's value back as an experiment computed it (JSON's "nan"/"inf" strings as numbers)."""
+    def num(v: Any) -> Any:
+        if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+            return float(v)
+        if isinstance(v, list):
+            return [num(x) for x in v]
+        return v
+    kind = _MEASURED.get(str(d.get("type")))
+    if kind is None:
+        raise FabricsimError(f"a record's value of type {d.get('type')!r}; allowed: {', '.join(_MEASURED)}")
+    return kind(**{k: num(v) for k, v in d.items() if k != "type"})
 
 
 # ---- loading ----------------------------------------------------------------
@@ -180,14 +237,18 @@ def _row(path: Path, i: int, table: Mapping[str, Any]) -> Claim:
         published = float(published)
     row["published"] = published
     role, kind = row["role"], row["kind"]
-    needs = {"fit": "parameter", "unaddressed": "why", "construction": "why", "restates": "same_as"}
+    needs = {"fit": "parameter", "derived": "why", "unaddressed": "why", "construction": "why", "restates": "same_as"}
     if role in needs and not row.get(needs[role]):
         raise _fail(path, where, needs[role], None, f"a reason: a `{role}` row names its {needs[role]}")
     if role == "construction" and not row.get("test"):
         raise _fail(path, where, "test", None, "the unit test that holds a `construction` row")
     if ("margin" in row) != ("margin_why" in row):
         raise _fail(path, where, "margin_why", row.get("margin_why"), "a margin together with why, from the paper's precision")
-    if role not in EVALUATED:
+    decided = row.get("decided_by", [])
+    if not all(isinstance(d, str) and d for d in decided):
+        raise _fail(path, where, "decided_by", decided, "a list of the ids of [[choices]] that decide the row")
+    row["decided_by"] = tuple(decided)
+    if role not in EVALUATED + SHOWN:
         pass  # a row nothing evaluates needs no rule to evaluate it by
     elif kind == "direction":
         if row.get("size") not in SIZE_WORDS:
@@ -201,7 +262,7 @@ def _row(path: Path, i: int, table: Mapping[str, Any]) -> Claim:
             raise _fail(path, where, "of", row.get("of"), "a growth names its ratio (`published`) and the kind it is of (`of`)")
     elif published is None:
         raise _fail(path, where, "published", None, "the published value or range of an evaluated value claim")
-    if kind == "simulated throughput" and row["unit"] != "%" and role in EVALUATED and "bandwidth" not in row:
+    if kind == "simulated throughput" and row["unit"] != "%" and role in EVALUATED + SHOWN and "bandwidth" not in row:
         raise _fail(path, where, "bandwidth", None, "the bandwidth (in the claim's unit) that ±2 points refer to")
     if "plot" in row:
         plot = _typed(path, where + " plot", row["plot"], _PLOT_KEYS)
@@ -219,9 +280,9 @@ def load_study(path: Path) -> Study:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise FabricsimError(f"{path.name}: cannot read the claims table: {e}") from None
-    extra = set(data) - {"study", "claims"}
+    extra = set(data) - {"study", "claims", "choices"}
     if extra:
-        raise _fail(path, "top level", sorted(extra)[0], "...", "[study] and [[claims]]")
+        raise _fail(path, "top level", sorted(extra)[0], "...", "[study], [[choices]] and [[claims]]")
     head = _typed(path, "[study]", data.get("study", {}), _STUDY_KEYS)
     for key in ("title", "source", "nature"):
         if not head.get(key):
@@ -237,8 +298,32 @@ def load_study(path: Path) -> Study:
     for r in rows:
         if r.role == "restates" and (r.same_as not in seen or r.same_as == r.id):
             raise _fail(path, f"claim {r.id}", "same_as", r.same_as, "the id of another row of this table")
+    choices = tuple(_choice(path, i, c) for i, c in enumerate(data.get("choices", [])))
+    declared = {c.id for c in choices}
+    if len(declared) != len(choices):
+        raise _fail(path, "[[choices]]", "id", sorted(c.id for c in choices), "ids used once")
+    for r in rows:
+        for d in r.decided_by:
+            if d not in declared:
+                raise _fail(path, f"claim {r.id}", "decided_by", d, "the id of one of the table's [[choices]]: "
+                            + (", ".join(sorted(declared)) or "(none declared)"))
+    unused = declared - {d for r in rows for d in r.decided_by}
+    if unused:
+        raise _fail(path, "[[choices]]", "id", sorted(unused)[0], "a choice some row's `decided_by` names")
     study = path.name.removesuffix(".claims.toml")
-    return Study(study, head["title"], head["source"], head["nature"], head.get("calibration", ""), rows, path)
+    return Study(study, head["title"], head["source"], head["nature"], head.get("calibration", ""), rows, path,
+                 choices)
+
+
+def _choice(path: Path, i: int, table: Mapping[str, Any]) -> Choice:
+    where = f"choice {i + 1} ({table.get('id', 'no id')})"
+    row = _typed(path, where, table, _CHOICE_KEYS)
+    for key in _CHOICE_KEYS:
+        if not row.get(key):
+            raise _fail(path, where, key, row.get(key), "a non-empty string (every choice states it)")
+    if row["kind"] not in CHOICE_KINDS:
+        raise _fail(path, where, "kind", row["kind"], ", ".join(CHOICE_KINDS))
+    return Choice(**row)
 
 
 @cache
@@ -251,205 +336,3 @@ def study_table(study: str) -> Study | None:
 def tables() -> list[Study]:
     """Every study's claims table in the package."""
     return [load_study(p) for p in sorted(HERE.glob("*.claims.toml"))]
-
-
-# ---- evaluation ---------------------------------------------------------------
-
-
-def _half(ci: float | None) -> float:
-    return 0.0 if ci is None or (isinstance(ci, float) and math.isnan(ci)) else float(ci)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
-
-
-def margin_of(claim: Claim) -> float:
-    """The absolute margin the policy gives a value claim of this kind."""
-    if claim.margin is not None:
-        return claim.margin
-    rule = KIND_RULES[claim.kind]
-    if claim.kind == "simulated throughput" and claim.unit != "%":
-        return rule.points / 100.0 * (claim.bandwidth or math.nan)
-    if rule.points:
-        return rule.points
-    p = claim.published
-    ref = (abs(p[0]) + abs(p[1])) / 2 if isinstance(p, tuple) else abs(p or 0.0)
-    return rule.rel * ref
-
-
-def _check(claim: Claim, **kw: Any) -> Check:
-    return Check(claim=claim.quote, id=claim.id, figure=claim.figure, kind=claim.kind, role=claim.role,
-                 unit=claim.unit, parameter=claim.parameter, margin_why=claim.margin_why, **kw)
-
-
-def _not_evaluated(claim: Claim, table: Mapping[str, Claim]) -> Check:
-    if claim.role == "restates":
-        other = table[claim.same_as]
-        note = f"the same fact as {other.id} ({other.figure}), checked there"
-    elif claim.role == "construction":
-        note = f"{claim.why}; held by the unit test {claim.test}"
-    else:
-        note = claim.why
-    return _check(claim, published=claim.published, ours=math.nan, ours_ci=None, tolerance=math.nan, within=None,
-                  note=note)
-
-
-def _value(claim: Claim, m: Value | Span) -> Check:
-    tol = margin_of(claim)
-    p = claim.published
-    lo, hi = (p if isinstance(p, tuple) else (p, p))
-    if isinstance(m, Span):
-        ours, ci = (m.lo + m.hi) / 2, (m.hi - m.lo) / 2
-        within = not math.isnan(ours) and m.lo - tol <= hi and lo <= m.hi + tol
-        note = f"ours spans {_fmt(m.lo)} to {_fmt(m.hi)}" + (f"; {m.note}" if m.note else "")
-    else:
-        ours, ci = float(m.value), (None if m.ci is None or math.isnan(m.ci) else float(m.ci))
-        within = not math.isnan(ours) and lo - tol <= ours <= hi + tol
-        note = m.note
-    return _check(claim, published=p, ours=ours, ours_ci=ci, tolerance=tol, within=bool(within), note=note)
-
-
-def _direction(claim: Claim, m: Compare) -> Check:
-    ci = math.hypot(_half(m.a_ci), _half(m.b_ci))
-    # Equal values (both 0 included) differ by 0%; anything above 0 is infinitely above it.
-    if m.a == m.b:
-        d = 0.0
-    elif m.b:
-        d = 100.0 * (m.a - m.b) / m.b
-    else:
-        d = math.copysign(math.inf, m.a) if not math.isnan(m.a) else math.nan
-    d_ci = 100.0 * ci / abs(m.b) if m.b else (0.0 if ci == 0 else math.inf)
-    lo, hi, beyond_ci = SIZE_WORDS[claim.size]
-    if claim.size == "about":
-        lo, hi = claim.published  # type: ignore[misc]
-    # Beyond the CI in absolute terms, so that a difference from 0 is judged too.
-    within = not math.isnan(d) and lo <= d <= hi and (not beyond_ci or m.a - m.b > ci)
-    note = f"{_fmt(m.a)} against {_fmt(m.b)}" + (f"; {m.note}" if m.note else "")
-    return _check(claim, published=[lo, hi], ours=d, ours_ci=d_ci if ci else None, tolerance=0.0, within=bool(within),
-                  note=note)
-
-
-def _trend(claim: Claim, m: Series | Value) -> Check:
-    if claim.shape == "growth":
-        if not isinstance(m, Value):
-            raise FabricsimError(f"claim {claim.id}: a growth is evaluated from a Value (our ratio)")
-        r = float(claim.published)  # type: ignore[arg-type]
-        rel = KIND_RULES[claim.of].rel
-        lo, hi = r * (1 - rel) / (1 + rel), r * (1 + rel) / (1 - rel)
-        ours = float(m.value)
-        return _check(claim, published=r, ours=ours, ours_ci=m.ci, tolerance=max(r - lo, hi - r),
-                      within=bool(lo <= ours <= hi), note=(m.note + "; " if m.note else "")
-                      + f"both ends within ±{rel:.0%}: {_fmt(lo)} to {_fmt(hi)}")
-    if not isinstance(m, Series):
-        raise FabricsimError(f"claim {claim.id}: a {claim.shape} trend is evaluated from a Series")
-    ys = [float(y) for y in m.ys]
-    cis = [_half(c) for c in (m.cis or [None] * len(ys))]
-    sign = 1.0 if claim.shape == "rising" else -1.0
-    steps = [(sign * (b - a), math.hypot(ca, cb)) for (a, ca), (b, cb) in zip(zip(ys, cis), zip(ys[1:], cis[1:]))]
-    overall, overall_ci = sign * (ys[-1] - ys[0]), math.hypot(cis[0], cis[-1])
-    against = [i for i, (d, c) in enumerate(steps) if d < -c]
-    within = not any(math.isnan(y) for y in ys) and overall > overall_ci and not against
-    xs = list(m.xs) if m.xs is not None else list(range(len(ys)))
-    word = "falls" if claim.shape == "rising" else "rises"
-    note = "ours: " + ", ".join(_fmt(y) for y in ys)
-    if against:
-        note += "; " + word + " beyond its CI at " + ", ".join(f"{xs[i]} -> {xs[i + 1]}" for i in against)
-    if m.note:
-        note += "; " + m.note
-    return _check(claim, published=claim.shape, ours=sign * overall, ours_ci=overall_ci or None, tolerance=0.0,
-                  within=bool(within), note=note)
-
-
-def evaluate_claim(claim: Claim, m: Measured) -> Check:
-    """Our number set against one claim, under the tolerance its kind gives."""
-    if claim.kind == "direction":
-        if not isinstance(m, Compare):
-            raise FabricsimError(f"claim {claim.id}: a direction is evaluated from a Compare")
-        c = _direction(claim, m)
-    elif claim.kind == "trend":
-        c = _trend(claim, m)
-    elif isinstance(m, (Value, Span)):
-        c = _value(claim, m)
-    else:
-        raise FabricsimError(f"claim {claim.id}: a {claim.kind} is evaluated from a Value or a Span")
-    if claim.role == "fit":
-        c.within = None
-    if claim.reading:
-        c.note = f"{claim.reading}; {c.note}" if c.note else claim.reading
-    return c
-
-
-def evaluate(study: Study, experiment: str, ours: Mapping[str, Measured]) -> list[Check]:
-    """Every row of ``experiment`` in table order: the predictions and fits
-    against ``ours``, the others as they stand. Each evaluated row needs
-    exactly one value in ``ours``, and ``ours`` holds nothing else."""
-    rows = study.rows(experiment)
-    table = study.by_id()
-    want = {c.id for c in rows if c.role in EVALUATED}
-    missing = sorted(want - set(ours))
-    extra = sorted(set(ours) - want)
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"left unevaluated: {', '.join(missing)}")
-        if extra:
-            parts.append(f"evaluated but not predictions or fits of {experiment} in {study.path.name}: {', '.join(extra)}")
-        raise FabricsimError(f"experiment `{experiment}`: claims {'; '.join(parts)}")
-    return [evaluate_claim(c, ours[c.id]) if c.role in EVALUATED else _not_evaluated(c, table) for c in rows]
-
-
-def published_points(study: Study, experiment: str) -> list[dict[str, Any]]:
-    """The plot's published marks, from the rows that say where they go."""
-    points = []
-    for c in study.rows(experiment):
-        if not c.plot or c.published is None:
-            continue
-        p = c.published
-        y = (p[0] + p[1]) / 2 if isinstance(p, tuple) else p
-        point: dict[str, Any] = {"series": c.plot["series"], "note": f"{c.figure} ({c.id})"}
-        if c.plot.get("metric"):
-            point["metric"] = c.plot["metric"]
-        if c.plot.get("vline"):
-            point.update(x=y, y=None)
-        else:
-            point.update(x=c.plot["x"], y=y)
-        points.append(point)
-    return points
-
-
-@dataclass
-class Counts:
-    """A study's (or a run's) claims by verdict."""
-
-    within: int = 0
-    missed: int = 0
-    fits: int = 0
-    unaddressed: int = 0
-    construction: int = 0
-    restates: int = 0
-    checks_within: int = 0  # experiments not yet converted to a claims table
-    checks: int = 0
-
-    def add(self, c: Mapping[str, Any]) -> None:
-        role = c.get("role", "check")
-        if role == "prediction":
-            if c.get("within"):
-                self.within += 1
-            else:
-                self.missed += 1
-        elif role == "fit":
-            self.fits += 1
-        elif role == "unaddressed":
-            self.unaddressed += 1
-        elif role == "construction":
-            self.construction += 1
-        elif role == "restates":
-            self.restates += 1
-        else:
-            self.checks += 1
-            self.checks_within += bool(c.get("within"))
-
-    @property
-    def predictions(self) -> int:
-        return self.within + self.missed

@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic_file import write_atomically
-from .claims import Counts, study_table
-from .framework import KIND_RULES, natural_key
+from . import provenance
+from .claims import study_table
+from .evaluation import Counts
+from .framework import experiments, file_stem, natural_key
+from .policy import KIND_RULES, verdict_of
 
 NOTES = Path(__file__).parent / "notes"
 # Studies in the order of the seed papers; experiments of other studies follow.
@@ -29,7 +32,9 @@ STUDY_ORDER = ("hp-fc-1995", "switched-fcal", "ong-farrell-fc", "iba-2007", "fca
 VERDICT_WORDS = {
     "within": "within",
     "missed": "**missed**",
+    "no value": "no value",
     "fit": "fit",
+    "derived": "derived",
     "unaddressed": "cannot address",
     "construction": "by construction",
     "restates": "restates",
@@ -63,8 +68,6 @@ def read_records(out_dir: str | Path) -> tuple[list[dict[str, Any]], list[Damage
     experiment, says it is one (an object with ``id`` or ``checks``), or is
     not JSON at all; other JSON files are not ours and are passed over.
     """
-    from .framework import experiments, file_stem
-
     named = {file_stem(i): i for i in experiments()}
     records, damaged = [], []
     for path in sorted(Path(out_dir).glob("*.json"), key=lambda p: natural_key(p.name)):
@@ -151,17 +154,25 @@ def by_study(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str
 
 
 def counts(records: Iterable[Mapping[str, Any]]) -> Counts:
+    """The claims of the records by verdict; a stale record is left out."""
     c = Counts()
     for r in records:
+        if r.get("stale"):
+            continue
         for check in r["checks"]:
             c.add(check)
     return c
 
 
+def current_records(out_dir: str | Path) -> tuple[list[dict[str, Any]], list[DamagedRecord]]:
+    """:func:`read_records`, each judged by the claims tables and policy of
+    the day and marked stale if the current build would not make it again."""
+    records, damaged = read_records(out_dir)
+    return [provenance.current(r) for r in records], damaged
+
+
 def registered(study: str) -> list[str]:
     """The ids of a study's experiments in the registry."""
-    from .framework import experiments
-
     return [i for i, e in experiments().items() if e.study == study]
 
 
@@ -172,18 +183,13 @@ def study_heading(study: str, records: Sequence[Mapping[str, Any]]) -> tuple[str
         return table.title, table.source
     if records:
         return study, records[0].get("source", "")
-    from .framework import experiments
-
     known = experiments()
     ids = registered(study)
     return study, (known[ids[0]].source if ids else "")
 
 
 def verdict(check: Mapping[str, Any]) -> str:
-    role = check.get("role", "check")
-    if role in ("prediction", "check"):
-        return "within" if check.get("within") else "missed"
-    return role
+    return verdict_of(check.get("role", "check"), check.get("within"), check.get("no_value", ""))
 
 
 def fmt(x: Any) -> str:
@@ -220,7 +226,8 @@ def cells(check: Mapping[str, Any]) -> dict[str, str]:
         ours += " %"
     role = check.get("role", "check")
     tol = check.get("tolerance")
-    if role not in ("prediction", "fit", "check") or tol is None or (isinstance(tol, float) and math.isnan(tol)):
+    if role not in ("prediction", "fit", "derived", "check") or tol is None or (isinstance(tol, float) and math.isnan(tol)) \
+            or check.get("no_value"):
         tolerance = "-"
     elif check.get("kind") == "direction":
         low = (check.get("published") or [0])[0]
@@ -236,8 +243,12 @@ def cells(check: Mapping[str, Any]) -> dict[str, str]:
     if v == "fit" and check.get("parameter"):
         word = f"fit: {check['parameter']}"
     note = check.get("note", "")
+    if check.get("no_value"):
+        note = f"no value: {check['no_value']}" + (f"; {note}" if note else "")
     if check.get("margin_why"):
         note = f"margin: {check['margin_why']}" + (f"; {note}" if note else "")
+    if check.get("decided_by"):
+        note = "decided by " + ", ".join(f"`{d}`" for d in check["decided_by"]) + (f"; {note}" if note else "")
     return {"id": check.get("id", ""), "figure": check.get("figure", ""), "claim": check.get("claim", ""),
             "published": published, "ours": ours, "tolerance": tolerance, "verdict": word, "note": note}
 
@@ -261,8 +272,12 @@ def counts_line(c: Counts) -> str:
     parts = []
     if c.predictions:
         parts.append(f"{c.within} of {c.predictions} predictions within tolerance, {c.missed} missed")
+    if c.no_value:
+        parts.append(f"{c.no_value} predictions with no value")
     if c.fits:
         parts.append(f"{c.fits} calibration fits")
+    if c.derived:
+        parts.append(f"{c.derived} derived from other rows or the inputs")
     if c.unaddressed:
         parts.append(f"{c.unaddressed} the model cannot yet address")
     if c.construction or c.restates:
@@ -288,20 +303,27 @@ def count_rows(records: Sequence[Mapping[str, Any]]) -> list[tuple[str, Counts]]
 
 
 def counts_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = ["| study | predictions within | missed | fits | cannot address | by construction | restated | checks (no claims table yet) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| study | predictions within | missed | no value | fits | derived | cannot address | by construction | "
+             "restated | checks (no claims table yet) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for label, c in count_rows(records):
         checks = f"{c.checks_within} of {c.checks}" if c.checks else "-"
-        lines.append(f"| {label} | {c.within} of {c.predictions} | {c.missed} | {c.fits} | {c.unaddressed} | "
-                     f"{c.construction} | {c.restates} | {checks} |")
+        lines.append(f"| {label} | {c.within} of {c.predictions} | {c.missed} | {c.no_value} | {c.fits} | {c.derived} | "
+                     f"{c.unaddressed} | {c.construction} | {c.restates} | {checks} |")
     return lines
 
 
 def experiment_section(record: Mapping[str, Any], level: str = "##") -> list[str]:
     mode = "quick" if record.get("quick") else "full"
+    made = record.get("build") or {}
+    by = f"; made by fabricsim {made.get('version', '?')}" + (f" at {made['commit']}" if made.get("commit") else "") \
+        if made else ""
     lines = [f"{level} {record['id']}: {record.get('title', '')}", "",
-             f"{record.get('runs', 0)} runs, {record.get('wall_time_s', 0):.0f} s ({mode}); "
-             f"{counts_line(counts([record]))}.", ""]
+             f"{record.get('runs', 0)} runs, {record.get('wall_time_s', 0):.0f} s ({mode}){by}; "
+             f"{counts_line(counts([dict(record, stale='')]))}.", ""]
+    if record.get("stale"):
+        lines += [f"**Stale**, left out of the counts: {_md(record['stale'])}. Rerun "
+                  f"`fabricsim reproduce {record['id']}` to replace it.", ""]
     if not record["checks"]:
         return lines + ["No claims: the figure shows what other experiments check.", ""]
     claims_table = any(c.get("role", "check") != "check" for c in record["checks"])
@@ -320,20 +342,40 @@ def experiment_section(record: Mapping[str, Any], level: str = "##") -> list[str
 
 def policy_section() -> list[str]:
     lines = ["## Tolerance policy", "",
-             "A claim's kind sets its tolerance (`python/fabricsim/reproduce/framework.py`, `KIND_RULES`), so "
+             "A claim's kind sets its tolerance (`python/fabricsim/reproduce/policy.py`, `KIND_RULES`), so "
              "no margin is chosen for the number it has to meet; a row widens it only with a reason from the "
-             "paper's own precision, shown in its note.", ""]
+             "paper's own precision, shown in its note. A published range takes the margin of each end at "
+             "that end, never of its midpoint.", ""]
     lines += [f"- **{kind}**: {rule.rule}." for kind, rule in KIND_RULES.items()]
-    lines += ["", "A row's role says what its verdict means: a **prediction** is within or missed; a **fit** is "
-              "a calibration target (the parameter it set is named) and never counts as a pass; a claim the model "
-              "**cannot address** yet says why; a claim true **by construction** (arithmetic on the inputs, a "
-              "property of the model) names the unit test that holds it; a claim that **restates** another row is "
-              "checked there, once.", ""]
+    lines += ["", "A row's role says what its verdict means: a **prediction** is within or missed, or has **no "
+              "value** when ours cannot be computed (a NaN, a ratio over 0, 0 against 0, both sides stalled), "
+              "counted apart and never as within or missed; a **fit** is a calibration target (the parameter it "
+              "set is named) and never counts as a pass; a **derived** row is arithmetic of other rows or of the "
+              "inputs, in the paper as in ours, and is never evidence; a claim the model **cannot address** yet "
+              "says why; a claim true **by construction** (a property of the model) names the unit test that "
+              "holds it; a claim that **restates** another row is checked there, once. A row that a model choice "
+              "decides (a parameter set with the claims in view, or a reading the paper leaves open) names it: "
+              "each study lists its choices, with the alternative.", ""]
     return lines
 
 
+def choices_section(study: str) -> list[str]:
+    """The model choices that decide a study's rows: what was set, why, the
+    alternative, and the rows each decides."""
+    table = study_table(study)
+    if table is None or not table.choices:
+        return []
+    lines = ["Model choices that decide rows (declared; the note gives our verdicts under the alternative):", "",
+             "| choice | kind | set | why | alternative | rows it decides |", "|---|---|---|---|---|---|"]
+    for ch in table.choices:
+        rows = ", ".join(f"`{c.id}`" for c in table.claims if ch.id in c.decided_by)
+        lines.append(f"| `{ch.id}` | {ch.kind} | `{_md(ch.key)}` = {_md(ch.value)} | {_md(ch.why)} | "
+                     f"{_md(ch.alternative)} | {rows} |")
+    return lines + [""]
+
+
 def summary_markdown(out_dir: str | Path) -> str:
-    records, damaged = read_records(out_dir)
+    records, damaged = current_records(out_dir)
     lines = ["# Reproduction summary", ""] + counts_table(records) + [""] + damaged_lines(damaged, out_dir)
     for r in records:
         lines += experiment_section(r)
@@ -353,7 +395,7 @@ def _note(name: str) -> str:
 def document_markdown(out_dir: str | Path) -> str:
     """The whole record: the document's head, the counts, the policy, then
     study by study its notes and its experiments' tables."""
-    records, damaged = read_records(out_dir)
+    records, damaged = current_records(out_dir)
     grouped = by_study(records)
     studies = sorted(set(grouped) | {p.name.removesuffix(".legacy.md") for p in NOTES.glob("*.legacy.md")}, key=study_rank)
     lines = [_note("_document.md"), "", "## Counts", "",
@@ -375,6 +417,7 @@ def document_markdown(out_dir: str | Path) -> str:
         notes = _note(f"{study}.md")
         if notes:
             lines += [notes, ""]
+        lines += choices_section(study)
         if recs:
             for r in recs:
                 lines += experiment_section(r, "###")

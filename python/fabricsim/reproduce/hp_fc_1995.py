@@ -20,16 +20,8 @@ import pandas as pd
 
 import math
 
-from .framework import (
-    Context,
-    ExperimentOutput,
-    PlotSpec,
-    check,
-    experiment,
-    gain_claim,
-    ratio_claim,
-    throughput_claim,
-)
+from .framework import Context, ExperimentOutput, PlotSpec, experiment
+from .policy import check, gain_claim, ratio_claim, throughput_claim
 
 SOURCE = "seed 000: Cherkasova, Kotov, Rokicki, HP Labs, Simulation Study of Fibre Channel Fabrics (section 3)"
 UNIFORM = {"kind": "fixed", "frames": 1}

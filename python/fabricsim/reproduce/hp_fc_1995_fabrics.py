@@ -37,21 +37,8 @@ from typing import Any
 
 import pandas as pd
 
-from .framework import (
-    MUCH_MIN_PCT,
-    SLIGHT_MAX_PCT,
-    Check,
-    Context,
-    ExperimentOutput,
-    PlotSpec,
-    check,
-    experiment,
-    gain_claim,
-    ratio_claim,
-    rounded_ratio,
-    same_claim,
-    throughput_claim,
-)
+from .framework import Context, ExperimentOutput, PlotSpec, experiment
+from .policy import MUCH_MIN_PCT, SLIGHT_MAX_PCT, Check, check, gain_claim, ratio_claim, rounded_ratio, same_claim, throughput_claim
 from .hp_fc_1995 import (
     BURSTY,
     UNIFORM,

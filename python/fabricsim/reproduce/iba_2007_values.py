@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..result import RunResult
-from .framework import DEADLOCK, FLAGGED, STALLED
+from .curves import DEADLOCK, FLAGGED, STALLED
 from .iba_2007_schemes import BE, CTL, DMP, DMT, MC, RT, UNI, Figure, Scheme, packets_per_s
 
 MIN_NETWORKS = 3  # a family value needs this many networks with values (quick: all of them)

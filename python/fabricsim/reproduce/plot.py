@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from .framework import DEADLOCK, FLAGGED, STALLED, STATUS_COLUMN, PlotSpec
+from .curves import DEADLOCK, FLAGGED, STALLED, STATUS_COLUMN, PlotSpec
 
 # How a point without a value is marked on the panel's floor, and its legend entry.
 _NO_VALUE = {DEADLOCK: ("X", "deadlocked run (no value)"), STALLED: ("x", "stalled run (no value)")}

@@ -23,11 +23,12 @@ from .document import (
     count_rows,
     counts,
     counts_line,
-    read_records,
+    current_records,
     study_heading,
     verdict,
 )
-from .framework import KIND_RULES, file_stem
+from .framework import file_stem
+from .policy import KIND_RULES
 
 STYLE = Path(__file__).parent / "report.css"
 COLUMNS = (("id", "id"), ("figure", "figure"), ("claim", "claim"), ("published", "published"),
@@ -39,8 +40,8 @@ def _e(text: Any) -> str:
 
 
 def _counts_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    head = ("study", "predictions within", "missed", "fits", "cannot address", "by construction", "restated",
-            "checks (no claims table yet)")
+    head = ("study", "predictions within", "missed", "no value", "fits", "derived", "cannot address", "by construction",
+            "restated", "checks (no claims table yet)")
     out = ['<table class="counts">', "<thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>", "<tbody>"]
     for label, c in count_rows(records):
         checks = f"{c.checks_within} of {c.checks}" if c.checks else "-"
@@ -50,8 +51,9 @@ def _counts_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
             out.append(f'<tr class="total"><td>{_e(label)}</td>')
         else:
             out.append(f'<tr><td><a href="#study-{_e(study)}">{_e(label)}</a></td>')
-        out[-1] += (f"<td>{c.within} of {c.predictions}</td><td{miss}>{c.missed}</td><td>{c.fits}</td><td>{c.unaddressed}</td>"
-                    f"<td>{c.construction}</td><td>{c.restates}</td><td>{checks}</td></tr>")
+        out[-1] += (f"<td>{c.within} of {c.predictions}</td><td{miss}>{c.missed}</td><td>{c.no_value}</td><td>{c.fits}</td>"
+                    f"<td>{c.derived}</td><td>{c.unaddressed}</td><td>{c.construction}</td><td>{c.restates}</td>"
+                    f"<td>{checks}</td></tr>")
     return out + ["</tbody></table>"]
 
 
@@ -73,7 +75,7 @@ def _claims_table(record: Mapping[str, Any]) -> list[str]:
                 tds.append(f'<td{cls}><span class="badge">{_e(text)}</span></td>')
             else:
                 tds.append(f"<td{cls}>{_e(text)}</td>")
-        out.append(f'<tr class="v-{v}">' + "".join(tds) + "</tr>")
+        out.append(f'<tr class="v-{v.replace(" ", "-")}">' + "".join(tds) + "</tr>")
     return out + ["</tbody></table>"]
 
 
@@ -83,7 +85,10 @@ def _experiment(record: Mapping[str, Any], out_dir: Path) -> list[str]:
     out = [f'<article class="experiment" id="exp-{_e(stem)}" data-experiment="{_e(record["id"])}">',
            f'<h3><code>{_e(record["id"])}</code> {_e(record.get("title", ""))}</h3>',
            f'<p class="meta">{record.get("runs", 0)} runs, {record.get("wall_time_s", 0):.0f} s ({mode}); '
-           f"{_e(counts_line(counts([record])))}.</p>"]
+           f"{_e(counts_line(counts([dict(record, stale='')])))}.</p>"]
+    if record.get("stale"):
+        out.append(f'<p class="stale"><strong>Stale</strong>, left out of the counts: {_e(record["stale"])}. Rerun '
+                   f'<code>fabricsim reproduce {_e(record["id"])}</code> to replace it.</p>')
     png = out_dir / f"{stem}.png"
     if png.exists():
         out.append(f'<figure><a href="{_e(png.name)}"><img src="{_e(png.name)}" alt="plot of {_e(record["id"])}" '
@@ -98,7 +103,7 @@ def _experiment(record: Mapping[str, Any], out_dir: Path) -> list[str]:
 
 def html_page(out_dir: str | Path) -> str:
     out_dir = Path(out_dir)
-    records, damaged = read_records(out_dir)
+    records, damaged = current_records(out_dir)
     grouped = by_study(records)
     quick = sum(bool(r.get("quick")) for r in records)
     stamp = time.strftime("%Y-%m-%d %H:%M")
@@ -119,7 +124,10 @@ def html_page(out_dir: str | Path) -> str:
     lines += ["</ul></nav>", "<main>", '<section id="counts"><h2>Counts</h2>'] + _counts_table(records)
     lines += ['<p class="legend"><span class="v-within"><span class="badge">within</span></span> a prediction '
               'within its tolerance; <span class="v-missed"><span class="badge">missed</span></span> outside it; '
+              '<span class="v-no-value"><span class="badge">no value</span></span> ours cannot be computed, '
+              'neither within nor missed; '
               '<span class="v-fit"><span class="badge">fit</span></span> a calibration target, never a pass; '
+              '<span class="v-derived"><span class="badge">derived</span></span>, '
               '<span class="v-unaddressed"><span class="badge">cannot address</span></span>, '
               '<span class="v-construction"><span class="badge">by construction</span></span> and '
               '<span class="v-restates"><span class="badge">restates</span></span> not evidence.</p>', "</section>"]
