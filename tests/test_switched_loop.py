@@ -23,8 +23,9 @@ def test_light_load_quick_reproduction(quick_records):
     # The light-load disk is fit on Table 6's 4.86 ms; the heavy-load disk is shown beside it.
     assert t56["t6-circuit-0-disk"].verdict == "fit" and abs(t56["t6-circuit-0-disk"].ours - 4.863) < 0.1
     assert "heavy-load disk" in t56["t6-circuit-0-disk"].note
-    assert t56["t6-packet-40-total"].within and t56["light-circuit-faster"].within
-    assert t56["t6-packet-0-disk"].verdict == "restates" and t56["t6-packet-10-attempts"].verdict == "construction"
+    assert t56["t6-packet-40-loop"].within and t56["light-circuit-faster"].within
+    assert t56["t6-packet-40-total"].verdict == "derived" and t56["t6-packet-40-total"].within is None
+    assert t56["t6-packet-0-disk"].verdict == "restates" and t56["t6-packet-10-attempts"].verdict == "unaddressed"
     assert "3 us router" in t56["t6-circuit-30-reattempts"].note
     g34 = checks_by_id(reports["switched-fcal/graphs3-4"])
     assert g34["g3-knee"].verdict == "fit" and "light-load disk" in g34["g3-knee"].note

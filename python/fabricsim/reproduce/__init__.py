@@ -32,6 +32,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "fcal_loop",
     "iba_2007",
     "switched_fcal",
+    "switched_fcal_disks",
     "ong_farrell_fc",
 )
 

@@ -13,6 +13,7 @@ apart from the published studies.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -39,7 +40,10 @@ def scenario(ctx: Context, fabric: dict[str, Any], frames: int, cls: int, arriva
 
 @experiment(id="fc-classes/compare", title="Classes 1, 2 and 3: message latency and saturation throughput, short and long messages", seed_ref=SOURCE)
 def compare(ctx: Context) -> ExperimentOutput:
-    loads = (0.05, 0.2) if ctx.quick else (0.02, 0.05, 0.1, 0.2, 0.3)
+    # The lightest load is below every class's saturation on both fabrics
+    # (class 1 on the star carries under 1% of bandwidth), so each
+    # comparison is of two finite latencies.
+    loads = (0.005, 0.05) if ctx.quick else (0.005, 0.02, 0.05, 0.1, 0.2, 0.3)
     cases = [(f, s, c) for f in FABRICS for s in SIZES for c in CLASSES]
     sat_runs = ctx.run_many([scenario(ctx, FABRICS[f], SIZES[s], c, "saturated", 1.0) for f, s, c in cases], desc="saturation")
     sat = {case: metric(r, "throughput_pct") for case, r in zip(cases, sat_runs)}
@@ -60,24 +64,24 @@ def compare(ctx: Context) -> ExperimentOutput:
     curves = pd.DataFrame(rows)
 
     def latency(f: str, s: str, c: int, load: float, name: str = "message_latency_us") -> tuple[float, float | None]:
-        """Mean latency at `load` and its CI; infinite where the case saturates below it."""
+        """Mean latency at `load` and its CI; no value where the case saturates below it."""
         if ((f, s, c), load) not in points:
-            return float("inf"), None
+            return float("nan"), None
         return metric(runs[points.index(((f, s, c), load))], name)
 
     def versus(a: tuple[float, float | None], b: tuple[float, float | None], note: str) -> Compare:
-        return Compare(a[0], b[0], a[1], b[1], note=note)
+        saturated = "a class saturates below this load" if math.isnan(a[0]) or math.isnan(b[0]) else ""
+        return Compare(a[0], b[0], a[1], b[1], note=note, no_value=saturated)
 
     light = loads[0]
     long_, short = "long (25 frames)", "short (1 frame)"
     ours = {}
     for f, key in (("one switch", "switch"), ("star m=2", "star")):
-        at = f"us at {light:.0%} load, class 2 against class 1"
+        at = f"us at {light * 100:g}% load, class 2 against class 1"
         ours[f"{key}-long-message"] = versus(latency(f, long_, 2, light), latency(f, long_, 1, light), at)
-        ours[f"{key}-long-frame"] = versus(latency(f, long_, 2, light, "frame_latency_us"),
-                                           latency(f, long_, 1, light, "frame_latency_us"), at)
+        # The long-frame rows hold by the switch's design (construction rows): not computed here.
         ours[f"{key}-short-message"] = versus(latency(f, short, 1, light), latency(f, short, 2, light),
-                                              f"us at {light:.0%} load, class 1 against class 2")
+                                              f"us at {light * 100:g}% load, class 1 against class 2")
         ours[f"{key}-class3-saturation"] = versus(sat[(f, short, 3)], sat[(f, short, 2)], "% of bandwidth, class 3 against class 2")
         ours[f"{key}-class1-saturation"] = versus(sat[(f, short, 2)], sat[(f, short, 1)], "% of bandwidth, class 2 against class 1")
     series = [f"one switch, {s}, class {c}" for s in SIZES for c in CLASSES]

@@ -154,6 +154,10 @@ def tables5_6(ctx: Context) -> ExperimentOutput:
     k, cmp_ = closest({(mode, g): (o["disk_ms"], o["disk_ci"], o["loop_ms"], o["loop_ci"]) for (mode, g), o in ours.items()})
     cmp_.note = f"{k[0]} switching at {k[1]}% global, the closest"
     v["disk-dominates"] = cmp_
+    rise = {mode: (ours[(mode, 50)]["loop_ms"] - ours[(mode, 0)]["loop_ms"],
+                   math.hypot(ours[(mode, 50)]["loop_ci"] or 0.0, ours[(mode, 0)]["loop_ci"] or 0.0)) for mode in MODES}
+    v["g1-packet-loop-rise-small"] = Compare(rise["circuit"][0], rise["packet"][0], rise["circuit"][1], rise["packet"][1],
+                                             note="loop-time rise from 0% to 50% global (ms), circuit against packet")
     return ExperimentOutput(
         curves=pd.DataFrame(rows),
         plot=PlotSpec(x_label="global traffic (%)", y_label="", title="Tables 5-6, Graphs 1-2: light load, 4 loops of 8 disks",
@@ -252,6 +256,17 @@ def graphs3_4(ctx: Context) -> ExperimentOutput:
         lat = [ours[("packet", d, g)]["latency_ms"] for g in GLOBAL]
         # The text names no global share: read at the curve's first point (choice `g4-share`).
         v[f"g4-packet-latency-{d}"] = Value(lat[0], note="ours at 0-50% global: " + ", ".join(f"{x:.1f}" for x in lat))
+    # Latency rise from 0% to 50% global in % of its 0% value, circuit against packet, where they are closest.
+    rise = {(mode, d): 100.0 * (ours[(mode, d, 50)]["latency_ms"] / ours[(mode, d, 0)]["latency_ms"] - 1.0)
+            for mode in MODES for d in (10, 12)}
+    d = min((10, 12), key=lambda d: rise[("circuit", d)] - rise[("packet", d)])
+    v["g34-circuit-latency-steeper"] = Compare(rise[("circuit", d)], rise[("packet", d)],
+                                               note=f"latency rise 0% to 50% global (%), {d} disks a loop, the closer")
+    at = {d: [ours[("packet", d, g)]["latency_ms"] for g in GLOBAL] for d in (10, 12)}
+    v["g4-big-difference"] = Compare(at[12][0], at[10][0], note="12 over 10 disks at 0-50% global: " + ", ".join(
+        f"{100.0 * (a / b - 1.0):+.1f}%" for a, b in zip(at[12], at[10])))
+    v["faster-disk-fewer"] = Compare(float(knee_h), float(knee_l),
+                                     note=f"disks to saturate a loop: {knee_h} (heavy-load disk) against {knee_l} (light-load)")
     return ExperimentOutput(
         curves=pd.DataFrame(rows),
         plot=PlotSpec(x_label="throughput per loop (MB/s)", y_label="latency (ms)", title="Graphs 3-4: heavy load, 8 reads outstanding per disk",
