@@ -206,7 +206,7 @@ def test_seed003_tiny_runs_evaluate_every_claim_and_write_csv(tmp_path, monkeypa
         stem = tmp_path / framework.file_stem(exp_id)
         curves = pd.read_csv(stem.with_suffix(".csv"))
         assert {"series", "x", "y", "y_ci", "metric", "status", "network", "routing", "root", "best_root",
-                "offered_load_pct", "accepted_load_pct", "dmp_delivered_frames", "frames_refused", "packets_dropped",
+                "offered_load_pct", "accepted_load_pct", "dmp_generated_frames", "frames_refused", "packets_dropped",
                 "family_low", "family_high", "networks_with_values"} <= set(curves.columns)
         assert set(curves["status"].dropna()) <= {"ok", "flagged", "stalled", "deadlock"}
         assert stem.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

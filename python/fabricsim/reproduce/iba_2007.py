@@ -5,7 +5,9 @@ on 15-node networks with real-time : best-effort = 70:30 (Fig. 7) and 30:70
 
 Each figure plots, against the injection rate (offered wire bytes per HCA as a
 share of the 1x SDR link rate), the deadline missing probability (DMP: missed
-or refused frames over frames generated) and time (DMT) of the video frames,
+over delivered frames, the study's definition; refused and damaged frames are
+counted beside it) and time (DMT: no value where no frame missed) of the video
+frames,
 the mean packet latency of real-time, control and best-effort traffic, and the
 accepted load beside the offered one.
 
@@ -250,7 +252,7 @@ def curve_rows(fr: FigureRuns) -> list[dict[str, Any]]:
                 "root_selection_rt_latency_us": ln.selection_latency_us, "status": p.status, "stalled": p.stalled,
                 "stop_reason": info.get("stop_reason"), "flags": ";".join(r.flags),
                 "offered_load_pct": value(r, "offered_load_pct")[0], "accepted_load_pct": value(r, ACC)[0],
-                "dmp_delivered_frames": value(r, "deadline_missing_probability_delivered")[0],
+                "dmp_generated_frames": value(r, "deadline_missing_probability_generated")[0],
                 "sim_time_ms": float(info.get("sim_time_us", math.nan)) / 1000.0,
                 "deadlock_at_ms": float(dl["time_us"]) / 1000.0 if "time_us" in dl else math.nan,
                 "packets_measured": info.get("observations"), "wall_time_s": info.get("wall_time_s"),

@@ -120,13 +120,12 @@ def family_value(fr: FigureRuns, scheme: Scheme, x: float, metric: str) -> Famil
     dead = sum(p.status in NO_VALUE or "deadlock" in p.r.flags for p in pts)
     vals = []
     for p in pts:
-        # A stalled fabric still has a DMP (every refused frame missed); its
-        # latencies and DMT would describe only the packets that got out.
-        if p.status == DEADLOCK or (p.status == STALLED and metric != DMP):
+        # A stalled fabric's DMP, latencies and DMT would describe only the
+        # frames and packets that got out; a DMT where no frame missed has
+        # no value (the mean lateness of no frame).
+        if p.status in NO_VALUE:
             continue
         v, ci = value(p.r, metric)
-        if metric == DMT and not math.isfinite(v):
-            v, ci = 0.0, 0.0  # no frame missed its deadline
         if math.isfinite(v):
             vals.append((v, ci, p.status == FLAGGED))
     need = min(MIN_NETWORKS, len(fr.nets))

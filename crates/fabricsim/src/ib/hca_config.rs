@@ -25,6 +25,9 @@ pub struct HcaConfig {
     pub(super) capacity: u16,
     /// An HCA's message buffer, in bytes.
     pub(super) buffer_bytes: u64,
+    /// With a buffer per SL (`ib.hca.buffer_scope = "per_sl"`), each SL
+    /// queue's and the control queue's bound, in bytes.
+    pub(super) sl_share: Option<u64>,
 }
 
 impl HcaConfig {
@@ -37,7 +40,13 @@ impl HcaConfig {
                 sl_vl[sl as usize] = vl;
             }
         }
-        HcaConfig { vl_sls, sl_vl, block, capacity, buffer_bytes }
+        HcaConfig { vl_sls, sl_vl, block, capacity, buffer_bytes, sl_share: None }
+    }
+
+    /// Every SL queue, and the control queue, holds up to the buffer's size
+    /// of its own.
+    pub(super) fn per_sl(self) -> Self {
+        HcaConfig { sl_share: Some(self.buffer_bytes), ..self }
     }
 
     /// Credit blocks of `msg`'s next packet.

@@ -10,6 +10,13 @@ use crate::kernel::Time;
 /// `Message::stream` of a message that belongs to no video stream.
 pub const NO_STREAM: u32 = u32::MAX;
 
+/// [`Message::frame_edges`]: the message holds its frame's first packet.
+pub const FRAME_FIRST: u8 = 1;
+/// [`Message::frame_edges`]: the message holds its frame's last packet.
+pub const FRAME_LAST: u8 = 2;
+/// A message that is its whole frame (and every message that is no frame).
+pub const WHOLE_FRAME: u8 = FRAME_FIRST | FRAME_LAST;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Message {
     /// When it entered the source HCA's send queue: the origin of its packets' latency.
@@ -26,6 +33,14 @@ pub struct Message {
     /// The video stream of a frame, else [`NO_STREAM`], and the frame's number in it.
     pub stream: u32,
     pub frame: u32,
+    /// A video frame's release at its source: the origin of its delay and
+    /// deadline (its first message's creation when paced, see
+    /// `sources/pacing.rs`).
+    pub frame_release: Time,
+    /// Which of its frame's edge packets the message holds
+    /// ([`FRAME_FIRST`], [`FRAME_LAST`]): a paced frame is a message per
+    /// packet, and is judged when the one with its last packet arrives.
+    pub frame_edges: u8,
     pub class: TrafficClass,
     pub sl: ServiceLevel,
     /// An I frame: its packets are never dropped (seed 003 section 3.5).
@@ -60,6 +75,8 @@ impl Default for Message {
             dropped: 0,
             stream: 0,
             frame: 0,
+            frame_release: 0,
+            frame_edges: WHOLE_FRAME,
             class: TrafficClass::default(),
             sl: ServiceLevel::default(),
             protected: false,

@@ -52,10 +52,11 @@ pub struct IbMetrics {
     pub latency: [DurationId; 3],
     pub deadline_missing_time: DurationId,
     pub frame_delay: DurationId,
-    /// 1 per missed or refused frame, 0 per frame on time: its mean is the DMP.
-    missing: BatchMeans,
-    /// The same over delivered frames only.
+    /// 1 per missed frame, 0 per frame on time, over delivered frames: its
+    /// mean is seed 003's DMP.
     missing_delivered: BatchMeans,
+    /// The same with every refused frame counted missed, over frames generated.
+    missing: BatchMeans,
     /// Wire bytes delivered and wire bytes offered (real-time and best-effort).
     delivered_bytes: SeriesId,
     offered_bytes: TallyId,
@@ -230,12 +231,13 @@ impl IbMetrics {
         self.set.set_level(self.buffered, now, self.buffered_bytes as f64);
     }
 
-    /// Missed or refused frames per frame generated (DMP).
-    pub fn missing(&self) -> &BatchMeans {
+    /// Missed or refused frames per frame generated (the alternative to
+    /// the study's DMP, which counts delivered frames only).
+    pub fn missing_generated(&self) -> &BatchMeans {
         &self.missing
     }
 
-    /// Missed frames per frame delivered (the DMP of delivered frames).
+    /// Missed frames per frame delivered: seed 003's DMP.
     pub fn missing_delivered(&self) -> &BatchMeans {
         &self.missing_delivered
     }

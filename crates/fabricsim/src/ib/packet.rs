@@ -12,6 +12,7 @@
 //! packets of MTU payload plus 26 header bytes, the last one carrying the
 //! remainder. No other header (GRH, DETH, RETH) is modelled, as in the seed.
 
+use super::message::{FRAME_FIRST, FRAME_LAST, WHOLE_FRAME};
 use crate::error::{Error, Result};
 use crate::kernel::Time;
 
@@ -257,14 +258,31 @@ impl Packet {
         self.flags & DROPPABLE != 0
     }
 
-    /// The flags of packet `i` of a message split as `seg`.
+    /// The flags of packet `i` of a message split as `seg` that is its whole frame.
     #[inline]
     pub fn flags_for(seg: &Segmentation, i: u32, class: TrafficClass, protected_frame: bool) -> u8 {
+        Self::flags_in_frame(seg, i, class, protected_frame, WHOLE_FRAME)
+    }
+
+    /// The flags of packet `i` of a message split as `seg` that holds the
+    /// edges `frame_edges` of its frame ([`super::message::Message::frame_edges`]): a
+    /// frame's first and last packets are never dropped, whichever message
+    /// carries them.
+    #[inline]
+    pub fn flags_in_frame(
+        seg: &Segmentation,
+        i: u32,
+        class: TrafficClass,
+        protected_frame: bool,
+        frame_edges: u8,
+    ) -> u8 {
         let first = i == 0;
         let last = i + 1 == seg.packets;
+        let frame_first = first && frame_edges & FRAME_FIRST != 0;
+        let frame_last = last && frame_edges & FRAME_LAST != 0;
         (if first { FIRST } else { 0 })
             | (if last { LAST } else { 0 })
-            | (if droppable(class, protected_frame, first, last) { DROPPABLE } else { 0 })
+            | (if droppable(class, protected_frame, frame_first, frame_last) { DROPPABLE } else { 0 })
     }
 }
 

@@ -82,8 +82,8 @@ impl IbFabric {
             out.push((m.set.duration_name(id).to_string(), m.set.duration_summary(id)));
         }
         for (name, dmp) in [
-            ("deadline_missing_probability", m.missing()),
-            ("deadline_missing_probability_delivered", m.missing_delivered()),
+            ("deadline_missing_probability", m.missing_delivered()),
+            ("deadline_missing_probability_generated", m.missing_generated()),
         ] {
             let mut s = MetricSummary::with_ci(
                 if dmp.count() > 0 { dmp.mean() } else { f64::NAN },

@@ -7,7 +7,7 @@
 use super::hca_config::HcaConfig;
 use super::lft::BLOCK;
 use super::lifetime::DropReason;
-use super::message::Message;
+use super::message::{Message, NO_STREAM};
 use super::metrics::IbMetrics;
 use super::packet::{Packet, MULTICAST};
 use super::switch_config::SwitchConfig;
@@ -42,6 +42,12 @@ pub struct Shared {
     pub cover: Vec<u16>,
     pub mc_records: u64,
     pub mc_cover: u64,
+    /// Per video stream at its destination (entry `slot_base[dst] + slot`),
+    /// the number + 1 of its latest frame that lost a packet to a switch (0:
+    /// none): a paced frame is a message per packet, so the message with its
+    /// last packet learns here that an earlier one was dropped.
+    pub frame_damage: Vec<u32>,
+    pub slot_base: Vec<u32>,
 }
 
 /// Credits the event being handled has freed, in the order freed: a few
@@ -121,6 +127,9 @@ impl Shared {
         self.packets.remove(packet);
         let m = &mut self.messages[p.message];
         m.dropped += 1;
+        if m.stream != NO_STREAM && m.copies == 0 {
+            self.frame_damage[(self.slot_base[m.dst as usize] + m.stream) as usize] = m.frame + 1;
+        }
         if m.packet_done() {
             self.messages.remove(p.message);
         }

@@ -64,6 +64,23 @@ pub struct IbWorkloadSpec {
     /// best-effort messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub incast_senders: Option<u32>,
+    /// How a video frame enters its source HCA: "paced" (the default: its
+    /// packets released evenly over the frame's period, a message each, as
+    /// a stream sent at its own rate) or "whole" (one message of the whole
+    /// frame at its release, its packets cut at link rate); see
+    /// docs/infiniband-model.md, "Seed 003's readings under test".
+    pub video_injection: VideoInjection,
+}
+
+/// How a video frame enters its source HCA (`ib.workload.video_injection`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VideoInjection {
+    /// The frame's packets released evenly over its period, a message each.
+    #[default]
+    Paced,
+    /// One message of the whole frame at its release.
+    Whole,
 }
 
 /// Destinations of best-effort messages (`traffic::patterns::Pattern`).
@@ -99,6 +116,7 @@ impl Default for IbWorkloadSpec {
             hot_spot_share: None,
             incast_target: None,
             incast_senders: None,
+            video_injection: VideoInjection::default(),
         }
     }
 }

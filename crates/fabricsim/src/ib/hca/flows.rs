@@ -39,6 +39,13 @@ pub(super) struct SendQueues {
     waiting_vls: u16,
 }
 
+/// Bytes each SL's queue holds (the last entry: the control queue's), when
+/// each has a buffer of its own (`HcaConfig::sl_share`); kept apart
+/// from the queues' line, as only a message's arrival and its last packet
+/// read it.
+pub(super) type SlBytes = [u64; 17];
+const CONTROL_QUEUE: usize = 16;
+
 /// What offering a message did.
 pub(super) enum Offered {
     /// Refused: the buffer cannot hold it.
@@ -71,13 +78,18 @@ impl SendQueues {
         messages: &mut Arena<Message>,
         config: &HcaConfig,
         metrics: &mut IbMetrics,
+        sl_bytes: &mut SlBytes,
         msg: Message,
     ) -> Offered {
         // The record is made before the buffer is asked, and a refused
         // one's slot freed, so that records are numbered as they always were.
         let id = messages.insert(msg);
         let bytes = msg.seg.payload_bytes();
-        let accepted = self.queued_bytes + bytes <= config.buffer_bytes;
+        let queue = if msg.class == TrafficClass::Control { CONTROL_QUEUE } else { msg.sl.get() as usize };
+        let accepted = match config.sl_share {
+            None => self.queued_bytes + bytes <= config.buffer_bytes,
+            Some(share) => sl_bytes[queue] + bytes <= share,
+        };
         if !accepted {
             messages.remove(id);
             // A refused multicast frame misses at every member.
@@ -90,6 +102,9 @@ impl SendQueues {
             return Offered::Refused;
         }
         self.queued_bytes += bytes;
+        if config.sl_share.is_some() {
+            sl_bytes[queue] += bytes;
+        }
         if msg.class == TrafficClass::Control {
             self.control.push_back(messages, id);
             self.waiting_vls |= 1 << VL15;
@@ -126,13 +141,16 @@ impl SendQueues {
     }
 
     /// `payload` bytes of message `m`'s packet on `vl` have gone; if that
-    /// was its last, it leaves its queue, and the VL's next head is
-    /// returned (None: the VL has no message waiting any more).
+    /// was its last, it leaves its queue (and its SL's share of a split
+    /// buffer), and the VL's next head is returned (None: the VL has no
+    /// message waiting any more).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn sent(
         &mut self,
         messages: &mut Arena<Message>,
         config: &HcaConfig,
+        sl_bytes: &mut SlBytes,
         vl: u8,
         m: u32,
         payload: u64,
@@ -142,11 +160,16 @@ impl SendQueues {
         if !last {
             return Some(m);
         }
-        if vl == VL15 {
+        let queue = if vl == VL15 {
             self.control.pop_front(messages);
+            CONTROL_QUEUE
         } else {
             let sl = messages[m].sl.get() as usize;
             self.sl[sl].pop_front(messages);
+            sl
+        };
+        if config.sl_share.is_some() {
+            sl_bytes[queue] -= messages[m].seg.payload_bytes();
         }
         let next = self.head(messages, config, vl);
         if next.is_none() {
@@ -183,7 +206,8 @@ mod tests {
         let mut metrics = IbMetrics::new(4, 1_000, &VlNumbers::used_first(&[0, 1], 2));
         let mut messages = Arena::with_capacity(8);
         let mut q = SendQueues::new();
-        let mut offer = |q: &mut SendQueues, m| q.offer(&mut messages, &config, &mut metrics, m);
+        let mut sl_bytes = [0; 17];
+        let mut offer = |q: &mut SendQueues, m| q.offer(&mut messages, &config, &mut metrics, &mut sl_bytes, m);
         let Offered::Queued { id: low, heads: Some(0) } = offer(&mut q, message(0, 4_000, TrafficClass::BestEffort))
         else {
             panic!("the first message heads VL 0")
@@ -201,10 +225,58 @@ mod tests {
         assert_eq!(metrics.counters.messages_generated, [0, 3, 1]);
         assert_eq!(q.head(&messages, &config, 0), Some(high));
         assert_eq!(q.head(&messages, &config, VL15), Some(control));
-        assert_eq!(q.sent(&mut messages, &config, 0, high, 2_000, false), Some(high), "not its last packet");
-        assert_eq!(q.sent(&mut messages, &config, 0, high, 2_000, true), Some(low), "the lower SL's turn");
-        assert_eq!(q.sent(&mut messages, &config, 0, low, 4_000, true), None);
-        assert_eq!(q.sent(&mut messages, &config, VL15, control, 100, true), None);
+        assert_eq!(
+            q.sent(&mut messages, &config, &mut [0; 17], 0, high, 2_000, false),
+            Some(high),
+            "not its last packet"
+        );
+        assert_eq!(
+            q.sent(&mut messages, &config, &mut [0; 17], 0, high, 2_000, true),
+            Some(low),
+            "the lower SL's turn"
+        );
+        assert_eq!(q.sent(&mut messages, &config, &mut [0; 17], 0, low, 4_000, true), None);
+        assert_eq!(q.sent(&mut messages, &config, &mut [0; 17], VL15, control, 100, true), None);
         assert_eq!((q.queued_bytes(), q.waiting_vls()), (0, 0));
+    }
+
+    /// With a buffer per SL, a queue whose buffer is full refuses only its
+    /// own SL's messages: another SL's, and control, are still accepted,
+    /// and a message frees its bytes when its last packet leaves.
+    #[test]
+    fn a_full_sl_buffer_refuses_that_sl_alone() {
+        let config = HcaConfig::new(&SlToVl::modulo(15).unwrap(), 64, 66, 10_000).per_sl();
+        let mut metrics = IbMetrics::new(4, 1_000, &VlNumbers::used_first(&[1, 8], 15));
+        let mut messages = Arena::with_capacity(8);
+        let mut sl_bytes = [0; 17];
+        let mut q = SendQueues::new();
+        let mut offer = |q: &mut SendQueues, messages: &mut Arena<Message>, sl_bytes: &mut SlBytes, m| {
+            q.offer(messages, &config, &mut metrics, sl_bytes, m)
+        };
+        let Offered::Queued { id: backlog, .. } =
+            offer(&mut q, &mut messages, &mut sl_bytes, message(8, 9_000, TrafficClass::BestEffort))
+        else {
+            panic!("within SL 8's 10,000 bytes")
+        };
+        assert!(matches!(
+            offer(&mut q, &mut messages, &mut sl_bytes, message(8, 2_000, TrafficClass::BestEffort)),
+            Offered::Refused
+        ));
+        assert!(matches!(
+            offer(&mut q, &mut messages, &mut sl_bytes, message(1, 9_000, TrafficClass::RealTime)),
+            Offered::Queued { .. }
+        ));
+        assert!(matches!(
+            offer(&mut q, &mut messages, &mut sl_bytes, message(0, 200, TrafficClass::Control)),
+            Offered::Queued { .. }
+        ));
+        assert_eq!((sl_bytes[8], sl_bytes[1], sl_bytes[16]), (9_000, 9_000, 200));
+        // The backlog's message leaves with its last packet: SL 8 takes messages again.
+        q.sent(&mut messages, &config, &mut sl_bytes, 8, backlog, 9_000, true);
+        assert_eq!(sl_bytes[8], 0);
+        assert!(matches!(
+            offer(&mut q, &mut messages, &mut sl_bytes, message(8, 2_000, TrafficClass::BestEffort)),
+            Offered::Queued { .. }
+        ));
     }
 }

@@ -12,7 +12,7 @@
 mod flows;
 mod sink;
 
-use flows::{Offered, SendQueues};
+use flows::{Offered, SendQueues, SlBytes};
 
 pub use super::hca_config::HcaConfig;
 use super::message::Message;
@@ -89,6 +89,8 @@ pub struct Hca {
     last_datagram: Vec<[Time; 2]>,
     /// See [`HcaSpec::multicast_slots`].
     multicast_slots: Vec<u32>,
+    /// Bytes each SL queue holds when the buffer is split per SL.
+    sl_bytes: SlBytes,
 }
 
 impl Hca {
@@ -111,6 +113,7 @@ impl Hca {
             last_frame: vec![0; streams],
             last_datagram: vec![[0; 2]; datagram_sources],
             multicast_slots,
+            sl_bytes: [0; 17],
         }
     }
 
@@ -145,7 +148,9 @@ impl Hca {
     /// A message from this HCA's sources (or a tool) is offered to its
     /// send queues, which count it; returns whether it was accepted.
     pub fn offer(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, msg: Message) -> bool {
-        let Offered::Queued { id, heads } = self.flows.offer(&mut sh.messages, &sh.hca, &mut sh.metrics, msg) else {
+        let Offered::Queued { id, heads } =
+            self.flows.offer(&mut sh.messages, &sh.hca, &mut sh.metrics, &mut self.sl_bytes, msg)
+        else {
             return false;
         };
         sh.queued_messages += 1;
@@ -181,7 +186,8 @@ impl Hca {
             sl: msg.sl,
             vl,
             class: msg.class,
-            flags: Packet::flags_for(&msg.seg, i, msg.class, msg.protected) | if msg.multipath { MULTIPATH } else { 0 },
+            flags: Packet::flags_in_frame(&msg.seg, i, msg.class, msg.protected, msg.frame_edges)
+                | if msg.multipath { MULTIPATH } else { 0 },
         };
         let copies = msg.copies;
         if copies > 0 {
@@ -195,7 +201,7 @@ impl Hca {
         let (payload, last) = (msg.seg.payload(i) as u64, msg.sent == msg.seg.packets);
         // After its last packet, the message's queue has a new head, or none.
         sh.queued_messages -= last as u64;
-        if let Some(next) = self.flows.sent(&mut sh.messages, &sh.hca, vl, m, payload, last) {
+        if let Some(next) = self.flows.sent(&mut sh.messages, &sh.hca, &mut self.sl_bytes, vl, m, payload, last) {
             self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[next]));
         }
         let id = sh.packets.insert(packet);

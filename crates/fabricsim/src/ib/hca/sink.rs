@@ -6,7 +6,7 @@
 
 use super::Hca;
 use super::HcaContext;
-use crate::ib::message::NO_STREAM;
+use crate::ib::message::{FRAME_LAST, NO_STREAM};
 use crate::ib::multicast::NO_GROUP;
 use crate::ib::packet::{TrafficClass, MULTICAST};
 use crate::ib::shared::Shared;
@@ -36,12 +36,16 @@ impl Hca {
             sh.metrics.multicast_delivered(now - p.t_created);
         }
         // A frame is judged by its last packet (never dropped), which
-        // follows the others on their path.
-        if p.is_last() && msg.stream != NO_STREAM {
+        // follows the others on their path; paced, by the message holding it.
+        if p.is_last() && msg.stream != NO_STREAM && msg.frame_edges & FRAME_LAST != 0 {
             let slot = if multicast { self.multicast_slots[msg.stream as usize] } else { msg.stream } as usize;
             debug_assert_ne!(slot, NO_STREAM as usize, "a multicast frame delivered to a non-member");
-            let late = self.deadlines[slot].on_frame_number(msg.frame as u64, msg.t_created, now);
-            sh.metrics.frame(now - msg.t_created, late, msg.dropped > 0);
+            let late = self.deadlines[slot].on_frame_number(msg.frame as u64, msg.frame_release, now);
+            // (Read field by field: `msg` borrows the messages.)
+            let marked =
+                !multicast && sh.frame_damage[sh.slot_base[self.index as usize] as usize + slot] == msg.frame + 1;
+            let damaged = msg.dropped > 0 || marked;
+            sh.metrics.frame(now - msg.frame_release, late, damaged);
             let c = &mut sh.metrics.counters;
             c.frames_out_of_order += (msg.frame < self.last_frame[slot]) as u64;
             self.last_frame[slot] = self.last_frame[slot].max(msg.frame);

@@ -22,6 +22,9 @@
 //! - Control: one 256-byte packet every `control_period_ms` per HCA, random
 //!   phase, uniform destination, on VL15.
 //!
+//! - Video frames enter the HCA whole, or paced: a message per packet,
+//!   evenly over the frame's period (`pacing.rs`).
+//!
 //! The sources of each HCA are one component with its own events
 //! ([`SourceEvent`], carried with the HCA's index); each event builds the
 //! messages due and hands them to the HCA's send queues.
@@ -37,11 +40,12 @@ use super::packet::{Segmentation, ServiceLevel, TrafficClass};
 use crate::error::{Error, Result};
 use crate::fabric::import::find_upwards;
 use crate::kernel::{time, RandomStream, Time};
-use crate::scenario::ib::{IbWorkloadSpec, BUILTIN_TRACE};
+use crate::scenario::ib::{IbWorkloadSpec, VideoInjection, BUILTIN_TRACE};
 use crate::sim::Schedule;
 use crate::traffic::patterns::PatternDestinations;
 use crate::traffic::trace_model::TraceModel;
 use crate::traffic::video::{frame_time, paper_streams, StreamProfile, VideoStream, VideoTrace, PAPER_STREAM_COUNT};
+use pacing::PacedFrame;
 
 /// The sources' own events, carried with the index of the HCA they feed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,9 +123,13 @@ impl VideoSource {
     }
 }
 
+mod pacing;
+
 /// Every source of every HCA.
 pub struct Sources {
     pub video: Vec<VideoSource>,
+    /// Paced video: each stream's frame in progress (empty: whole frames).
+    paced: Vec<PacedFrame>,
     /// Per HCA: its streams by next release time (one event per HCA keeps
     /// the event set small however many streams there are).
     video_due: Vec<BinaryHeap<Reverse<(Time, u32)>>>,
@@ -326,8 +334,13 @@ impl Sources {
         for (k, v) in video.iter().enumerate() {
             video_due[v.hca as usize].push(Reverse((v.release(0), k as u32)));
         }
+        let paced = match spec.video_injection {
+            VideoInjection::Whole => Vec::new(),
+            VideoInjection::Paced => vec![PacedFrame::default(); video.len()],
+        };
         Ok(Sources {
             video,
+            paced,
             video_due,
             best_effort_rng: (0..hcas).map(|i| RandomStream::new(seed, "ib.best_effort", i as u64)).collect(),
             best_effort_mean_ps,
@@ -382,6 +395,7 @@ impl Sources {
         let pattern = if self.pattern.is_some() { 8 } else { 0 };
         let per_hca = size_of::<BinaryHeap<Reverse<(Time, u32)>>>() + 2 * size_of::<RandomStream>() + 4 + pattern;
         (self.video.capacity() * (size_of::<VideoSource>() + size_of::<Reverse<(Time, u32)>>())
+            + self.paced.capacity() * size_of::<PacedFrame>()
             + self.hcas as usize * per_hca) as u64
     }
 
@@ -419,20 +433,8 @@ impl Sources {
         match ev {
             SourceEvent::VideoFrame => {
                 while let Some(stream) = self.due_stream(hca, now) {
-                    let v = &mut self.video[stream as usize];
-                    let (number, frame) = v.stream.next_frame();
-                    let mut msg = Message {
-                        t_created: now,
-                        seg: Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu()),
-                        src: v.hca,
-                        dst: v.dst,
-                        stream: v.slot,
-                        frame: number as u32,
-                        class: TrafficClass::RealTime,
-                        sl: self.stream_sl[stream as usize],
-                        protected: frame.kind.is_protected(),
-                        ..Message::default()
-                    };
+                    let mut msg = self.video_message(stream, now);
+                    let v = &self.video[stream as usize];
                     if v.group != NO_GROUP {
                         let members = &self.multicast_members[v.multicast as usize];
                         msg.group = v.group;
@@ -506,7 +508,7 @@ impl Sources {
         self.video_due[hca as usize].peek().map(|r| r.0 .0)
     }
 
-    /// The next stream of `hca` due no later than `now`, rescheduled one frame later.
+    /// The next stream of `hca` due no later than `now` ([`Self::video_message`] reschedules it).
     #[inline]
     pub fn due_stream(&mut self, hca: u32, now: Time) -> Option<u32> {
         let heap = &mut self.video_due[hca as usize];
@@ -515,9 +517,49 @@ impl Sources {
             return None;
         }
         heap.pop();
-        let v = &self.video[k as usize];
-        heap.push(Reverse((v.release(v.stream.frames_sent() + 1), k)));
         Some(k)
+    }
+
+    /// The message stream `k` releases at `now` (its next frame whole, or
+    /// its frame's next packet when paced), to its unicast destination;
+    /// the stream is due again at its next release.
+    fn video_message(&mut self, k: u32, now: Time) -> Message {
+        let v = &mut self.video[k as usize];
+        let mut msg = Message {
+            t_created: now,
+            frame_release: now,
+            src: v.hca,
+            dst: v.dst,
+            stream: v.slot,
+            class: TrafficClass::RealTime,
+            sl: self.stream_sl[k as usize],
+            ..Message::default()
+        };
+        let next = match self.paced.get_mut(k as usize) {
+            None => {
+                let (number, frame) = v.stream.next_frame();
+                msg.seg = Segmentation::new(frame.bytes as u64, TrafficClass::RealTime.mtu());
+                msg.frame = number as u32;
+                msg.protected = frame.kind.is_protected();
+                v.release(v.stream.frames_sent())
+            }
+            Some(paced) => {
+                if paced.done() {
+                    let (number, frame) = v.stream.next_frame();
+                    let next_frame = v.release(v.stream.frames_sent());
+                    *paced = PacedFrame::new(now, next_frame, number as u32, frame.bytes, frame.kind.is_protected());
+                }
+                let packet = paced.take();
+                msg.seg = packet.seg;
+                msg.frame_edges = packet.edges;
+                msg.frame_release = packet.frame_release;
+                msg.frame = paced.number;
+                msg.protected = paced.protected;
+                paced.next_release()
+            }
+        };
+        self.video_due[v.hca as usize].push(Reverse((next, k)));
+        msg
     }
 
     pub fn has_best_effort(&self) -> bool {
