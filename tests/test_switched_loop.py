@@ -46,3 +46,19 @@ def test_light_load_constructions():
     for g in (10, 50):
         packet = run(switched_scenario("packet", 4, 8, "packet", g, "light", plan))
         assert packet.metric("switch_requests_per_global_io") == 3.0
+
+
+def test_heavy_load_reads_obey_littles_law():
+    """Heavy load keeps 8 reads outstanding per disk, so Little's law fixes
+    the read latency to the I/O rate: latency x I/O rate = reads in the
+    system. Latency therefore rises as throughput per disk falls (Graphs
+    3-4: past saturation, and with the global share), whatever the model's
+    details: the construction rows of those graphs rest on this."""
+    from fabricsim.reproduce.switched_fcal import HEAVY_DISK, switched_scenario
+
+    plan = {"precision": 0.0, "warmup_observations": 2000, "max_observations": 20000, "min_observations": 20000}
+    for loops, disks, mode, share in ((1, 20, "circuit", 0), (4, 10, "packet", 30)):
+        r = run(switched_scenario("little", loops, disks, mode, share, "heavy", plan, disk=HEAVY_DISK))
+        ios_per_us = r.metric("throughput_mb_s") * 1e6 / (64 * 1024) / 1e6
+        in_system = r.metric("io_time_us") * ios_per_us
+        assert abs(in_system / (8 * loops * disks) - 1.0) < 0.03, (loops, disks, in_system)
