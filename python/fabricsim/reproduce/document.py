@@ -316,7 +316,8 @@ def counts_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
 def experiment_section(record: Mapping[str, Any], level: str = "##") -> list[str]:
     mode = "quick" if record.get("quick") else "full"
     made = record.get("build") or {}
-    by = f"; made by fabricsim {made.get('version', '?')}" + (f" at {made['commit']}" if made.get("commit") else "") \
+    by = f"; made by fabricsim {made.get('version', '?')}" + (
+        f" at {made['commit']}" if made.get("commit") else f" (core {made['core']})" if made.get("core") else "") \
         if made else ""
     lines = [f"{level} {record['id']}: {record.get('title', '')}", "",
              f"{record.get('runs', 0)} runs, {record.get('wall_time_s', 0):.0f} s ({mode}){by}; "

@@ -127,11 +127,14 @@ def fingerprint(module: str, scenarios: Sequence[Mapping[str, Any]]) -> dict[str
 
 @cache
 def build() -> dict[str, str]:
-    """The package's version and, from a git checkout, its commit (with
-    ``+changes`` when the work tree differs from it)."""
-    from .. import __version__
+    """The package's version, a digest of its compiled core, and, from a git
+    checkout, its commit (with ``+changes`` when the work tree differs from
+    it); an installed package has no commit, and the core's digest names its
+    build."""
+    from .. import __version__, _core
 
-    info = {"version": __version__, "commit": ""}
+    core = Path(_core.__file__)
+    info = {"version": __version__, "core": hashlib.sha256(core.read_bytes()).hexdigest()[:16], "commit": ""}
     try:
         def git(*args: str) -> str:
             return subprocess.run(["git", "-C", str(PACKAGE), *args], capture_output=True, text=True, timeout=10,
