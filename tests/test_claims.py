@@ -46,7 +46,7 @@ def table(tmp_path: Path, rows: str, name: str = "demo") -> claims.Study:
 def test_every_table_names_registered_experiments_of_its_study():
     known = experiments()
     tables = claims.tables()
-    assert {t.id for t in tables} >= {"switched-fcal", "ong-farrell-fc", "fcal-loop", "fc-classes"}
+    assert {t.id for t in tables} >= {"switched-fcal", "ong-farrell-fc", "fcal-loop", "fc-classes", "hp-fc-1995"}
     for t in tables:
         for c in t.claims:
             assert c.experiment in known, f"{t.path.name}: {c.id} names {c.experiment}"
@@ -212,14 +212,14 @@ def test_every_row_of_every_table_is_evaluated_once(quick_records):
 def test_the_document_counts_what_the_records_hold(quick_records):
     out, reports = quick_records
     text = document.document_markdown(out)
-    for study in ("switched-fcal", "ong-farrell-fc", "fcal-loop"):
+    for study in ("switched-fcal", "ong-farrell-fc", "fcal-loop", "hp-fc-1995"):
         c = document.counts(r.to_json() for r in reports.values() if r.study == study)
         assert f"| {study} | {c.within} of {c.predictions} | {c.missed} | {c.no_value} | {c.fits} | {c.derived} | " \
                f"{c.unaddressed} | {c.construction} | {c.restates} |" in text
     assert "| fc-classes (own experiment) |" in text
     assert "## Tolerance policy" in text and "**hardware measurement**" in text
-    # Studies without a record here keep their last full run's tables, and say they are not counted.
-    assert "Not in the counts: hp-fc-1995" in text and "### iba-2007/fig7" in text
+    # Every study has records here: none falls back to a hand-kept table of an older run.
+    assert "Not in the counts" not in text and "### iba-2007/fig7" in text and "### hp-fc-1995/fig2:" in text
     for r in reports.values():
         assert f"### {r.id}:" in text
     summary = (out / "SUMMARY.md").read_text()

@@ -102,7 +102,7 @@ def test_duplicate_id_is_refused():
 
 
 def test_seed000_single_switch_experiments_run_quick(tmp_path):
-    """Every seed-000 experiment runs end to end in quick mode and states its checks."""
+    """Every seed-000 experiment runs end to end in quick mode and computes ours for every row of its table."""
     import json
 
     from fabricsim.reproduce import experiments, reproduce
@@ -110,14 +110,16 @@ def test_seed000_single_switch_experiments_run_quick(tmp_path):
     ids = [i for i in experiments() if i.startswith("hp-fc-1995/")]
     assert {"hp-fc-1995/fig2", "hp-fc-1995/fig3", "hp-fc-1995/fig4", "hp-fc-1995/fig5", "hp-fc-1995/fig6"} <= set(ids)
     reports = reproduce(ids, quick=True, jobs=2, out_dir=tmp_path, progress=False, echo=None)
-    # Figures that restate numbers checked elsewhere, or state no claim, have no checks.
-    figure_only = {"hp-fc-1995/router-calibration", "hp-fc-1995/saturation"}
+    # The saturation summary shows numbers whose rows are evaluated in Figs. 2, 4 and 5: it has none.
+    figure_only = {"hp-fc-1995/saturation"}
     for report in reports:
         data = json.loads(report.files["json"].read_text())
         assert bool(data["checks"]) != (report.id in figure_only), report.id
+        assert set(data["ours"]) == {c["id"] for c in data["checks"] if c["role"] in ("prediction", "fit", "derived")}
         for c in data["checks"]:
-            assert {"claim", "published", "ours", "ours_ci", "tolerance", "within"} <= set(c)
-            assert c["ours"] == c["ours"], f"{report.id}: NaN for {c['claim']}"
+            assert {"claim", "published", "ours", "ours_ci", "tolerance", "within", "id", "role"} <= set(c)
+            if c["role"] in ("prediction", "fit") and not c["no_value"]:
+                assert c["ours"] == c["ours"] and c["ours"] != "nan", f"{report.id}: no value for {c['id']}"
         assert report.files["png"].stat().st_size > 10_000
         assert report.runs > 0
 
