@@ -237,7 +237,7 @@ def cells(check: Mapping[str, Any]) -> dict[str, str]:
     else:
         tolerance = f"±{fmt(tol)}"
     if check.get("margin_why"):
-        tolerance += " (widened)"
+        tolerance += " (the paper's precision)"
     v = verdict(check)
     word = VERDICT_WORDS[v]
     if v == "fit" and check.get("parameter"):
