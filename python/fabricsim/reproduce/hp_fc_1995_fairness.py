@@ -59,6 +59,10 @@ def star_fairness(ctx: Context) -> ExperimentOutput:
         ours[row] = Value(hub / sat, note=f"a hub node's share of the traffic into switch 3 {hub:.4f} (1/{1 / hub:.1f}), a satellite "
                                           f"node's {sat:.5f} (1/{1 / sat:.0f}; satellite switches' means {lo:.5f} to {hi:.5f}); "
                                           f"bursty messages: {bh / bs:.1f}:1")
+    hub, sat, _, _ = shares["m=1, uniform"]
+    nodes = len(results[0].per_node[results[0].per_node["switch"].isin(FAIRNESS_SOURCES)])
+    ours["fair-starvation"] = Value(sat * nodes, note=f"m=1, uniform: a satellite node's share 1/{1 / sat:.0f} against a fair "
+                                                      f"1/{nodes} of the traffic into switch 3")
     return ExperimentOutput(
         curves=pd.DataFrame(rows),
         plot=PlotSpec("node", "share of the traffic into switch 3", "Star fairness: traffic to switch 3 from hub and satellite nodes",
