@@ -47,15 +47,18 @@ def test_graph9_quick_reproduction(quick_records):
     _, reports = quick_records
     report = reports["fcal-loop/graph9"]
     claims = checks_by_id(report)
-    # The read the host time is fit on is the text's arithmetic (derived), shown beside ours.
-    assert claims["g9-read-12"].verdict == "derived" and abs(claims["g9-read-12"].ours - 0.825) < 0.01
-    assert claims["t1-data"].within and claims["t1-status"].within
-    assert claims["t1-data"].decided_by == ["analyzer-position"]
-    assert claims["g9-effect-4m"].verdict == "derived" and claims["g9-effect-4m"].ours < 0.1
+    # The read the host time is fit on is implied by the text: a fit, shown beside ours.
+    assert claims["g9-read-12"].verdict == "fit" and abs(claims["g9-read-12"].ours - 0.825) < 0.01
+    # Where Table 1's phases are timed was chosen on the data and status rows: their fit targets.
+    for row in ("t1-data", "t1-status"):
+        assert claims[row].verdict == "fit" and claims[row].decided_by == ["analyzer-position"]
+    assert claims["g9-effect-4m"].verdict == "within" and claims["g9-effect-4m"].ours < 0.1
     assert claims["t1-command"].verdict == "construction" and claims["g9-rises-steadily"].verdict == "construction"
-    assert claims["g9-nine-tenancies"].verdict == "construction" and claims["g9-effect-1k"].verdict == "restates"
-    # The model does not reproduce the analyzer's 99 us and must say so.
-    assert claims["g9-increase-99"].verdict == "missed"
+    assert claims["g9-nine-tenancies"].verdict == "construction" and claims["g9-effect-1k"].verdict == "derived"
+    assert claims["g9-size-effect"].verdict == "derived" and claims["g9-expected-171"].ours < 150.0
+    # The model does not reproduce the analyzer's 99 us, nor a fall in either idle time, and must say so.
+    for row in ("g9-increase-99", "t1-idle-data-status", "t1-idle-inter-command"):
+        assert claims[row].verdict == "missed", row
     assert report.files["png"].exists() and report.files["csv"].exists()
 
 

@@ -113,3 +113,19 @@ def test_every_pair_of_unloaded_machines_gives_the_calibrated_one_byte_latency()
             latency[sender, receiver] = r.metric("latency_us")
     low, high = min(latency.values()), max(latency.values())
     assert high / low < 1.005 and 336.0 <= low and high <= 354.0, latency
+
+
+def test_the_link_alone_carries_25_mbytes_of_user_data():
+    # Seed 002's "maximum data throughput of 25 Mbytes/sec" holds by
+    # construction: the link is an input (265.625 Mbaud with 8b/10b, 26.6
+    # MB/s), and with the bus, the firmware and the background load out of
+    # the way a TCP stream carries what its frames and headers leave of it.
+    from fabricsim import run
+    from fabricsim.reproduce.ong_farrell_fc import scenario
+
+    free = {"bus_mb_s": 1e4, "adapter_send_us": 0.0, "adapter_receive_us": 0.0,
+            "sender_background_load": 0.0, "receiver_background_load": 0.0}
+    r = run(scenario("TCP_STREAM", "c180", "c180", 262143, 2097152, 1, 2.0, hosts=free))
+    mb_s = r.metric("throughput_mbit_s") / 8.0
+    assert abs(mb_s - 25.0) < 0.5 and mb_s < 26.6, mb_s
+    assert r.metric("local_cpu_utilization_pct") < 50.0  # the link holds the stream, not the CPU
