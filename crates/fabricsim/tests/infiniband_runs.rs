@@ -68,7 +68,8 @@ fn spf_deadlocks_at_run_time_and_updown_does_not() {
 #[test]
 fn frequent_looks_stop_no_run_that_flows() {
     let base = "[run]\nwarmup_observations = 0\nmax_observations = 150000\nmin_observations = 0\nprecision = 0\n\
-                [ib]\ndeadlock_check_us = 5\n[ib.topology]\nkind = \"random\"\n[ib.workload]\nreal_time_share = 0.7\n";
+                [ib]\ndeadlock_check_us = 5\n[ib.topology]\nkind = \"random\"\n[ib.workload]\nreal_time_share = 0.7\n\
+                video_injection = \"whole\"\n";
     let r = run(&format!("{base}injection_rate = 0.3\n"));
     assert_eq!(r.run.stop_reason, fabricsim::StopReason::MaxObservations, "{:?}", r.run);
     let watch = &r.sections.iter().find(|(n, _)| n == "deadlock_watch").unwrap().1;
@@ -78,7 +79,8 @@ fn frequent_looks_stop_no_run_that_flows() {
 }
 
 /// The first network of the seed-003 family (random, 15 switches, seed 1):
-/// SPF deadlocks at 40% injection (70:30); with selective dropping at
+/// SPF deadlocks at 40% injection (70:30, whole video frames at link rate:
+/// paced frames flow there); with selective dropping at
 /// HOQLife 6 (262 us at the head of an output VL) the same run completes,
 /// dropping only what may be dropped, and every packet is accounted for. A
 /// HOQLife above 19 is no limit: the run is the one without the key.
@@ -86,7 +88,7 @@ fn frequent_looks_stop_no_run_that_flows() {
 fn spf_deadlocks_on_the_family_and_selective_dropping_completes_the_run() {
     let base = "[run]\nwarmup_observations = 0\nmax_observations = 300000\nmin_observations = 0\nprecision = 0\n\
                 [ib.topology]\nkind = \"random\"\nseed = 1\n\
-                [ib.workload]\ninjection_rate = 0.4\nreal_time_share = 0.7\n";
+                [ib.workload]\ninjection_rate = 0.4\nreal_time_share = 0.7\nvideo_injection = \"whole\"\n";
     let plain = run(base);
     assert_eq!(plain.run.stop_reason, fabricsim::StopReason::Deadlock, "{:?}", plain.run);
     let counter = |r: &RunReport, name: &str| r.counters.iter().find(|(n, _)| n == name).unwrap().1;
@@ -282,7 +284,9 @@ fn a_bad_trace_file_names_the_key_and_the_file() {
 /// wide, and with the 4,096 buckets of small fabrics (2.1 us, half a
 /// 1xSDR packet time) 57% of the events of this run went to the overflow
 /// heap (441,588 of 781,016); with the ring grown to four packet times,
-/// 1.6% (the sources' next arrivals and the like), and the run is the same.
+/// 1.6% with whole video frames (the sources' next arrivals and the like),
+/// and the run is the same. Paced video (the default) releases a frame's
+/// packets a frame period over its packets apart, beyond the ring: 6.0%.
 #[test]
 fn the_calendar_spans_a_few_packet_times_on_a_thousand_hcas() {
     let toml = "[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 5\n[ib.routing]\nalgorithm = \"ftree\"\n\
@@ -294,7 +298,7 @@ fn the_calendar_spans_a_few_packet_times_on_a_thousand_hcas() {
     f.run_until(200 * packet);
     let (far, events) = (f.event_set().far_pushes(), f.events());
     assert!(events > 100_000, "{events} events");
-    assert!(far * 20 < events, "{far} of {events} events went to the overflow heap");
+    assert!(far * 10 < events, "{far} of {events} events went to the overflow heap");
 }
 
 /// Traffic patterns reach the fabric: four HCAs of a 16-HCA fat tree in

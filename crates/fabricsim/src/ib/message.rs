@@ -10,12 +10,7 @@ use crate::kernel::Time;
 /// `Message::stream` of a message that belongs to no video stream.
 pub const NO_STREAM: u32 = u32::MAX;
 
-/// [`Message::frame_edges`]: the message holds its frame's first packet.
-pub const FRAME_FIRST: u8 = 1;
-/// [`Message::frame_edges`]: the message holds its frame's last packet.
-pub const FRAME_LAST: u8 = 2;
-/// A message that is its whole frame (and every message that is no frame).
-pub const WHOLE_FRAME: u8 = FRAME_FIRST | FRAME_LAST;
+pub use super::packet::{FRAME_FIRST, FRAME_LAST, WHOLE_FRAME};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Message {

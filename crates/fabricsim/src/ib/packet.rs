@@ -12,9 +12,15 @@
 //! packets of MTU payload plus 26 header bytes, the last one carrying the
 //! remainder. No other header (GRH, DETH, RETH) is modelled, as in the seed.
 
-use super::message::{FRAME_FIRST, FRAME_LAST, WHOLE_FRAME};
 use crate::error::{Error, Result};
 use crate::kernel::Time;
+
+/// `Message::frame_edges`: the message holds its frame's first packet.
+pub const FRAME_FIRST: u8 = 1;
+/// `Message::frame_edges`: the message holds its frame's last packet.
+pub const FRAME_LAST: u8 = 2;
+/// A message that is its whole frame (and every message that is no frame).
+pub const WHOLE_FRAME: u8 = FRAME_FIRST | FRAME_LAST;
 
 /// Local Route Header.
 pub const LRH_BYTES: u32 = 8;
@@ -265,7 +271,7 @@ impl Packet {
     }
 
     /// The flags of packet `i` of a message split as `seg` that holds the
-    /// edges `frame_edges` of its frame ([`super::message::Message::frame_edges`]): a
+    /// edges `frame_edges` of its frame (`Message::frame_edges`): a
     /// frame's first and last packets are never dropped, whichever message
     /// carries them.
     #[inline]
