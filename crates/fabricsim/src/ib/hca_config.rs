@@ -25,9 +25,10 @@ pub struct HcaConfig {
     pub(super) capacity: u16,
     /// An HCA's message buffer, in bytes.
     pub(super) buffer_bytes: u64,
-    /// With a buffer per SL (`ib.hca.buffer_scope = "per_sl"`), each SL
-    /// queue's and the control queue's bound, in bytes.
-    pub(super) sl_share: Option<u64>,
+    /// Whether each SL queue, and the control queue, has a buffer of
+    /// `buffer_bytes` of its own (`ib.hca.buffer_scope = "per_sl"`) rather
+    /// than all sharing one.
+    pub(super) per_sl: bool,
 }
 
 impl HcaConfig {
@@ -40,13 +41,13 @@ impl HcaConfig {
                 sl_vl[sl as usize] = vl;
             }
         }
-        HcaConfig { vl_sls, sl_vl, block, capacity, buffer_bytes, sl_share: None }
+        HcaConfig { vl_sls, sl_vl, block, capacity, buffer_bytes, per_sl: false }
     }
 
     /// Every SL queue, and the control queue, holds up to the buffer's size
     /// of its own.
     pub(super) fn per_sl(self) -> Self {
-        HcaConfig { sl_share: Some(self.buffer_bytes), ..self }
+        HcaConfig { per_sl: true, ..self }
     }
 
     /// Credit blocks of `msg`'s next packet.

@@ -275,19 +275,17 @@ impl IbFabric {
         let halves = look_ahead::halves_of(&used_vls);
         build_watch::step("cache look-ahead", 0, 0)?;
         let look_ahead = LookAhead::new(switch_bytes, switches.iter().map(IbSwitch::port_addresses), halves);
-        let hca_config = match spec.hca.buffer_scope {
-            BufferScope::PerSl => HcaConfig::new(&sl_to_vl, spec.credit_block_bytes, capacity, buffer_bytes).per_sl(),
-            BufferScope::Shared => HcaConfig::new(&sl_to_vl, spec.credit_block_bytes, capacity, buffer_bytes),
-        };
+        let mut hca_config = HcaConfig::new(&sl_to_vl, spec.credit_block_bytes, capacity, buffer_bytes);
+        if spec.hca.buffer_scope == BufferScope::PerSl {
+            hca_config = hca_config.per_sl();
+        }
         // Where each HCA's received streams start in the fabric's list of them.
-        let slot_base: Vec<u32> = (0..hcas.len() as u32)
-            .scan(0u32, |next, i| {
-                let base = *next;
-                *next += sources.streams_to(i) as u32;
-                Some(base)
-            })
-            .collect();
-        let streams_received = (0..hcas.len() as u32).map(|i| sources.streams_to(i)).sum();
+        let mut slot_base = Vec::with_capacity(hcas.len());
+        let mut streams_received = 0u32;
+        for i in 0..hcas.len() as u32 {
+            slot_base.push(streams_received);
+            streams_received += sources.streams_to(i) as u32;
+        }
         Ok(IbFabric {
             look_ahead,
             bucket_shift,
@@ -307,7 +305,7 @@ impl IbFabric {
                 cover: Vec::new(),
                 mc_records: 0,
                 mc_cover: 0,
-                frame_damage: vec![0; streams_received],
+                frame_damage: vec![0; streams_received as usize],
                 slot_base,
             },
             switches,

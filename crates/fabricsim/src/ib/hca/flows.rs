@@ -40,7 +40,7 @@ pub(super) struct SendQueues {
 }
 
 /// Bytes each SL's queue holds (the last entry: the control queue's), when
-/// each has a buffer of its own (`HcaConfig::sl_share`); kept apart
+/// each has a buffer of its own (`HcaConfig::per_sl`); kept apart
 /// from the queues' line, as only a message's arrival and its last packet
 /// read it.
 pub(super) type SlBytes = [u64; 17];
@@ -86,10 +86,8 @@ impl SendQueues {
         let id = messages.insert(msg);
         let bytes = msg.seg.payload_bytes();
         let queue = if msg.class == TrafficClass::Control { CONTROL_QUEUE } else { msg.sl.get() as usize };
-        let accepted = match config.sl_share {
-            None => self.queued_bytes + bytes <= config.buffer_bytes,
-            Some(share) => sl_bytes[queue] + bytes <= share,
-        };
+        let held = if config.per_sl { sl_bytes[queue] } else { self.queued_bytes };
+        let accepted = held + bytes <= config.buffer_bytes;
         if !accepted {
             messages.remove(id);
             // A refused multicast frame misses at every member.
@@ -102,7 +100,7 @@ impl SendQueues {
             return Offered::Refused;
         }
         self.queued_bytes += bytes;
-        if config.sl_share.is_some() {
+        if config.per_sl {
             sl_bytes[queue] += bytes;
         }
         if msg.class == TrafficClass::Control {
@@ -141,9 +139,9 @@ impl SendQueues {
     }
 
     /// `payload` bytes of message `m`'s packet on `vl` have gone; if that
-    /// was its last, it leaves its queue (and its SL's share of a split
-    /// buffer), and the VL's next head is returned (None: the VL has no
-    /// message waiting any more).
+    /// was its last, it leaves its queue (and, with a buffer per SL, frees
+    /// its bytes there), and the VL's next head is returned (None: the VL
+    /// has no message waiting any more).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn sent(
@@ -168,7 +166,7 @@ impl SendQueues {
             self.sl[sl].pop_front(messages);
             sl
         };
-        if config.sl_share.is_some() {
+        if config.per_sl {
             sl_bytes[queue] -= messages[m].seg.payload_bytes();
         }
         let next = self.head(messages, config, vl);

@@ -89,7 +89,7 @@ pub struct Hca {
     last_datagram: Vec<[Time; 2]>,
     /// See [`HcaSpec::multicast_slots`].
     multicast_slots: Vec<u32>,
-    /// Bytes each SL queue holds when the buffer is split per SL.
+    /// Bytes each SL queue holds when each has a buffer of its own.
     sl_bytes: SlBytes,
 }
 
