@@ -258,3 +258,9 @@ def test_every_construction_row_names_a_test_that_asserts():
             body = _test_body(c.test)
             assert body is not None, f"{t.path.name}: {c.id} names {c.test}, which does not exist"
             assert "assert" in body, f"{t.path.name}: {c.id} names {c.test}, which asserts nothing"
+
+
+def test_a_claim_over_several_conditions_is_judged_where_it_holds_least():
+    pairs = {"a": Compare(12.0, 10.0), "b": Compare(10.5, 10.0), "c": Compare(1.0, 1.0, no_value="stalled")}
+    assert claims.least_ahead(pairs) == "b"
+    assert claims.least_ahead({"x": Compare(1.0, 0.0, no_value="B is 0")}) == "x"

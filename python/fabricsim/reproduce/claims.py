@@ -163,6 +163,17 @@ class Series:
     no_value: str = ""
 
 
+def least_ahead(pairs: Mapping[Any, Compare]) -> Any:
+    """Of one comparison per condition (a share, a fabric), the key of the one
+    where A exceeds B the least, relative to B: a claim that A is above B
+    everywhere is judged where it holds least. Comparisons with no value are
+    left out; with none left, the first key."""
+    usable = {k: c for k, c in pairs.items() if not c.no_value}
+    if not usable:
+        return next(iter(pairs))
+    return min(usable, key=lambda k: (usable[k].a - usable[k].b) / usable[k].b)
+
+
 Measured = Union[Value, Compare, Series]
 _MEASURED = {"Value": Value, "Compare": Compare, "Series": Series}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from .claims import Compare
+from .claims import Compare, least_ahead
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
 from .hp_fc_1995 import metric, plan
 
@@ -78,11 +78,10 @@ def compare(ctx: Context) -> ExperimentOutput:
 
     def least(pairs: dict[str, Compare]) -> Compare:
         """Of one comparison on each fabric, the one where A exceeds B the least (both in the note)."""
-        usable = {f: c for f, c in pairs.items() if not c.no_value}
-        if not usable:
-            return next(iter(pairs.values()))
-        f = min(usable, key=lambda k: (usable[k].a - usable[k].b) / usable[k].b)
-        c = usable[f]
+        f = least_ahead(pairs)
+        c = pairs[f]
+        if c.no_value:
+            return c
         c.note = f"{f}, where it holds least: " + c.note + "; " + "; ".join(
             f"{g}: {o.a:.4g} against {o.b:.4g}" for g, o in pairs.items() if g != f)
         return c

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from .claims import Compare, Series, Value
+from .claims import Compare, Series, Value, least_ahead
 from .framework import Context, ExperimentOutput, Panel, PlotSpec, experiment
 
 SOURCE = "seed 001: Sinha and Du, Switched FC-AL: an arbitrated loop attachment for Fibre Channel switches"
@@ -88,9 +88,9 @@ def light_row(r: Any, mode: str) -> dict[str, Any]:
 
 def closest(pairs: dict[Any, tuple[float, float | None, float, float | None]]) -> tuple[Any, Compare]:
     """Of several (a, a_ci, b, b_ci) comparisons, the one where a exceeds b the least (relative)."""
-    key = min(pairs, key=lambda k: (pairs[k][0] - pairs[k][2]) / pairs[k][2])
-    a, a_ci, b, b_ci = pairs[key]
-    return key, Compare(a, b, a_ci, b_ci)
+    compares = {k: Compare(a, b, a_ci, b_ci) for k, (a, a_ci, b, b_ci) in pairs.items()}
+    key = least_ahead(compares)
+    return key, compares[key]
 
 
 # ------------------------------------------------------- Tables 5-6, Graphs 1-2 ----
