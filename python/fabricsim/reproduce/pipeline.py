@@ -7,25 +7,14 @@ the reproductions: nothing below imports it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from .document import cells, counts, counts_line, read_records, write_document
 from .document import write_summary as _write_summary
 from .framework import Context, Report, _resolve, run_experiment
 from .report_html import write_html
-
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, (list, tuple)):
-        return "[" + ", ".join(_fmt(v) for v in x) + "]"
-    if isinstance(x, float):
-        return "nan" if math.isnan(x) else f"{x:.4g}"
-    return str(x)
 
 
 def format_checks(report: Report) -> str:
