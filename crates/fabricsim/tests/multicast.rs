@@ -322,3 +322,29 @@ fn control_passes_multicast(scheme: &str) {
     }
     assert_eq!(seen, order, "{scheme}: order of deliveries");
 }
+
+/// Asynchronous replication holds the input port one packet time per
+/// multicast packet, not one per copy: the later copies are read from the
+/// input's buffer, and a unicast packet behind the multicast one on the
+/// same input crosses meanwhile. HCA 0 sends a multicast packet to HCAs 1
+/// and 2 and then a packet to HCA 3; switch 2 copies to HCA 1 at once and
+/// to HCA 2 one wire time later, while the packet to HCA 3, a wire time
+/// behind on the cable, crosses at once: it arrives at L + wire, as on an
+/// idle fabric (held for the second copy it would arrive at L + 2 wire).
+#[test]
+fn asynchronous_copies_leave_the_input_port_free() {
+    let (prop, lrh, stages, wire) = (5_000, 32_000, 100_000, 1050 * 4_000);
+    let l: Time = 2 * (prop + lrh + stages) + prop + wire;
+    let toml = two_switches("asynchronous").replace("hcas = [1, 2]", "hcas = [1, 3]");
+    let mut f = Simulation::new(IbFabric::build(&scenario(&toml)).unwrap());
+    let unicast = f.ib_metrics().latency[TrafficClass::BestEffort as usize];
+    assert!(f.inject_multicast(0, 0, TrafficClass::RealTime, 1, 1024));
+    assert!(f.inject(0, 3, TrafficClass::BestEffort, 8, 1024));
+    f.run_until(l + wire - 1);
+    assert_eq!(f.ib_metrics().set.probe(unicast).count(), 0, "the unicast packet before L + wire");
+    f.run_until(l + wire);
+    assert_eq!(f.ib_metrics().set.probe(unicast).count(), 1, "the unicast packet at L + wire");
+    assert_eq!(f.packets_delivered(), 3, "both copies and the unicast packet by L + wire");
+    f.run_until(Time::MAX);
+    assert_eq!(f.packets_delivered(), 3);
+}

@@ -12,13 +12,14 @@
 //! and never changes them: the crossbar acts on the route it is given.
 
 use super::lft::{self, BLOCK};
+use super::lfu::LfuCounters;
 use super::message::Message;
 use super::multicast::{McTable, MULTICAST_LID};
 use super::multipath::{Selection, SwitchTable};
 use super::packet::{Packet, MULTICAST, MULTIPATH};
 use super::vl::VL15;
 use crate::fabric::routing::multipath::Pattern;
-use crate::kernel::Arena;
+use crate::kernel::{Arena, Time};
 
 /// What a forwarding policy may read of a switch's outputs.
 pub trait OutputView {
@@ -49,11 +50,11 @@ pub struct Forwarding {
 }
 
 /// A switch's multipath routing: its table, the selection rule of adaptive
-/// packets, and the packets each output has sent (for LFU).
+/// packets, and the packets each output has sent per VL lately (for LFU).
 struct Multipath {
     table: SwitchTable,
     selection: Selection,
-    used: Vec<u64>,
+    used: LfuCounters,
     /// Scratch for the outputs a packet may take (no allocation per packet).
     choices: Vec<(u16, u64)>,
 }
@@ -68,7 +69,7 @@ impl Forwarding {
         multicast: Option<McTable>,
     ) -> Self {
         let multipath = multipath.map(|(table, selection)| {
-            Box::new(Multipath { table, selection, used: vec![0; ports], choices: Vec::with_capacity(ports) })
+            Box::new(Multipath { table, selection, used: LfuCounters::new(ports), choices: Vec::with_capacity(ports) })
         });
         Forwarding { control, multipath, multicast }
     }
@@ -83,8 +84,10 @@ impl Forwarding {
     /// the switch's data table and `lft` the fabric's table blocks.
     /// Multipath packets' messages carry the path bits this may set.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub fn route(
         &mut self,
+        now: Time,
         data: &[u32],
         lft: &[[u8; BLOCK]],
         vl: u8,
@@ -99,15 +102,15 @@ impl Forwarding {
         } else if p.flags & MULTIPATH == 0 {
             Route::Output(lft::port(lft, data, p.dlid as usize) as usize)
         } else {
-            Route::Output(self.route_multipath(vl, p, messages, outputs) as usize)
+            Route::Output(self.route_multipath(now, vl, p, messages, outputs) as usize)
         }
     }
 
-    /// Output `out` has sent a packet (LFU counts them).
+    /// Output `out` has sent a packet on `vl` at `now` (LFU counts them).
     #[inline]
-    pub fn sent(&mut self, out: usize) {
+    pub fn sent(&mut self, out: usize, vl: u8, now: Time) {
         if let Some(mp) = &mut self.multipath {
-            mp.used[out] += 1;
+            mp.used.sent(out, vl, now);
         }
     }
 
@@ -142,6 +145,7 @@ impl Forwarding {
     /// table offers (an unreliable datagram adapting as it goes).
     fn route_multipath(
         &mut self,
+        now: Time,
         vl: u8,
         p: &Packet,
         messages: &mut Arena<Message>,
@@ -155,10 +159,8 @@ impl Forwarding {
         }
         mp.table.choices(p.dlid, msg.path, &mut mp.choices);
         let (port, bits) = match mp.selection {
-            // The least used output; ties to the lower port.
-            Selection::LeastFrequentlyUsed => {
-                mp.choices.iter().copied().min_by_key(|&(q, _)| (mp.used[q as usize], q)).expect("a choice")
-            }
+            // The output least used lately on this VL; ties to the lower port.
+            Selection::LeastFrequentlyUsed => mp.used.least_used(&mp.choices, vl, now),
             Selection::MaxCredit => mp
                 .choices
                 .iter()

@@ -31,6 +31,7 @@ pub mod hca;
 pub mod hca_config;
 pub mod input_port;
 pub mod lft;
+pub mod lfu;
 pub mod lifetime;
 pub mod link;
 pub mod message;

@@ -31,7 +31,8 @@ use crate::kernel::RandomStream;
 /// How an unreliable datagram chooses among the ports a switch offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Selection {
-    /// The output that has sent the fewest packets so far.
+    /// The output that has sent the fewest packets on the packet's VL lately
+    /// (`ib::lfu`: counts that halve every 268 us).
     LeastFrequentlyUsed,
     /// The output with the most credits for the packet's VL downstream.
     MaxCredit,

@@ -267,7 +267,7 @@ impl IbSwitch {
         id: u32,
     ) -> Option<usize> {
         let p = &ctx.packets[id];
-        match self.forwarding.route(&self.data_table, &ctx.lft, vl, p, &mut ctx.messages, &*self.outputs) {
+        match self.forwarding.route(cx.now(), &self.data_table, &ctx.lft, vl, p, &mut ctx.messages, &*self.outputs) {
             Route::Output(out) => {
                 self.set_ready(cx, ctx, input, vl, id, out);
                 Some(out)
@@ -329,6 +329,10 @@ impl IbSwitch {
     fn on_transfer_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize, out: u16) {
         if out == replication::MULTICAST_TRANSFER {
             self.mc_transfer_done(cx, ctx, input);
+            return;
+        }
+        if out == replication::MULTICAST_BUFFER_READ {
+            self.mc_buffer_read_done(cx, ctx, input);
             return;
         }
         let (now, out) = (cx.now(), out as usize);

@@ -43,7 +43,7 @@ pub enum IbRouting {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PathSelection {
-    /// Least Frequently Used: the output that has sent the fewest packets.
+    /// Least Frequently Used: the output that has sent the fewest packets on the packet's VL lately (counts halving every 268 us).
     Lfu,
     /// The output with the most credits for the packet's VL downstream.
     MaxCredit,

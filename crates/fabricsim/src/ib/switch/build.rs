@@ -48,8 +48,8 @@ impl IbSwitch {
     pub fn new(spec: SwitchSpec) -> Self {
         let p = spec.peers.len();
         // A port's index fits the byte an input names its transfer's output
-        // in, below the multicast transfer's mark (the IBA: 254 ports).
-        assert!(p <= replication::MULTICAST_TRANSFER as usize, "switch {} has {p} ports", spec.index);
+        // in, below the multicast marks (the IBA: 254 ports).
+        assert!(p <= replication::MULTICAST_BUFFER_READ as usize, "switch {} has {p} ports", spec.index);
         // Credits go back a fabric-wide propagation delay after they are freed.
         assert!(
             spec.peers.iter().flatten().all(|w| w.propagation == spec.cables.propagation()),

@@ -57,7 +57,7 @@ impl IbSwitch {
         }
         o.queued -= 1;
         if self.routes_multipath {
-            self.forwarding.sent(out);
+            self.forwarding.sent(out, vl, cx.now());
         }
         let with_transfer = merge == Some(id);
         o.on_wire = Some(OnWire { vl, blocks, with_transfer });

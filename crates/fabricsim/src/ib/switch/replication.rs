@@ -12,7 +12,12 @@
 //! - asynchronous: copies cross one output at a time, whichever is free
 //!   first; the first copy moves the packet out of its input VL (its credits
 //!   go back) into the input's one-packet buffer, a counter of remaining
-//!   outputs frees it after the last; one multicast packet per input at a time;
+//!   outputs frees it after the last; one multicast packet per input at a time.
+//!   The later copies are read from that buffer, which has its own path to
+//!   the crossbar: the input port is held one packet time per multicast
+//!   packet, not one per copy, and carries unicast packets meanwhile (the
+//!   study finds synchronous and asynchronous "equally competitive", which
+//!   an input held k packet times per k-way copy would not be);
 //! - central buffer: the input writes the packet into a multicast FIFO of
 //!   every output (once each has room), freeing its input VL; each output
 //!   serves its FIFO before the unicast input VLs.
@@ -34,6 +39,8 @@ use std::collections::VecDeque;
 
 /// `InPort::transfer_out` of a multicast transfer (its outputs are the replication's).
 pub(super) const MULTICAST_TRANSFER: u16 = u8::MAX as u16;
+/// The `TransferDone` output of a copy read from an asynchronous input's buffer.
+pub(super) const MULTICAST_BUFFER_READ: u16 = MULTICAST_TRANSFER - 1;
 
 /// A multicast packet at the head of an input VL, or (asynchronous) in its input's buffer.
 #[derive(Clone, Copy, Debug)]
@@ -50,6 +57,8 @@ struct Request {
     blocks: u16,
     /// Asynchronous: the first copy has taken it out of its input VL.
     buffered: bool,
+    /// Asynchronous: a copy of it is crossing now (one at a time).
+    copying: bool,
 }
 
 /// An output's multicast FIFO (central buffer).
@@ -74,6 +83,8 @@ pub(in crate::ib) struct Replication {
     /// Per input: the outputs of its multicast transfer under way, whether
     /// that transfer takes the packet out of its input VL, and its request.
     transfer: Vec<(u64, bool, Request)>,
+    /// Asynchronous, per input: the output of the copy being read from its buffer.
+    buffer_read: Vec<u64>,
     central: Vec<Central>,
     central_bytes: u32,
     /// Scratch: request indices in service order (no allocation per event).
@@ -85,13 +96,25 @@ pub(in crate::ib) struct Replication {
 
 impl Replication {
     pub(in crate::ib) fn new(scheme: MulticastScheme, order: MulticastOrder, central_bytes: u32, ports: usize) -> Self {
-        let none = Request { input: 0, vl: 0, id: 0, t: 0, group: 0, src: 0, remaining: 0, blocks: 0, buffered: false };
+        let none = Request {
+            input: 0,
+            vl: 0,
+            id: 0,
+            t: 0,
+            group: 0,
+            src: 0,
+            remaining: 0,
+            blocks: 0,
+            buffered: false,
+            copying: false,
+        };
         Replication {
             scheme,
             order,
             requests: Vec::with_capacity(4 * ports),
             next_input: 0,
             transfer: vec![(0, false, none); ports],
+            buffer_read: vec![0; ports],
             central: vec![Central::default(); ports],
             central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
@@ -133,8 +156,10 @@ impl IbSwitch {
         let remaining = outputs;
         // Kept in arrival order (heads may request later than they arrived).
         let at = r.requests.iter().rposition(|q| q.t <= t).map_or(0, |k| k + 1);
-        r.requests
-            .insert(at, Request { input: input as u16, vl, id, t, group, src, remaining, blocks, buffered: false });
+        r.requests.insert(
+            at,
+            Request { input: input as u16, vl, id, t, group, src, remaining, blocks, buffered: false, copying: false },
+        );
         self.mc_refresh_held();
     }
 
@@ -185,7 +210,12 @@ impl IbSwitch {
                     let rq = &mut r.requests[k];
                     rq.remaining &= !outs;
                     rq.buffered = true;
-                    self.start_copies(cx, ctx, q, outs, !q.buffered);
+                    rq.copying = true;
+                    if q.buffered {
+                        self.read_buffer(cx, ctx, q, outs);
+                    } else {
+                        self.start_copies(cx, ctx, q, outs, true);
+                    }
                 }
                 MulticastScheme::CentralBuffer => {
                     r.requests.remove(k);
@@ -236,7 +266,10 @@ impl IbSwitch {
                     claimed |= q.remaining;
                 }
                 MulticastScheme::Asynchronous => {
-                    if !idle || (!q.buffered && buffered & (1 << input) != 0) {
+                    // The first copy needs the input port; the others its
+                    // buffer, free when no copy of it is crossing.
+                    let free = if q.buffered { !q.copying } else { idle && buffered & (1 << input) == 0 };
+                    if !free {
                         continue;
                     }
                     let mut outs = q.remaining;
@@ -357,6 +390,54 @@ impl IbSwitch {
             left &= left - 1;
             self.try_link(cx, ctx, o, None);
         }
+    }
+
+    /// Asynchronous: a later copy of request `q` crosses from its input's
+    /// buffer to output `outs` (one output) now, leaving the input port free.
+    fn read_buffer(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, q: Request, outs: u64) {
+        let input = q.input as usize;
+        let p = ctx.packets[q.id];
+        let o = outs.trailing_zeros() as usize;
+        let id = self.copy_record(ctx, q, p, o, q.remaining == outs);
+        // The packet is whole in the buffer: the crossing is as from the input's rate.
+        let (now, from) = (cx.now(), self.input_rate(input));
+        let end = now.max(self.crossing_from(ctx, now, from, o, id, &p).0);
+        self.enter_output(cx, ctx, o, q.vl, id, q.blocks);
+        self.outputs[o].busy_until = Time::MAX;
+        self.rep().buffer_read[input] = outs;
+        cx.push(end, self.index, SwitchEvent::TransferDone { port: input as u16, out: MULTICAST_BUFFER_READ });
+        self.try_link(cx, ctx, o, None);
+    }
+
+    /// Asynchronous: the copy read from `input`'s buffer is through; the
+    /// buffer is free for the next copy, or for the input's next multicast
+    /// packet after the last.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mc_buffer_read_done(&mut self, cx: &mut impl SwitchContext, ctx: &mut Shared, input: usize) {
+        let now = cx.now();
+        let r = self.rep();
+        let o = r.buffer_read[input].trailing_zeros() as usize;
+        r.buffer_read[input] = 0;
+        self.outputs[o].busy_until = now;
+        self.copy_done(input);
+        self.mc_pump(cx, ctx);
+        self.try_output(cx, ctx, o);
+        self.try_link(cx, ctx, o, None);
+        self.try_input(cx, ctx, input);
+    }
+
+    /// Asynchronous: the copy crossing for `input`'s buffered packet is
+    /// through; after its last copy the packet leaves the buffer.
+    fn copy_done(&mut self, input: usize) {
+        let r = self.rep();
+        if let Some(k) = r.requests.iter().position(|x| x.buffered && x.input as usize == input) {
+            r.requests[k].copying = false;
+            if r.requests[k].remaining == 0 {
+                r.requests.remove(k);
+            }
+        }
+        self.mc_refresh_held();
     }
 
     /// The record of request `q`'s copy to output `o`, covering the members
@@ -480,13 +561,7 @@ impl IbSwitch {
         }
         let r = self.rep();
         if r.scheme == MulticastScheme::Asynchronous {
-            // The packet leaves the input's buffer with its last copy.
-            if let Some(k) = r.requests.iter().position(|x| x.id == q.id && x.input == q.input) {
-                if r.requests[k].remaining == 0 {
-                    r.requests.remove(k);
-                }
-            }
-            self.mc_refresh_held();
+            self.copy_done(input);
         }
         self.mc_pump(cx, ctx);
         let mut left = outs;
