@@ -279,10 +279,29 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "root": spec.routing_algorithm().has_root().then(|| spec.routing.root.unwrap_or(1)),
         "mean_hops": data.mean_hops(&topo)?,
         "uniform_saturation": uniform_saturation(&topo, &data, &link_rates(spec, &topo)?),
+        "multipath_saturation": multipath_saturation(spec, &topo)?,
         "switches": switches,
         "channel_dependencies": deps,
         "channel_dependencies_per_vl": per_vl(spec, &topo, &data)?,
     }))
+}
+
+/// Multipath routing's uniform-traffic bound with random path bits
+/// (`fabric::routing::multipath_bound`, 4096 settings per pair), where
+/// the routing is multipath and every cable runs at one rate; else null.
+fn multipath_saturation(spec: &IbSpec, topo: &Topology) -> Result<serde_json::Value> {
+    let rates = link_rates(spec, topo)?;
+    if spec.routing_algorithm() != IbRouting::Multipath || rates.ports.iter().flatten().any(|&r| r != rates.reference) {
+        return Ok(serde_json::Value::Null);
+    }
+    let tables = multipath(spec, topo, u64::MAX)?;
+    Ok(match crate::fabric::routing::multipath_bound::random_bits_bound(topo, &tables, 4096) {
+        Some(b) => serde_json::json!({
+            "injection_rate": b.injection_rate,
+            "busiest_output": {"switch": b.busiest.0 + 1, "port": b.busiest.1, "pairs": b.pairs},
+        }),
+        None => serde_json::Value::Null,
+    })
 }
 
 /// The deadlock verdict on each data VL the workload uses (imported tables

@@ -17,6 +17,7 @@ pub use balanced::switch_links;
 mod ftree;
 pub(crate) mod min_hop;
 pub mod multipath;
+pub mod multipath_bound;
 mod ring;
 pub mod shortest;
 mod smart;
