@@ -31,6 +31,8 @@ STUDY_MODULES: tuple[str, ...] = (
     "fc_classes",
     "fcal_loop",
     "iba_2007",
+    "iba_2007_family",
+    "iba_2007_ablation",
     "switched_fcal",
     "switched_fcal_disks",
     "ong_farrell_fc",

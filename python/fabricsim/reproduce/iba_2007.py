@@ -33,7 +33,7 @@ flags (deadlock, accepted below offered, source overflow, backlog growing) is
 drawn as a hollow square; a family value needs at least three networks with
 values, and every claim's note says which of them were unstable and which
 deadlocked. Run lengths: full, warm-up 0.1 s simulated
-then at least 300,000 packets and 0.4 s; quick, three networks, three loads,
+then at least 300,000 packets and 1.0 s (30 frames a stream); quick, three networks, three loads,
 warm-up 0.02 s and 40,000 packets.
 
 This module makes the runs and the experiments; the study's other parts are
@@ -153,7 +153,7 @@ class RunLength:
     max_s: float = 3.0  # the time cap: a run whose network locks up wholly stops there
 
 
-RUN_LENGTHS = {False: RunLength(warmup_s=0.1, packets=300_000, measure_s=0.4),
+RUN_LENGTHS = {False: RunLength(warmup_s=0.1, packets=300_000, measure_s=1.0),
                True: RunLength(warmup_s=0.02, packets=40_000, max_s=1.0)}
 
 
@@ -183,6 +183,8 @@ def scenario(ctx: Context, f: Figure, seed: int, scheme: Scheme, root: int | Non
         ib["workload"] |= dict(scheme.workload)
     if scheme.drop:
         ib["switch"] = {"hoq_life": HOQ_LIFE}
+    for section, keys in (f.ablation or {}).items():
+        ib[section] = dict(ib.get(section) or {}) | dict(keys)
     label = scheme.label + (f" root {root}" if root is not None else "")
     return {"name": f"iba-2007 fig {f.fig} network {seed} {label} {100 * load:g}%", "run": run_plan(ctx, f.switches, load),
             "ib": ib}

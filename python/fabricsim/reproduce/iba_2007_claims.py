@@ -35,48 +35,91 @@ from .iba_2007_schemes import (
     UPDOWN,
     Scheme,
 )
-from .iba_2007_values import NO_VALUE, FigureRuns, Point, describe, family_value, packet_latency, pct
+from .iba_2007_values import (
+    MIN_NETWORKS,
+    NO_VALUE,
+    FamilyValue,
+    FigureRuns,
+    Point,
+    delivers,
+    describe,
+    family_value,
+    packet_latency,
+    pct,
+)
+
+
+def paired(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, x: float, metric: str
+           ) -> tuple[FamilyValue, FamilyValue, str]:
+    """``a`` (in ``fa``) and ``b`` (in ``fb``) at load ``x``, each the family
+    median over the networks where both runs deliver (no deadlock, accepted
+    load within two points of offered): a comparison is judged only there.
+    Fewer than three such networks: no value, with the reason."""
+    both, dead = [], []
+    for n in fa.nets:
+        if n not in fb.nets:
+            continue
+        pa, pb = fa.drawn[(a.key, n)].runs[x], fb.drawn[(b.key, n)].runs[x]
+        ok_a, why_a = delivers(pa.r)
+        ok_b, why_b = delivers(pb.r)
+        if ok_a and ok_b and pa.status not in NO_VALUE and pb.status not in NO_VALUE:
+            both.append(n)
+        else:
+            dead.append(f"network {n}: " + "; ".join(f"{s.label} {w}" for s, ok, w in ((a, ok_a, why_a), (b, ok_b, why_b))
+                                                     if not ok))
+    sub_a = FigureRuns(fa.f, fa.xs, both, fa.every, fa.drawn)
+    sub_b = FigureRuns(fb.f, fb.xs, both, fb.every, fb.drawn)
+    if len(both) < min(MIN_NETWORKS, len(fa.nets)):
+        va = vb = FamilyValue(math.nan, math.nan, math.nan, math.nan, 0, 0, len(dead))
+    elif metric == "latency":
+        va, vb = packet_latency(sub_a, a, x), packet_latency(sub_b, b, x)
+    else:
+        va, vb = family_value(sub_a, a, x, metric), family_value(sub_b, b, x, metric)
+    why = f"both deliver on {len(both)} of {len(fa.nets)} networks" + (f" ({'; '.join(dead)})" if dead else "")
+    return va, vb, why
 
 
 def reduction(fr: FigureRuns, scheme: Scheme, xs: Iterable[float], metric: str, how: str = "mean") -> Measured:
-    """(SPF - scheme) / SPF in %, of the family medians, averaged over ``xs``
-    (``how`` "max": the largest of them). No value where either has none."""
+    """(SPF - scheme) / SPF in %, of the family medians where both deliver,
+    averaged over ``xs`` (``how`` "max": the largest of them). No value
+    where no load has both values, or SPF's is 0."""
     rs, notes = [], []
     for x in xs:
-        if metric == "latency":
-            a, b = packet_latency(fr, SPF, x), packet_latency(fr, scheme, x)
-        else:
-            a, b = family_value(fr, SPF, x, metric), family_value(fr, scheme, x, metric)
-        notes.append(f"{pct(x)}: {describe('SPF', a)}, {describe(scheme.label, b)}")
-        if a.usable and b.usable:
-            rs.append(0.0 if a.median == b.median else 100.0 * (a.median - b.median) / a.median if a.median else -math.inf)
-    ours = (max(rs) if how == "max" else statistics.fmean(rs)) if rs else math.nan
-    return Value(ours, None, "; ".join(notes))
+        a, b, why = paired(fr, SPF, fr, scheme, x, metric)
+        notes.append(f"{pct(x)}: {describe('SPF', a)}, {describe(scheme.label, b)}; {why}")
+        if a.usable and b.usable and a.median != 0:
+            rs.append(100.0 * (a.median - b.median) / a.median)
+    if not rs:
+        return Value(math.nan, None, "; ".join(notes), no_value="no load where both deliver with a value (SPF's not 0)")
+    return Value(max(rs) if how == "max" else statistics.fmean(rs), None, "; ".join(notes))
 
 
-def total(fr: FigureRuns, scheme: Scheme, xs: Iterable[float], metric: str) -> tuple[float, float, list[str]]:
-    """The family medians of ``metric`` summed over ``xs`` with their combined CI; NaN if a load has no value."""
-    s, ci2, notes = 0.0, 0.0, []
+def total(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, xs: Iterable[float], metric: str
+          ) -> tuple[float, float, float, float, list[str]]:
+    """``a`` and ``b``'s family medians (where both deliver) summed over the
+    loads of ``xs`` where both have values, with their combined CIs."""
+    sa = ca2 = sb = cb2 = 0.0
+    notes, used = [], 0
     for x in xs:
-        v = family_value(fr, scheme, x, metric)
-        notes.append(f"{pct(x)} {describe(scheme.label, v)}")
-        if not v.usable:
-            return math.nan, math.nan, notes
-        s += v.median
-        ci2 += (v.ci if math.isfinite(v.ci) else 0.0) ** 2
-    return s, math.sqrt(ci2), notes
+        va, vb, why = paired(fa, a, fb, b, x, metric)
+        notes.append(f"{pct(x)} {describe(a.label, va)}, {describe(b.label, vb)}; {why}")
+        if not (va.usable and vb.usable):
+            continue
+        used += 1
+        sa, sb = sa + va.median, sb + vb.median
+        ca2 += (va.ci if math.isfinite(va.ci) else 0.0) ** 2
+        cb2 += (vb.ci if math.isfinite(vb.ci) else 0.0) ** 2
+    if not used:
+        return math.nan, math.nan, math.nan, math.nan, notes
+    return sa, math.sqrt(ca2), sb, math.sqrt(cb2), notes
 
 
-def above(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, xs: Sequence[float], metric: str,
-          common: bool = False) -> Compare:
+def above(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, xs: Sequence[float], metric: str) -> Compare:
     """A direction claim: ``a`` (in ``fa``) above ``b`` (in ``fb``) in ``metric``
-    summed over ``xs``; with ``common``, over the loads of ``xs`` where both have family values."""
-    if common:
-        xs = [x for x in xs if family_value(fa, a, x, metric).usable and family_value(fb, b, x, metric).usable]
-    sa, ca, na = total(fa, a, xs, metric)
-    sb, cb, nb = total(fb, b, xs, metric)
-    note = f"over {', '.join(pct(x) for x in xs) or 'no load both have'}: " + "; ".join(na + nb)
-    return Compare(sa, sb, ca or None, cb or None, note)
+    summed over the loads of ``xs`` where both deliver with values."""
+    sa, ca, sb, cb, notes = total(fa, a, fb, b, xs, metric)
+    no_value = "" if math.isfinite(sa) else f"no load of {', '.join(pct(x) for x in xs)} where both deliver with a value"
+    return Compare(sa, sb, ca or None, cb or None, "; ".join(notes), no_value=no_value)
 
 
 def deadlocked(fr: FigureRuns, scheme: Scheme) -> list[tuple[int, float]]:
@@ -100,13 +143,13 @@ def fig7_claims(fr: FigureRuns) -> dict[str, Measured]:
     xs, top, hi = fr.xs, fr.f.top_load, high(fr)
     low = [x for x in xs if x <= 0.4 + 1e-9]
     for m, name in SHORT.items():
-        ours[f"f7-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, xs, name, common=True)
+        ours[f"f7-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, xs, name)
     for m in ("dmp", "dmt"):
         for t in (SPF_DROP, MP_LFU, MP_LFU_DROP, MP_CREDIT, MP_CREDIT_DROP):
             ours[f"f7-low-load-{m}-{t.key}"] = above(fr, t, fr, SPF, low, SHORT[m])
             ours[f"f7-60-{m}-{t.key}"] = reduction(fr, t, [top], SHORT[m])
     for t in (MP_LFU, MP_CREDIT):
-        ours[f"f7-mp-dmp-{t.key}"] = reduction(fr, t, [top], DMP)
+        # f7-mp-dmp-* ("halves DMP at 60%") restate f7-60-dmp-*: the same quantity.
         ours[f"f7-mp-dmt-{t.key}"] = reduction(fr, t, hi, DMT)
         ours[f"f7-mp-latency-{t.key}"] = reduction(fr, t, [top], "latency")
         for m in ("ctl", "rt", "be"):
@@ -116,14 +159,11 @@ def fig7_claims(fr: FigureRuns) -> dict[str, Measured]:
             ours[f"f7-drop-reduction-{m}-{t.key}"] = reduction(fr, t, hi, SHORT[m], how="max")
     for m, a, b in (("rt", MP_CREDIT, MP_LFU), ("ctl", MP_CREDIT, MP_LFU), ("be", MP_LFU, MP_CREDIT)):
         ours[f"f7-selection-{m}"] = above(fr, a, fr, b, hi, SHORT[m])
-    spf_dead = deadlocked(fr, SPF)
-    where = ", ".join(f"network {n} at {pct(x)}" for n, x in spf_dead) or "none"
-    ours["f7-spf-deadlocks"] = Value(len(spf_dead), None, f"SPF deadlocked or stalled: {where}")
+    # f7-spf-deadlocks holds by the family rule (SPF's dependencies cyclic): a construction row.
     drop_dead = deadlocked(fr, SPF_DROP)
     ours["f7-drop-avoids-deadlock"] = Value(len(drop_dead), None, "SPF+Drop deadlocked: "
                                             + (", ".join(f"network {n} at {pct(x)}" for n, x in drop_dead) or "none"))
-    for m in ("dmp", "dmt"):
-        ours[f"abstract-{m}"] = reduction(fr, MP_LFU, [top], SHORT[m])
+    # abstract-dmp and abstract-dmt restate f7-60-dmp-mp-lfu and f7-60-dmt-mp-lfu.
     return ours
 
 
@@ -131,12 +171,11 @@ def fig8_claims(fr: FigureRuns, fr7: FigureRuns) -> dict[str, Measured]:
     ours: dict[str, Measured] = {}
     hi = high(fr)
     for m in ("dmp", "dmt"):
-        xs = [x for x in fr.xs if family_value(fr, SPF, x, SHORT[m]).usable and family_value(fr7, SPF, x, SHORT[m]).usable]
-        ours[f"f8-{m}-much-smaller"] = above(fr7, SPF, fr, SPF, xs, SHORT[m])
+        ours[f"f8-{m}-much-smaller"] = above(fr7, SPF, fr, SPF, fr.xs, SHORT[m])
         for t in (MP_LFU_DROP, MP_CREDIT_DROP):
             ours[f"f8-high-load-{m}-{t.key}"] = above(fr, SPF, fr, t, hi, SHORT[m])
     for m, name in SHORT.items():
-        ours[f"f8-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, fr.xs, name, common=True)
+        ours[f"f8-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, fr.xs, name)
     for m, a, b in (("rt", MP_CREDIT, MP_LFU), ("ctl", MP_CREDIT, MP_LFU), ("be", MP_LFU, MP_CREDIT)):
         ours[f"f8-selection-{m}"] = above(fr, a, fr, b, hi, SHORT[m])
     return ours
@@ -155,7 +194,7 @@ def fig9_claims(fr: FigureRuns, fr7: FigureRuns) -> dict[str, Measured]:
     low = min(fr.xs, key=lambda x: abs(x - 0.2))
     for m in ("rt", "ctl", "be"):
         ours[f"f9-reduction-{m}"] = reduction(fr, MP_LFU, [top], SHORT[m])
-        ours[f"f9-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, fr.xs, SHORT[m], common=True)
+        ours[f"f9-spf-beats-updown-{m}"] = above(fr, UPDOWN, fr, SPF, fr.xs, SHORT[m])
     ours["f9-low-load-be-higher"] = above(fr, MP_LFU, fr, SPF, [low], BE)
     for m in ("rt", "ctl"):
         ours[f"f9-low-load-{m}-lower"] = above(fr, SPF, fr, MP_LFU, [low], SHORT[m])
@@ -175,16 +214,21 @@ def fig10_claims(fr: FigureRuns, fb: FigureRuns) -> dict[str, Measured]:
     xs = fr.xs
     for t in (MC_SYNC, MC_ASYNC, MC_CENTRAL):
         for m in ("dmp", "dmt"):
-            ours[f"f10-unicast-worst-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, SHORT[m], common=True)
-            ours[f"f10-much-better-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, SHORT[m], common=True)
+            # f10-unicast-worst-* ("worst") restate these ("much better"): the same comparison.
+            ours[f"f10-much-better-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, SHORT[m])
         for m, name in (("mc", MC), ("ctl", CTL), ("be", BE)):
-            ours[f"f10-latency-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, name, common=True)
+            ours[f"f10-latency-{m}-{t.key}"] = above(fr, MC_UNICAST, fr, t, xs, name)
     for t in (MC_SYNC, MC_ASYNC):
-        ours[f"f10-central-slightly-{t.key}"] = above(fr, t, fr, MC_CENTRAL, xs, MC, common=True)
-    ours["f10-sync-async-comparable"] = above(fr, MC_SYNC, fr, MC_ASYNC, xs, MC, common=True)
-    dead = deadlocked(fr, MC_SYNC)
-    ours["f10-sync-no-deadlock"] = Value(len(dead), None, "Synchronous deadlocked or stalled: "
-                                         + (", ".join(f"network {n} at {pct(x)}" for n, x in dead) or "none"))
+        ours[f"f10-central-slightly-{t.key}"] = above(fr, t, fr, MC_CENTRAL, xs, MC)
+    ours["f10-sync-async-comparable"] = above(fr, MC_SYNC, fr, MC_ASYNC, xs, MC)
+    # Deadlocks of synchronous replication, not those of the unicast routing:
+    # a (network, load) where replicated unicast deadlocked too is not counted.
+    sync, unicast = set(deadlocked(fr, MC_SYNC)), set(deadlocked(fr, MC_UNICAST))
+    own = sorted(sync - unicast)
+    ours["f10-sync-no-deadlock"] = Value(len(own), None, "Synchronous deadlocked or stalled where Replicated Unicast did not: "
+                                         + (", ".join(f"network {n} at {pct(x)}" for n, x in own) or "none")
+                                         + f"; where both did ({len(sync & unicast)} runs): "
+                                         + (", ".join(f"network {n} at {pct(x)}" for n, x in sorted(sync & unicast)) or "none"))
     low, top = [fb.xs[0]], [fb.xs[-1]]
     for t in (BW_LINEAR, BW_LOG):
         ours[f"f10f-low-load-same-{t.key}"] = above(fb, t, fb, BW_EQUAL, low, MC)

@@ -54,24 +54,29 @@ MP_CREDIT_DROP = Scheme("mp-credit-drop", "Multipath+Credit+Drop", {"algorithm":
 SCHEMES = (UPDOWN, SPF, SPF_DROP, MP_LFU, MP_LFU_DROP, MP_CREDIT, MP_CREDIT_DROP)
 # The tie rule the study leaves open, for `iba-2007/spf-ties` only.
 SPF_LOWEST = Scheme("spf-lowest", "SPF, lowest-numbered ties", {"algorithm": "spf", "ties": "lowest"})
-# Fig. 10: the four multicast schemes on SPF (the study's default routing), and Fig. 10f's four bandwidth
+# Fig. 10: the four multicast schemes on SPF with dropping (the routing the study concludes for: "SPF routing may
+# lead to deadlocks, but when it is coupled with the packet dropping mechanism, deadlocks can be avoided"; plain SPF
+# deadlocks at 40-60% on the family, which the study does not report for Fig. 10), and Fig. 10f's four bandwidth
 # policies with asynchronous replication; separate VLs: unicast video on 1-5, multicast on 6-11 (6:5), best-effort
 # on 12-14 and 0 (docs/infiniband-model.md, "Multicast").
-MC_UNICAST = Scheme("mc-unicast", "Replicated Unicast", {"algorithm": "spf"}, multicast={"scheme": "replicated_unicast"})
-MC_SYNC = Scheme("mc-sync", "Synchronous", {"algorithm": "spf"}, multicast={"scheme": "synchronous", "order": "fcfs"})
-MC_ASYNC = Scheme("mc-async", "Asynchronous", {"algorithm": "spf"}, multicast={"scheme": "asynchronous"})
-MC_CENTRAL = Scheme("mc-central", "Asynchronous+Central Buffer", {"algorithm": "spf"},
+MC_UNICAST = Scheme("mc-unicast", "Replicated Unicast", {"algorithm": "spf"}, drop=True,
+                    multicast={"scheme": "replicated_unicast"})
+MC_SYNC = Scheme("mc-sync", "Synchronous", {"algorithm": "spf"}, drop=True,
+                 multicast={"scheme": "synchronous", "order": "fcfs"})
+MC_ASYNC = Scheme("mc-async", "Asynchronous", {"algorithm": "spf"}, drop=True, multicast={"scheme": "asynchronous"})
+MC_CENTRAL = Scheme("mc-central", "Asynchronous+Central Buffer", {"algorithm": "spf"}, drop=True,
                     multicast={"scheme": "central_buffer"})
 MC_SCHEMES = (MC_UNICAST, MC_SYNC, MC_ASYNC, MC_CENTRAL)
 SEPARATE_SLS = {"real_time_sls": [1, 2, 3, 4, 5], "best_effort_sls": [12, 13, 14, 0]}
 
 
 def _policy(key: str, label: str, bandwidth: str) -> Scheme:
-    return Scheme(key, label, {"algorithm": "spf"}, multicast={"scheme": "asynchronous", "sls": [6, 7, 8, 9, 10, 11],
-                                                               "bandwidth": bandwidth}, workload=SEPARATE_SLS)
+    return Scheme(key, label, {"algorithm": "spf"}, drop=True, workload=SEPARATE_SLS,
+                  multicast={"scheme": "asynchronous", "sls": [6, 7, 8, 9, 10, 11], "bandwidth": bandwidth})
 
 
-BW_SHARED = Scheme("bw-shared", "1 same, no VL separation", {"algorithm": "spf"}, multicast={"scheme": "asynchronous"})
+BW_SHARED = Scheme("bw-shared", "1 same, no VL separation", {"algorithm": "spf"}, drop=True,
+                   multicast={"scheme": "asynchronous"})
 BW_EQUAL = _policy("bw-equal", "2 same, separate VLs", "equal")
 BW_LINEAR = _policy("bw-linear", "3 linear", "linear")
 BW_LOG = _policy("bw-log", "4 logarithmic", "logarithmic")
@@ -88,6 +93,8 @@ class Figure:
     quick_loads: tuple[float, ...]
     panels: tuple[str, ...]
     schemes: tuple[Scheme, ...] = field(default=SCHEMES)
+    # A reading's other side, for the ablations: [ib] sections merged into every run's.
+    ablation: Mapping[str, Mapping[str, Any]] | None = None
 
     @property
     def mix(self) -> str:
@@ -109,6 +116,11 @@ FIGURES = {
     "ties": Figure("7", 15, 0.7, LOADS_15, (0.2, 0.5, 0.6), METRICS, (SPF, SPF_LOWEST)),
     "10": Figure("10", 15, 0.7, LOADS_15, (0.2, 0.4), (DMP, DMT, MC, CTL, BE), MC_SCHEMES),
     "10f": Figure("10f", 15, 0.7, LOADS_15, (0.2, 0.4), (MC, UNI), BW_SCHEMES),
+}
+# The ablations of docs/infiniband-model.md "Seed 003's readings under test": Fig. 7 under the other reading.
+ABLATIONS = {
+    "whole": ("a video frame handed to the HCA whole at its release", {"workload": {"video_injection": "whole"}}),
+    "shared": ("one 8 MiB HCA buffer shared by every SL", {"hca": {"buffer_scope": "shared"}}),
 }
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..result import RunResult
 from .curves import DEADLOCK, FLAGGED, STALLED
-from .iba_2007_schemes import BE, CTL, DMP, DMT, MC, RT, UNI, Figure, Scheme, packets_per_s
+from .iba_2007_schemes import ACC, BE, CTL, DMP, DMT, MC, RT, UNI, Figure, Scheme, packets_per_s
 
 MIN_NETWORKS = 3  # a family value needs this many networks with values (quick: all of them)
 
@@ -66,6 +66,22 @@ def classify(f: Figure, load: float, r: RunResult) -> Point:
         at = float((r.deadlock or {}).get("time_us", math.nan)) / 1000.0
         return Point(r, FLAGGED, f"deadlocked at {at:.0f} ms, measured through")
     return Point(r, FLAGGED if r.flags else "ok")
+
+
+DELIVERY_POINTS = 2.0  # accepted load this close to offered (percentage points): the fabric delivers
+
+
+def delivers(r: RunResult) -> tuple[bool, str]:
+    """Whether a run delivered what was offered: it did not deadlock (stopped
+    on it or measured through it) and its accepted load is within
+    ``DELIVERY_POINTS`` of the offered; with the reason when not."""
+    if r.run_info.get("stop_reason") == "deadlock" or "deadlock" in r.flags:
+        at = float((r.deadlock or {}).get("time_us", math.nan)) / 1000.0
+        return False, f"deadlocked at {at:.0f} ms"
+    offered, accepted = value(r, "offered_load_pct")[0], value(r, ACC)[0]
+    if not accepted >= offered - DELIVERY_POINTS:
+        return False, f"accepted {accepted:.1f}% of {offered:.1f}% offered"
+    return True, f"accepted {accepted:.1f}% of {offered:.1f}% offered"
 
 
 @dataclass

@@ -1,0 +1,54 @@
+"""Seed 003 (Kim et al., IBA design space, TPDS 2007): what the declared
+readings decide. Fig. 7 runs again under each reading's other side (a video
+frame handed to the HCA whole; one HCA buffer shared by every SL: the
+ablations of docs/infiniband-model.md "Seed 003's readings under test"), and
+every Fig. 7 row of the claims table is judged on those runs by the same
+policy, beside its verdict under the declared readings. It adds no rows of
+its own: the counts are the notes' ablation table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pandas as pd
+
+from .claims import study_table
+from .evaluation import evaluate
+from .framework import Context, ExperimentOutput, PlotSpec, experiment
+from .iba_2007 import SOURCE, figure_runs
+from .iba_2007_claims import fig7_claims
+from .iba_2007_schemes import ABLATIONS, FIGURES
+
+READINGS = ("declared",) + tuple(ABLATIONS)
+VERDICTS = ("within", "missed", "no value")
+
+
+def verdicts(ctx: Context, reading: str) -> list[dict[str, Any]]:
+    f = FIGURES["7"]
+    if reading != "declared":
+        f = dataclasses.replace(f, ablation=ABLATIONS[reading][1])
+    ours = fig7_claims(figure_runs(ctx, f))
+    study = study_table("iba-2007")
+    assert study is not None, "iba-2007 has a claims table"
+    return [{"reading": reading, "claim": c.id, "verdict": c.verdict, "ours": c.ours, "note": c.note}
+            for c in evaluate(study, "iba-2007/fig7", ours) if c.role == "prediction"]
+
+
+@experiment(id="iba-2007/ablation", title="Fig. 7 under each reading's other side: whole frames, one shared HCA buffer",
+            seed_ref=SOURCE)
+def ablation(ctx: Context) -> ExperimentOutput:
+    rows = [r for reading in READINGS for r in verdicts(ctx, reading)]
+    counts = [{"series": reading, "x": float(i), "y": float(sum(r["verdict"] == v for r in rows if r["reading"] == reading)),
+               "y_ci": math.nan, "metric": v, "reading": reading,
+               "what": "declared readings" if reading == "declared" else ABLATIONS[reading][0]}
+              for reading in READINGS for i, v in enumerate(VERDICTS)]
+    curves = pd.concat([pd.DataFrame(counts), pd.DataFrame([{"series": "row " + r["claim"], "x": math.nan,
+                                                             "y": float(r["ours"]) if isinstance(r["ours"], (int, float)) else math.nan,
+                                                             "y_ci": math.nan, "metric": "verdict", **r} for r in rows])],
+                       ignore_index=True)
+    plot = PlotSpec("verdict (0 within, 1 missed, 2 no value)", "Fig. 7 prediction rows",
+                    "Fig. 7's predictions under the declared readings and each ablation", series=list(READINGS))
+    return ExperimentOutput(curves=curves, plot=plot, ours={})

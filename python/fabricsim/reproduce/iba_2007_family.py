@@ -1,0 +1,72 @@
+"""Seed 003 (Kim et al., IBA design space, TPDS 2007): the rule that picks
+the networks of Figs. 7-10, applied. Its static part (SPF's channel
+dependencies cyclic, multipath's uniform bound above SPF's, most congested
+first) is iba_2007_networks.candidates; its third part takes a run: SPF
+with dropping (the study's remedy for SPF's deadlocks), at the figure's top
+load and mix, for the figures' run length, must deliver (no deadlock,
+accepted load within two points of offered). The first five candidates
+that deliver are the family. SPF without dropping runs beside it on each
+candidate, for the record: where the fabric is congested it deadlocks. The
+experiment shows every candidate it tried, with its bounds and both runs,
+and fails if the rule no longer gives the family the figures run on.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ..errors import FabricsimError
+from .framework import Context, ExperimentOutput, PlotSpec, experiment
+from .iba_2007 import SOURCE, run_all, scenario
+from .iba_2007_networks import FAMILIES, FAMILY_SIZE, candidates
+from .iba_2007_schemes import FIGURES, RT, SPF, SPF_DROP
+from .iba_2007_values import delivers, value
+
+BATCH = 6  # pilot runs started together (the rule stops at the fifth that delivers)
+
+
+def choose(ctx: Context, switches: int) -> tuple[list[int], list[dict[str, Any]]]:
+    f = FIGURES["7"] if switches == 15 else FIGURES["9"]
+    top = f.top_load
+    kept: list[int] = []
+    rows: list[dict[str, Any]] = []
+    todo = candidates(switches)
+    while todo and len(kept) < FAMILY_SIZE:
+        batch, todo = todo[:BATCH], todo[BATCH:]
+        scs = [scenario(ctx, f, b.seed, s, None, top) for b in batch for s in (SPF_DROP, SPF)]
+        results = iter(run_all(ctx, scs, desc=f"iba-2007 networks {switches}"))
+        for b in batch:
+            r, r_spf = next(results), next(results)
+            if len(kept) == FAMILY_SIZE:
+                break
+            ok, why = delivers(r)
+            spf_ok, spf_why = delivers(r_spf)
+            if ok:
+                kept.append(b.seed)
+            rows.append({"switches": switches, "seed": b.seed, "spf_bound": b.spf, "multipath_bound": b.multipath,
+                         "updown_bound": b.updown, "top_load": top, "delivers": ok, "why": why,
+                         "rt_latency_us": value(r, RT)[0], "spf_delivers": spf_ok, "spf_why": spf_why,
+                         "spf_rt_latency_us": value(r_spf, RT)[0], "kept": ok, "order": len(rows) + 1})
+    return kept, rows
+
+
+@experiment(id="iba-2007/networks", title="The networks of Figs. 7-10: the family rule applied (bounds and SPF at the top load)",
+            seed_ref=SOURCE)
+def networks_rule(ctx: Context) -> ExperimentOutput:
+    rows: list[dict[str, Any]] = []
+    for switches in (15, 30):
+        kept, tried = choose(ctx, switches)
+        want = list(FAMILIES[switches])
+        if not ctx.quick and kept != want:
+            raise FabricsimError(f"the family rule now keeps {switches}-switch networks {kept}, the figures run on {want}: "
+                                 "update iba_2007_networks.FAMILIES and rerun the figures")
+        rows += tried
+    curves = pd.DataFrame([{"series": f"{r['switches']} switches, {'delivers' if r['delivers'] else 'does not deliver'}",
+                            "x": r["spf_bound"], "y": r["rt_latency_us"], "y_ci": math.nan, **r} for r in rows])
+    plot = PlotSpec("SPF's uniform saturation bound", "SPF+Drop real-time latency at the top load (us)",
+                    "The family rule: candidates tried, most congested first",
+                    series=sorted(set(curves["series"])), logy=True)
+    return ExperimentOutput(curves=curves, plot=plot, ours={})
