@@ -389,7 +389,7 @@ fn peak_rss() -> Option<u64> {
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
-/// Seed 003's Multipath+LFU+Drop on the first network of its family
+/// Seed 003's Multipath+LFU+Drop on random network seed 1 (its earlier family's first)
 /// (random, 15 switches, seed 1): multipath tables, adaptive unreliable
 /// datagrams, HOQLife 6, the 70:30 mix at 40% injection, which it carries
 /// (no run flag), stopping after `packets` delivered.
@@ -408,7 +408,7 @@ pub fn ib_multipath(packets: u64) -> Result<BenchResult> {
 
 /// Seed 003's multicast (Fig. 10) with synchronous replication under FCFS:
 /// the 70:30 mix with 20% of the video multicast to three groups (2, 4 and
-/// 4 members), on the family's first network (random, 15 switches, seed 1)
+/// 4 members), on random network seed 1 (15 switches; the first network of seed 003's earlier family)
 /// with Up*/Down* tables at 20% injection, which it carries (no run flag),
 /// stopping after `packets` delivered (a multicast packet once per member).
 pub fn ib_multicast_scenario(packets: u64) -> Scenario {
