@@ -124,7 +124,7 @@ KIND_RULES: dict[str, KindRule] = {
     "stated ratio": KindRule("the range the study's own rounding allows, no further margin"),
     "direction": KindRule("A above B by more than their combined 95% CI (no margin admits the opposite sign), "
                           f"sized by the claim's word: slightly at most {SLIGHT_MAX_PCT:g}%, essentially at least "
-                          f"{MUCH_MIN_PCT:g}%, the same within {SAME_PCT:g}%, not noticeably below no more than {SAME_PCT:g}% below, "
+                          f"{MUCH_MIN_PCT:g}%, the same within {SAME_PCT:g}%, not noticeably below at most {SAME_PCT:g}% below, "
                           "about X within the range X's rounding allows"),
     "trend": KindRule("rising or falling: the whole change beyond its CI and no step the other way beyond its CI; "
                       "a growth factor: both ends within the margin of their kind"),
