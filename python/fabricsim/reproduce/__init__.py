@@ -33,6 +33,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "iba_2007",
     "iba_2007_family",
     "iba_2007_ablation",
+    "iba_2007_slack",
     "switched_fcal",
     "switched_fcal_disks",
     "ong_farrell_fc",
