@@ -389,8 +389,8 @@ fn peak_rss() -> Option<u64> {
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
-/// Seed 003's Multipath+LFU+Drop on random network seed 1 (its earlier family's first)
-/// (random, 15 switches, seed 1): multipath tables, adaptive unreliable
+/// Seed 003's Multipath+LFU+Drop on random network seed 1 (15 switches;
+/// the first network of seed 003's earlier family): multipath tables, adaptive unreliable
 /// datagrams, HOQLife 6, the 70:30 mix at 40% injection, which it carries
 /// (no run flag), stopping after `packets` delivered.
 pub fn ib_multipath_scenario(packets: u64) -> Scenario {

@@ -271,6 +271,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
     let topo = topology(spec)?;
     let (data, _) = tables(spec, &topo)?;
     let (switches, deps) = crate::fabric::report::switch_tables(&topo, &data.to_forwarding_tables(), "HCA")?;
+    let rates = link_rates(spec, &topo)?;
     Ok(serde_json::json!({
         "kind": spec.topology.kind,
         "terminal_nodes": topo.endpoint_count(),
@@ -278,8 +279,8 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
         "paths": spec.routing_algorithm(),
         "root": spec.routing_algorithm().has_root().then(|| spec.routing.root.unwrap_or(1)),
         "mean_hops": data.mean_hops(&topo)?,
-        "uniform_saturation": uniform_saturation(&topo, &data, &link_rates(spec, &topo)?),
-        "multipath_saturation": multipath_saturation(spec, &topo)?,
+        "uniform_saturation": uniform_saturation(&topo, &data, &rates),
+        "multipath_saturation": multipath_saturation(spec, &topo, &rates)?,
         "switches": switches,
         "channel_dependencies": deps,
         "channel_dependencies_per_vl": per_vl(spec, &topo, &data)?,
@@ -289,8 +290,7 @@ pub fn routing_report(spec: &IbSpec) -> Result<serde_json::Value> {
 /// Multipath routing's uniform-traffic bound with random path bits
 /// (`fabric::routing::multipath_bound`, 4096 settings per pair), where
 /// the routing is multipath and every cable runs at one rate; else null.
-fn multipath_saturation(spec: &IbSpec, topo: &Topology) -> Result<serde_json::Value> {
-    let rates = link_rates(spec, topo)?;
+fn multipath_saturation(spec: &IbSpec, topo: &Topology, rates: &LinkRates) -> Result<serde_json::Value> {
     if spec.routing_algorithm() != IbRouting::Multipath || rates.ports.iter().flatten().any(|&r| r != rates.reference) {
         return Ok(serde_json::Value::Null);
     }

@@ -39,9 +39,16 @@ fn bound_over(
         return None;
     }
     let map = topo.port_map();
-    let port_to = |v: u32, w: u32| {
-        map[v as usize].iter().position(|u| matches!(u, PortUse::Link { to, .. } if *to == w)).map(|p| p as u16)
-    };
+    // The port from switch v to neighbour w, looked up once per link, not per sampled hop.
+    let switches = map.len();
+    let mut port_to = vec![None; switches * switches];
+    for (v, ports) in map.iter().enumerate() {
+        for (p, u) in ports.iter().enumerate().rev() {
+            if let PortUse::Link { to, .. } = u {
+                port_to[v * switches + *to as usize] = Some(p as u16);
+            }
+        }
+    }
     let endpoint_port = |v: u32, h: u32| {
         map[v as usize].iter().position(|u| matches!(u, PortUse::Endpoint(e) if *e == h)).map(|p| p as u16)
     };
@@ -56,7 +63,7 @@ fn bound_over(
                 let mut hops = 0;
                 while v != d {
                     let w = tables.hop(v, d, bits);
-                    load[v as usize][port_to(v, w)? as usize] += share;
+                    load[v as usize][port_to[v as usize * switches + w as usize]? as usize] += share;
                     v = w;
                     hops += 1;
                     if hops > topo.switch_count() {

@@ -43,7 +43,7 @@ pub(super) const MULTICAST_TRANSFER: u16 = u8::MAX as u16;
 pub(super) const MULTICAST_BUFFER_READ: u16 = MULTICAST_TRANSFER - 1;
 
 /// A multicast packet at the head of an input VL, or (asynchronous) in its input's buffer.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Request {
     input: u16,
     vl: u8,
@@ -96,18 +96,7 @@ pub(in crate::ib) struct Replication {
 
 impl Replication {
     pub(in crate::ib) fn new(scheme: MulticastScheme, order: MulticastOrder, central_bytes: u32, ports: usize) -> Self {
-        let none = Request {
-            input: 0,
-            vl: 0,
-            id: 0,
-            t: 0,
-            group: 0,
-            src: 0,
-            remaining: 0,
-            blocks: 0,
-            buffered: false,
-            copying: false,
-        };
+        let none = Request::default();
         Replication {
             scheme,
             order,
