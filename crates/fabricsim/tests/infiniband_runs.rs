@@ -48,6 +48,9 @@ fn spf_deadlocks_at_run_time_and_updown_does_not() {
     for (i, &(_, b)) in ends.iter().enumerate() {
         assert_eq!(b, ends[(i + 1) % ends.len()].0, "not a cycle: {cycle:?}");
     }
+    // No multicast here: every wait on it is a unicast head's, the routing's cause.
+    assert_eq!(d["cause"], "unicast routing", "{d}");
+    assert!(d["cycle_waits"].as_array().unwrap().iter().all(|w| w == "unicast packet on a full output VL"), "{d}");
     // First seen at one look, confirmed at the next.
     assert!(d["transient_wait_cycles"].as_u64().unwrap() >= 1, "{d}");
     assert!(d["packets_in_fabric"].as_u64().unwrap() > 0);

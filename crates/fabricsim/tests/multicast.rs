@@ -2,8 +2,9 @@
 //! replication scheme's timing on an idle switch, every multicast packet
 //! delivered once to every member and counted once per member by the
 //! conservation audit, the same member deliveries whichever the scheme,
-//! synchronous replication free of deadlock under heavy load, and the
-//! errors bad input gets.
+//! synchronous replication free of deadlock under heavy load on
+//! deadlock-free tables, a deadlock through multicast copies found and
+//! attributed, and the errors bad input gets.
 
 use fabricsim::ib::packet::TrafficClass;
 use fabricsim::ib::IbFabric;
@@ -158,6 +159,43 @@ fn synchronous_replication_does_not_deadlock_under_heavy_load() {
         assert_eq!(c("packets_in_flight"), 0, "{order}");
         assert!(c("real_time_packets_delivered") > 10_000, "{order}");
     }
+}
+
+/// Seed 003's Fig. 10 setting (SPF with lifetime dropping, 20% of the video
+/// multicast, synchronous replication) on network seed 68 at 40%: a
+/// deadlock whose cycle passes through multicast copies waiting on full
+/// output VLs (the trees' channel dependencies closing a loop with SPF's)
+/// is found, each wait named, and attributed to multicast copies. No
+/// reservation is on it: a request reserves its outputs only when each has
+/// room, so a reservation never waits on a full VL. It is real: after the
+/// sources stop, packets stay in the fabric for good. Replicated unicast,
+/// with the same streams as unicast packets, has no such wait to close it.
+#[test]
+fn a_deadlock_through_multicast_copies_is_found_and_attributed() {
+    let toml = |scheme: &str, stop: &str| {
+        format!(
+            "[run]\nseed = 1\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\n\
+             precision = 0\nmax_time_ms = 150\n[ib]\non_deadlock = \"{stop}\"\n\
+             [ib.topology]\nkind = \"random\"\nseed = 68\n[ib.switch]\nhoq_life = 6\n\
+             [ib.workload]\ninjection_rate = 0.4\nreal_time_share = 0.7\n[ib.multicast]\nscheme = \"{scheme}\"\n"
+        )
+    };
+    let r = run(&toml("synchronous", "stop"));
+    assert_eq!(r.run.stop_reason, fabricsim::StopReason::Deadlock, "{:?}", r.run);
+    let d = &r.sections.iter().find(|(n, _)| n == "deadlock").expect("a deadlock section").1;
+    assert_eq!(d["cause"], "multicast copies", "{d}");
+    let waits: Vec<&str> = d["cycle_waits"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(waits.len(), d["cycle"].as_array().unwrap().len(), "one wait per node: {d}");
+    assert!(waits.contains(&"multicast copy on a full output VL"), "{d}");
+    assert!(!waits.contains(&"output reserved by synchronous replication"), "{d}");
+    assert!(d["replication_waits_on_cycles"].as_u64().unwrap() >= 1, "{d}");
+
+    let (c, empty, _) = drained(&toml("synchronous", "continue"), 150);
+    assert!(!empty && c("packets_in_flight") > 0, "stuck packets stay");
+
+    let r = run(&toml("replicated_unicast", "stop"));
+    let cause = r.sections.iter().find(|(n, _)| n == "deadlock").map(|(_, d)| d["cause"].clone());
+    assert!(cause.is_none() || cause.as_ref().unwrap() == "unicast routing", "{cause:?}");
 }
 
 fn error(toml: &str) -> fabricsim::Error {

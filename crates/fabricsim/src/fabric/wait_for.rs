@@ -65,6 +65,9 @@ fn has_cycle<N: Copy + Ord>(waits: &[(N, N)]) -> bool {
     is_cyclic_directed(&g)
 }
 
+/// A deadlock found: one cycle named, and every wait on some cycle.
+pub type Deadlock<N> = (Vec<N>, Vec<(N, N)>);
+
 /// Run-time deadlock detection over successive looks at a model's waits
 /// (edges "a waits on b" with nothing on its way to free b). A cycle of
 /// waits seen at one look may dissolve a moment later (a packet on the
@@ -89,24 +92,49 @@ impl<N> Default for WaitWatch<N> {
 impl<N: Copy + Ord + std::hash::Hash + std::fmt::Debug> WaitWatch<N> {
     /// Takes one look at the current waits; returns a cycle of waits that
     /// persisted since the previous look.
-    pub fn look(&mut self, mut waits: Vec<(N, N)>) -> Option<Vec<N>> {
+    pub fn look(&mut self, waits: Vec<(N, N)>) -> Option<Vec<N>> {
+        self.look_in_cycles(waits).map(|(cycle, _)| cycle)
+    }
+
+    /// As [`Self::look`], with every persisted wait that lies on some
+    /// cycle (both ends in one strongly connected component): what a
+    /// deadlock is made of, beyond the one cycle named.
+    pub fn look_in_cycles(&mut self, mut waits: Vec<(N, N)>) -> Option<Deadlock<N>> {
         self.looks += 1;
         // Most looks find no cycle at all, and then none among the waits
         // that persisted either: only the quick test runs. A cycle is named
         // only among the waits that persisted.
-        let cycle = if has_cycle(&waits) {
-            let persisted = wait_for_cycle(waits.iter().copied().filter(|w| self.previous.binary_search(w).is_ok()));
-            if persisted.is_none() {
+        let found = if has_cycle(&waits) {
+            let persisted: Vec<(N, N)> =
+                waits.iter().copied().filter(|w| self.previous.binary_search(w).is_ok()).collect();
+            let cycle = wait_for_cycle(persisted.iter().copied());
+            if cycle.is_none() {
                 self.transient += 1;
             }
-            persisted
+            cycle.map(|c| (c, waits_on_cycles(&persisted)))
         } else {
             None
         };
         waits.sort_unstable();
         self.previous = waits;
-        cycle
+        found
     }
+}
+
+/// The waits that lie on some cycle: both ends in one strongly connected
+/// component of more than one node, or a self-wait.
+pub fn waits_on_cycles<N: Copy + Ord + std::hash::Hash + std::fmt::Debug>(waits: &[(N, N)]) -> Vec<(N, N)> {
+    let g: DiGraphMap<N, ()> = waits.iter().map(|&(a, b)| (a, b, ())).collect();
+    let mut component = std::collections::HashMap::new();
+    for (i, scc) in tarjan_scc(&g).into_iter().enumerate() {
+        for n in scc {
+            component.insert(n, i);
+        }
+    }
+    let mut on: Vec<(N, N)> = waits.iter().copied().filter(|(a, b)| a == b || component[a] == component[b]).collect();
+    on.sort_unstable();
+    on.dedup();
+    on
 }
 
 #[cfg(test)]
@@ -152,6 +180,19 @@ mod tests {
         let mut w = WaitWatch::default();
         w.look(vec![(1, 2), (2, 3), (3, 1)]);
         assert_eq!(w.look(vec![(1, 2), (2, 3), (3, 4)]), None, "one wait of the cycle gone");
+    }
+
+    /// The waits on cycles are those of every cycle, not only the one named;
+    /// a wait leading into a cycle or out of it is not among them.
+    #[test]
+    fn waits_on_cycles_are_those_of_every_cycle() {
+        let waits = [(1, 2), (2, 1), (2, 3), (3, 4), (4, 3), (5, 5), (6, 1)];
+        assert_eq!(waits_on_cycles(&waits), vec![(1, 2), (2, 1), (3, 4), (4, 3), (5, 5)]);
+        let mut w = WaitWatch::default();
+        assert_eq!(w.look_in_cycles(waits.to_vec()), None, "first seen");
+        let (cycle, on) = w.look_in_cycles(waits.to_vec()).expect("persisted");
+        assert_eq!(cycle.len(), 2);
+        assert_eq!(on.len(), 5);
     }
 
     #[test]

@@ -2,34 +2,36 @@
 //! accepted load, latencies per class, the video metrics, link and buffer
 //! utilization), the network and routing sections, the conservation audit
 //! with its counters, the description of a run-time deadlock (a cycle of
-//! input VLs each waiting on a full output VL whose head has no credit
-//! downstream), and where an overloaded fabric's backlog sits.
+//! waits, each named, and its cause: the unicast routing or replication),
+//! and where an overloaded fabric's backlog sits.
 
 use serde_json::json;
 
 use super::fabric::IbFabric;
 use super::lifetime::DropReason;
 use super::packet::TrafficClass;
-use super::switch::InputVl;
+use super::switch::{InputVl, Wait, WaitKind, INPUT_BUFFER, OUTPUT_FIFO};
 use crate::error::{Error, Result};
 use crate::kernel::{time, Time};
 use crate::report::MetricSummary;
 use crate::sim::model::{accepted_below_offered, Metrics, Sections};
 
 impl IbFabric {
-    /// The waits a deadlock is made of: input VL a waits on a full output
-    /// VL whose head has no credit for input VL b downstream, and no credit
-    /// for b is on its way back (the sender's view of b's buffer is what b
-    /// holds). Nodes are (switch, input port, VL).
-    fn hard_waits(&self, now: Time) -> Vec<(InputVl, InputVl)> {
+    /// The waits a deadlock is made of (see `ib/switch/waits.rs`): a wait
+    /// across a link holds only while no credit for the input VL across it
+    /// is on its way back (the sender's view of that buffer is what it holds).
+    fn hard_waits(&self, now: Time) -> Vec<Wait> {
         let mut waits = Vec::new();
         for sw in &self.switches {
-            for (a, b, out) in sw.blocked_waits(now) {
-                let sent = sw.credits_used(out as usize, b.2, now);
-                let held =
-                    self.switches[b.0 as usize].input_blocks(&self.sh.packets, self.sh.switch.block, b.1 as usize, b.2);
-                if sent == held {
-                    waits.push((a, b));
+            for w in sw.waits(&self.sh.packets, self.sh.switch.block, now) {
+                let hard = w.through.is_none_or(|out| {
+                    let (s, p, vl) = w.to;
+                    let held =
+                        self.switches[s as usize].input_blocks(&self.sh.packets, self.sh.switch.block, p as usize, vl);
+                    sw.credits_used(out as usize, vl, now) == held
+                });
+                if hard {
+                    waits.push(w);
                 }
             }
         }
@@ -38,30 +40,57 @@ impl IbFabric {
 
     /// A run-time deadlock: a cycle of hard waits (see [`Self::hard_waits`])
     /// every one of which was there at the previous look too (a cycle seen
-    /// at one look only may dissolve a few microseconds later).
+    /// at one look only may dissolve a few microseconds later). Its cause,
+    /// over every cycle of the deadlock: a replication reservation if one is
+    /// on a cycle (the deadlock seed 003 prevents by FCFS preemption), else
+    /// multicast copies if any wait exists only because switches replicate
+    /// (a copy on a full output VL, a multicast buffer), else the unicast routing.
     pub(super) fn find_deadlock(&mut self, now: Time) -> Option<serde_json::Value> {
         let waits = self.hard_waits(now);
-        let cycle = self.watch.waits.look(waits)?;
-        let vl_name = |vl: u8| self.vl_numbers.outer(vl);
-        let names: Vec<String> = cycle
-            .iter()
-            .map(|&(s, p, vl)| {
-                let from = self.switches[s as usize].peer(p as usize).map(|to| to.index);
-                match from {
-                    Some(f) => {
-                        format!("switch {} -> switch {} (input port {p}, VL {} full)", f + 1, s + 1, vl_name(vl))
-                    }
-                    None => format!("switch {} input port {p} VL {}", s + 1, vl_name(vl)),
-                }
-            })
-            .collect();
+        let mut kinds: Vec<((InputVl, InputVl), WaitKind)> = waits.iter().map(|w| ((w.from, w.to), w.kind)).collect();
+        kinds.sort_unstable();
+        let (cycle, on_cycles) = self.watch.waits.look_in_cycles(waits.iter().map(|w| (w.from, w.to)).collect())?;
+        let kind = |pair: (InputVl, InputVl)| {
+            let at = kinds.partition_point(|&(p, _)| p < pair);
+            kinds[at].1
+        };
+        let cycle_kinds: Vec<&str> =
+            (0..cycle.len()).map(|i| kind((cycle[i], cycle[(i + 1) % cycle.len()])).name()).collect();
+        let replication = on_cycles.iter().filter(|&&pair| kind(pair).of_replication()).count();
+        let reservation = on_cycles.iter().any(|&pair| kind(pair) == WaitKind::Reservation);
+        let cause = match (reservation, replication) {
+            (true, _) => "replication reservation",
+            (false, 0) => "unicast routing",
+            (false, _) => "multicast copies",
+        };
+        let names: Vec<String> = cycle.iter().map(|&node| self.node_name(node)).collect();
         Some(json!({
             "time_us": time::to_us(now),
             "cycle": names,
+            "cycle_waits": cycle_kinds,
+            "cause": cause,
+            "waits_on_cycles": on_cycles.len(),
+            "replication_waits_on_cycles": replication,
             "seen_at_two_looks_us_apart": time::to_us(self.watch.period),
             "transient_wait_cycles": self.watch.waits.transient,
             "packets_in_fabric": self.sh.packets.live(),
         }))
+    }
+
+    /// A node of the wait-for graph by name: an input VL by the link into
+    /// it, or a multicast buffer by its port.
+    fn node_name(&self, (s, p, vl): InputVl) -> String {
+        match vl {
+            INPUT_BUFFER => format!("switch {} input port {p} multicast buffer", s + 1),
+            OUTPUT_FIFO => format!("switch {} output port {p} multicast FIFO", s + 1),
+            vl => {
+                let name = self.vl_numbers.outer(vl);
+                match self.switches[s as usize].peer(p as usize).map(|to| to.index) {
+                    Some(f) => format!("switch {} -> switch {} (input port {p}, VL {name} full)", f + 1, s + 1),
+                    None => format!("switch {} input port {p} VL {name}", s + 1),
+                }
+            }
+        }
     }
 
     pub(super) fn summaries_at(&self, now: Time) -> Metrics {

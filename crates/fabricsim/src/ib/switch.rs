@@ -31,7 +31,7 @@
 //! `output_link.rs`, the output ports' crossbar state in `output.rs`, and
 //! beside them multicast replication, mixed link rates, lifetime drops,
 //! and what reports read (`replication.rs`, `rates.rs`, `drops.rs`,
-//! `inspect.rs`).
+//! `inspect.rs`, `waits.rs`).
 
 mod build;
 mod crossbar;
@@ -41,11 +41,13 @@ mod output;
 mod output_link;
 mod rates;
 mod replication;
+mod waits;
 
 pub use super::switch_config::SwitchConfig;
 pub use build::SwitchSpec;
 use output::{OnWire, OutPort};
 use rates::Hold;
+pub use waits::{Wait, WaitKind, INPUT_BUFFER, OUTPUT_FIFO};
 
 use super::forwarding::{Forwarding, OutputView, Route};
 use super::input_port::{InPort, MANY_BLOCKS};

@@ -1,6 +1,6 @@
 //! What the assembly, reports and audits read of a switch: its cabling and
-//! stage time, the waits a run-time deadlock is a cycle of, buffer and
-//! credit use, memory, quiescence.
+//! stage time, buffer and credit use, memory, quiescence (the waits a
+//! run-time deadlock is a cycle of: `waits.rs`).
 
 use super::*;
 
@@ -18,36 +18,6 @@ impl IbSwitch {
     pub fn peer(&self, port: usize) -> Option<PortRef> {
         self.inputs[port].peer.map(|w| w.to)
     }
-    /// Input VLs whose head waits on a full output VL whose own head waits
-    /// for credit: the edges (this input VL, the downstream input VL) of the
-    /// wait-for graph a run-time deadlock is a cycle of, with the output
-    /// port between them. Nodes are (switch, input port, VL).
-    pub fn blocked_waits(&self, now: Time) -> Vec<(InputVl, InputVl, u16)> {
-        let mut out = Vec::new();
-        for port in 0..self.ports() {
-            for vl in 0..15u8 {
-                let input = &self.inputs[port];
-                if input.queue(vl).is_empty() || input.ready & (1 << vl) == 0 {
-                    continue;
-                }
-                let o = input.head_out(vl);
-                if input.head_blocks(vl) <= self.free_at(o, vl, now) || self.outputs[o].port.queue(vl).is_empty() {
-                    continue;
-                }
-                // Credits held for the output but due by now count as back.
-                if !self.outputs[o].port.blocked_on_credit(vl, now) {
-                    continue;
-                }
-                if let Some(w) = self.inputs[o].peer {
-                    if w.to.kind == ComponentKind::Switch {
-                        out.push(((self.index, port as u16, vl), (w.to.index, w.to.port, vl), o as u16));
-                    }
-                }
-            }
-        }
-        out
-    }
-
     /// Credit blocks held in input VL (`port`, `vl`) by its queued packets.
     /// A packet crossing the crossbar counts no more: its credits are on
     /// their way back from its start (keyed for its end).

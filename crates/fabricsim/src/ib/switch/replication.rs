@@ -44,49 +44,49 @@ pub(super) const MULTICAST_BUFFER_READ: u16 = MULTICAST_TRANSFER - 1;
 
 /// A multicast packet at the head of an input VL, or (asynchronous) in its input's buffer.
 #[derive(Clone, Copy, Debug, Default)]
-struct Request {
-    input: u16,
-    vl: u8,
-    id: u32,
+pub(super) struct Request {
+    pub(super) input: u16,
+    pub(super) vl: u8,
+    pub(super) id: u32,
     /// When its header reached this switch (FCFS order).
-    t: Time,
+    pub(super) t: Time,
     group: u16,
     src: u32,
     /// Outputs still to be given a copy.
-    remaining: u64,
-    blocks: u16,
+    pub(super) remaining: u64,
+    pub(super) blocks: u16,
     /// Asynchronous: the first copy has taken it out of its input VL.
-    buffered: bool,
+    pub(super) buffered: bool,
     /// Asynchronous: a copy of it is crossing now (one at a time).
-    copying: bool,
+    pub(super) copying: bool,
 }
 
 /// An output's multicast FIFO (central buffer).
 #[derive(Clone, Debug, Default)]
-struct Central {
-    fifo: Ring<Packet>,
+pub(super) struct Central {
+    pub(super) fifo: Ring<Packet>,
     /// Per copy in the FIFO, in its order: the rate of the link it came in
     /// on (a copy still being written may leave only as its tail allows).
     from: VecDeque<Rate>,
-    bytes: u32,
+    pub(super) bytes: u32,
     /// Bytes of the copy crossing from the FIFO to the output VL.
     moving: u32,
 }
 
 pub(in crate::ib) struct Replication {
-    scheme: MulticastScheme,
-    order: MulticastOrder,
+    pub(super) scheme: MulticastScheme,
+    pub(super) order: MulticastOrder,
     /// Requests in arrival order (FCFS order for synchronous replication).
-    requests: Vec<Request>,
+    pub(super) requests: Vec<Request>,
     /// Round robin: the input first in turn.
-    next_input: usize,
+    pub(super) next_input: usize,
     /// Per input: the outputs of its multicast transfer under way, whether
     /// that transfer takes the packet out of its input VL, and its request.
     transfer: Vec<(u64, bool, Request)>,
     /// Asynchronous, per input: the output of the copy being read from its buffer.
     buffer_read: Vec<u64>,
-    central: Vec<Central>,
-    central_bytes: u32,
+    pub(super) central: Vec<Central>,
+    pub(super) central_bytes: u32,
     /// Scratch: request indices in service order (no allocation per event).
     order_scratch: Vec<usize>,
     /// Synchronous: the outputs multicast packets have reserved against
@@ -108,6 +108,17 @@ impl Replication {
             central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
             reserved: 0,
+        }
+    }
+
+    /// Request indices in service order: FCFS, the earliest arrival first;
+    /// round robin, the inputs in turn from the one after the last served.
+    pub(super) fn service_order(&self, ports: usize, order: &mut Vec<usize>) {
+        order.clear();
+        order.extend(0..self.requests.len());
+        if self.order == MulticastOrder::RoundRobin {
+            let (reqs, start) = (&self.requests, self.next_input);
+            order.sort_by_key(|&k| ((reqs[k].input as usize + ports - start) % ports, reqs[k].t));
         }
     }
 }
@@ -224,14 +235,8 @@ impl IbSwitch {
             return None;
         }
         let mut order = std::mem::take(&mut r.order_scratch);
-        order.clear();
-        order.extend(0..r.requests.len());
-        if r.order == MulticastOrder::RoundRobin {
-            let (n, start) = (self.inputs.len(), r.next_input);
-            let reqs = &r.requests;
-            order.sort_by_key(|&k| ((reqs[k].input as usize + n - start) % n, reqs[k].t));
-        }
         let r = self.replication.as_ref().expect("replicating switch");
+        r.service_order(self.inputs.len(), &mut order);
         // Inputs whose buffer holds a packet (asynchronous: one at a time).
         let buffered = r.requests.iter().filter(|q| q.buffered).fold(0u64, |m, q| m | 1 << q.input);
         // Outputs held by a request earlier in order (synchronous).
@@ -298,7 +303,7 @@ impl IbSwitch {
     }
 
     /// Whether every output of `outs` has room for `blocks` on `vl`.
-    fn has_room(&self, mut outs: u64, vl: u8, blocks: u16) -> bool {
+    pub(super) fn has_room(&self, mut outs: u64, vl: u8, blocks: u16) -> bool {
         while outs != 0 {
             let o = outs.trailing_zeros() as usize;
             outs &= outs - 1;
