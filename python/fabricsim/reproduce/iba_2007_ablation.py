@@ -17,24 +17,31 @@ import pandas as pd
 
 from .claims import study_table
 from .evaluation import evaluate
+from .policy import Check
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
 from .iba_2007 import SOURCE, figure_runs
 from .iba_2007_claims import fig7_claims
 from .iba_2007_schemes import ABLATIONS, FIGURES
+from .iba_2007_values import FigureRuns
 
 READINGS = ("declared",) + tuple(ABLATIONS)
 VERDICTS = ("within", "missed", "no value")
+
+
+def fig7_predictions(fr: FigureRuns) -> dict[str, Check]:
+    """Every Fig. 7 prediction row judged on ``fr`` (Fig. 7 under some
+    variant) by the same policy as the figure itself, by row id."""
+    study = study_table("iba-2007")
+    assert study is not None, "iba-2007 has a claims table"
+    return {c.id: c for c in evaluate(study, "iba-2007/fig7", fig7_claims(fr)) if c.role == "prediction"}
 
 
 def verdicts(ctx: Context, reading: str) -> list[dict[str, Any]]:
     f = FIGURES["7"]
     if reading != "declared":
         f = dataclasses.replace(f, ablation=ABLATIONS[reading][1])
-    ours = fig7_claims(figure_runs(ctx, f))
-    study = study_table("iba-2007")
-    assert study is not None, "iba-2007 has a claims table"
     return [{"reading": reading, "claim": c.id, "verdict": c.verdict, "ours": c.ours, "note": c.note}
-            for c in evaluate(study, "iba-2007/fig7", ours) if c.role == "prediction"]
+            for c in fig7_predictions(figure_runs(ctx, f)).values()]
 
 
 @experiment(id="iba-2007/ablation", title="Fig. 7 under each reading's other side: whole frames, one shared HCA buffer",

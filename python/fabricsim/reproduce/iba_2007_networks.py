@@ -48,7 +48,8 @@ def bounds(switches: int, seed: int) -> Bounds:
 
     spf = ask("spf")
     mp = ask("multipath")["multipath_saturation"]["injection_rate"]
-    ud = max(ask("updown_tree", root=r)["uniform_saturation"]["injection_rate"] for r in candidate_roots(switches, seed))
+    roots = roots_by_eccentricity(switches, spf)
+    ud = max(ask("updown_tree", root=r)["uniform_saturation"]["injection_rate"] for r in roots)
     return Bounds(seed, spf["channel_dependencies"]["acyclic"] is False, spf["uniform_saturation"]["injection_rate"], mp, ud)
 
 
@@ -94,5 +95,10 @@ def candidate_roots(switches: int, seed: int, count: int = CANDIDATE_ROOTS) -> l
     from ..api import routing
 
     r = routing({"ib": {"topology": topology(switches, seed), "routing": {"algorithm": "spf"}}})
-    ecc = eccentricities(switches, [(int(a), int(b)) for a, b, *_ in r["trunks"]])
+    return roots_by_eccentricity(switches, r, count)
+
+
+def roots_by_eccentricity(switches: int, report: dict[str, Any], count: int = CANDIDATE_ROOTS) -> list[int]:
+    """Of a routing report's network, the ``count`` switches of smallest eccentricity, ties by switch number."""
+    ecc = eccentricities(switches, [(int(a), int(b)) for a, b, *_ in report["trunks"]])
     return sorted(ecc, key=lambda s: (ecc[s], s))[:count]

@@ -16,11 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from .claims import study_table
-from .evaluation import evaluate
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
 from .iba_2007 import SOURCE, figure_runs
-from .iba_2007_claims import fig7_claims
+from .iba_2007_ablation import fig7_predictions
 from .iba_2007_schemes import DMP, FIGURES, RT, BE, CTL, MP_CREDIT, MP_CREDIT_DROP, MP_LFU, MP_LFU_DROP, Scheme
 from .iba_2007_values import FigureRuns, family_value
 
@@ -38,12 +36,9 @@ def with_slack(f: Any, slack: int) -> Any:
 
 @experiment(id="iba-2007/slack", title="Fig. 7 with multipath tables of slack 3 against 2", seed_ref=SOURCE)
 def slack(ctx: Context) -> ExperimentOutput:
-    study = study_table("iba-2007")
-    assert study is not None, "iba-2007 has a claims table"
     runs: dict[int, FigureRuns] = {k: figure_runs(ctx, with_slack(FIGURES["7"], k)) for k in SLACKS}
     rows: list[dict[str, Any]] = []
-    verdicts = {k: {c.id: c for c in evaluate(study, "iba-2007/fig7", fig7_claims(fr)) if c.role == "prediction"}
-                for k, fr in runs.items()}
+    verdicts = {k: fig7_predictions(fr) for k, fr in runs.items()}
     for cid, c2 in verdicts[2].items():
         c3 = verdicts[3][cid]
         rows.append({"series": "verdicts", "x": math.nan, "y": float(c2.verdict != c3.verdict), "y_ci": math.nan,
