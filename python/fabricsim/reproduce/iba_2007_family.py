@@ -8,7 +8,9 @@ accepted load within two points of offered). The first five candidates
 that deliver are the family. SPF without dropping runs beside it on each
 candidate, for the record: where the fabric is congested it deadlocks. The
 experiment shows every candidate it tried, with its bounds and both runs,
-and fails if the rule no longer gives the family the figures run on.
+and fails if the rule no longer gives the family the figures run on. On
+every candidate it judges the study's two sentences on SPF's deadlocks:
+SPF may deadlock, and dropping avoids it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .framework import Context, ExperimentOutput, PlotSpec, experiment
 from .iba_2007 import SOURCE, run_all, scenario
 from .iba_2007_networks import FAMILIES, FAMILY_SIZE, candidates
 from .iba_2007_schemes import FIGURES, RT, SPF, SPF_DROP
+from .claims import Measured, Value
 from .iba_2007_values import delivers, value
 
 BATCH = 6  # pilot runs started together (the rule stops at the fifth that delivers)
@@ -44,13 +47,35 @@ def choose(ctx: Context, switches: int) -> tuple[list[int], list[dict[str, Any]]
                 break
             ok, why = delivers(r)
             spf_ok, spf_why = delivers(r_spf)
+            drop_dead, spf_dead = deadlocked(r), deadlocked(r_spf)
             if ok:
                 kept.append(b.seed)
             rows.append({"switches": switches, "seed": b.seed, "spf_bound": b.spf, "multipath_bound": b.multipath,
                          "updown_bound": b.updown, "top_load": top, "delivers": ok, "why": why,
                          "rt_latency_us": value(r, RT)[0], "spf_delivers": spf_ok, "spf_why": spf_why,
-                         "spf_rt_latency_us": value(r_spf, RT)[0], "kept": ok, "order": len(rows) + 1})
+                         "spf_rt_latency_us": value(r_spf, RT)[0], "kept": ok, "order": len(rows) + 1,
+                         "drop_deadlocked": drop_dead, "spf_deadlocked": spf_dead})
     return kept, rows
+
+
+def deadlocked(r: Any) -> bool:
+    """Whether a run deadlocked (stopped on it, or measured through it)."""
+    return r.run_info.get("stop_reason") == "deadlock" or "deadlock" in r.flags
+
+
+def deadlock_rows(rows: list[dict[str, Any]]) -> dict[str, Measured]:
+    """f7-spf-deadlocks and f7-drop-avoids-deadlock, judged on every candidate the rule tried."""
+    def names(where: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{r['switches']}-switch seed {r['seed']}" for r in where) or "none"
+
+    spf = [r for r in rows if r["spf_deadlocked"]]
+    drop = [r for r in spf if r["drop_deadlocked"]]
+    return {
+        "f7-spf-deadlocks": Value(len(spf), None, f"SPF deadlocked at the top load on {len(spf)} of {len(rows)} "
+                                  f"candidates: {names(spf)}"),
+        "f7-drop-avoids-deadlock": Value(len(drop), None, f"SPF+Drop deadlocked at the top load on {len(drop)} of the "
+                                         f"{len(spf)} candidates where SPF did: {names(drop)}"),
+    }
 
 
 @experiment(id="iba-2007/networks", title="The networks of Figs. 7-10: the family rule applied (bounds and SPF at the top load)",
@@ -69,4 +94,4 @@ def networks_rule(ctx: Context) -> ExperimentOutput:
     plot = PlotSpec("SPF's uniform saturation bound", "SPF+Drop real-time latency at the top load (us)",
                     "The family rule: candidates tried, most congested first",
                     series=sorted(set(curves["series"])), logy=True)
-    return ExperimentOutput(curves=curves, plot=plot, ours={})
+    return ExperimentOutput(curves=curves, plot=plot, ours=dict(deadlock_rows(rows)))
