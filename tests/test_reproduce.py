@@ -263,4 +263,4 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 26 and all(c["note"] for c in rows)
+    assert len(rows) == 25 and all(c["note"] for c in rows)
