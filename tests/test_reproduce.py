@@ -127,15 +127,18 @@ def test_seed000_single_switch_experiments_run_quick(tmp_path):
 def test_seed003_family_scenarios_and_verdicts():
     """Seed 003: the network family the documented rule chooses, scenario construction, candidate roots, and how
     deadlocked, stalled and flagged runs are judged."""
+    from dataclasses import replace
+
     from fabricsim.reproduce import iba_2007 as iba
     from fabricsim.reproduce import iba_2007_networks as iba_networks
+    from fabricsim.reproduce.iba_2007_claims import steady
     from fabricsim.reproduce.iba_2007_values import delivers
     from fabricsim.result import RunResult
 
     assert {"iba-2007/fig7", "iba-2007/fig8", "iba-2007/fig9", "iba-2007/spf-ties"} <= set(experiments())
-    assert [s.label for s in iba.SCHEMES] == ["Up*/Down*", "SPF", "SPF+Drop", "Multipath+LFU", "Multipath+LFU+Drop",
+    assert [s.label for s in iba.SCHEMES] == ["Up/Down (tree)", "SPF", "SPF+Drop", "Multipath+LFU", "Multipath+LFU+Drop",
                                               "Multipath+Credit", "Multipath+Credit+Drop"]
-    assert [s.label for s in iba.FIGURES["9"].schemes] == ["Up*/Down*", "SPF", "SPF+Drop", "Multipath+LFU",
+    assert [s.label for s in iba.FIGURES["9"].schemes] == ["Up/Down (tree)", "SPF", "SPF+Drop", "Multipath+LFU",
                                                            "Multipath+LFU+Drop"]
     # docs/infiniband-model.md: the five seeds the rule keeps (iba-2007/networks re-derives them with runs);
     # each meets its static part: SPF's dependencies cyclic, multipath's bound above SPF's.
@@ -156,6 +159,10 @@ def test_seed003_family_scenarios_and_verdicts():
     # Its balanced runs are Fig. 7's own scenarios (run once when both run in one process).
     assert iba.scenario(quick, iba.FIGURES["ties"], 1, iba.SPF, None, 0.5) == iba.scenario(quick, iba.FIGURES["7"], 1,
                                                                                            iba.SPF, None, 0.5)
+    # The hoq-life ablation changes the dropping schemes only: the others' runs are the declared figure's.
+    f4 = replace(iba.FIGURES["7"], **iba.ABLATIONS["hoq-life-4"][1])
+    assert iba.scenario(quick, f4, 1, iba.SPF_DROP, None, 0.5)["ib"]["switch"] == {"hoq_life": 4}
+    assert iba.scenario(quick, f4, 1, iba.MP_LFU, None, 0.5) == iba.scenario(quick, iba.FIGURES["7"], 1, iba.MP_LFU, None, 0.5)
     ud = iba.scenario(quick, iba.FIGURES["7"], 1, iba.UPDOWN, 5, 0.1)
     assert ud["ib"]["routing"] == {"algorithm": "updown_tree", "root": 5} and "switch" not in ud["ib"]
     assert sc["run"]["warmup_observations"] == pytest.approx(0.02 * iba.packets_per_s(30, 0.28), abs=1)
@@ -179,6 +186,9 @@ def test_seed003_family_scenarios_and_verdicts():
 
     assert delivers(offered(58.5))[0] and not delivers(offered(57.9))[0]
     assert delivers(offered(60.0, ["deadlock"]))[1].startswith("deadlocked")
+    # A comparison is judged only on runs that deliver steadily: a growing backlog has no steady value.
+    assert steady(iba.Point(offered(59.0, ["accepted_below_offered"]), "flagged"))[0]
+    assert steady(iba.Point(offered(59.0, ["backlog_growing"]), "flagged")) == (False, "unsteady (backlog growing)")
 
     f7 = iba.FIGURES["7"]
     assert iba.classify(f7, 0.4, fake()).status == "ok"
@@ -216,7 +226,7 @@ def test_seed003_tiny_runs_evaluate_every_claim_and_write_csv(tmp_path, monkeypa
     monkeypatch.setattr(iba, "_RESULTS", {})
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     reports = {i: run_experiment(i, ctx) for i in ("iba-2007/fig7", "iba-2007/fig8", "iba-2007/fig9")}
-    # Fig. 8 reruns nothing of Fig. 7 (its runs are reused); Fig. 9 has 5 schemes, Up*/Down* from 3 roots.
+    # Fig. 8 reruns nothing of Fig. 7 (its runs are reused); Fig. 9 has 5 schemes, Up/Down from 3 roots.
     assert [reports[i].runs for i in reports] == [9, 9, 7]
     for exp_id, report in reports.items():
         stem = tmp_path / framework.file_stem(exp_id)
@@ -263,4 +273,4 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 25 and all(c["note"] for c in rows)
+    assert len(rows) == 26 and all(c["note"] for c in rows)

@@ -18,7 +18,7 @@ plotted loads), and :func:`family` applies it. Every scheme runs on every
 network of the family; the figure draws the family median, and every claim is
 judged on medians (the spread is in each claim's note), never on one network.
 
-Schemes (``SCHEMES``): Up*/Down* (the original, on spanning-tree channels
+Schemes (``SCHEMES``): Up/Down (the original, on spanning-tree channels
 only, as section 3.1 and Fig. 5b describe it; per network the best of the
 three switches of smallest eccentricity as roots, by mean real-time latency
 over the loads where every root ran), SPF (ties by destination, Fig. 5a),
@@ -62,7 +62,7 @@ from .framework import FLAGGED, Context, ExperimentOutput, Panel, PlotSpec, expe
 # name of seed 003 stays importable from this module.
 from .iba_2007_claims import (
     above,
-    deadlocked,
+    deadlocked_runs,
     drop_gain,
     fig7_claims,
     fig8_claims,
@@ -74,6 +74,7 @@ from .iba_2007_claims import (
 )
 from .iba_2007_networks import FAMILY_SIZE, candidate_roots, eccentricities, family, topology
 from .iba_2007_schemes import (
+    ABLATIONS,
     ACC,
     BE,
     BW_EQUAL,
@@ -182,7 +183,7 @@ def scenario(ctx: Context, f: Figure, seed: int, scheme: Scheme, root: int | Non
     if scheme.workload is not None:
         ib["workload"] |= dict(scheme.workload)
     if scheme.drop:
-        ib["switch"] = {"hoq_life": HOQ_LIFE}
+        ib["switch"] = {"hoq_life": HOQ_LIFE if f.hoq_life is None else f.hoq_life}
     for section, keys in (f.ablation or {}).items():
         ib[section] = dict(ib.get(section) or {}) | dict(keys)
     label = scheme.label + (f" root {root}" if root is not None else "")

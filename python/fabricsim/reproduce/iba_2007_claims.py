@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from .claims import Compare, Measured, Value, least_ahead
@@ -43,6 +44,7 @@ from .iba_2007_values import (
     FamilyValue,
     FigureRuns,
     Point,
+    deadlocked,
     delivers,
     describe,
     family_value,
@@ -54,17 +56,18 @@ from .iba_2007_values import (
 def paired(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, x: float, metric: str
            ) -> tuple[FamilyValue, FamilyValue, str]:
     """``a`` (in ``fa``) and ``b`` (in ``fb``) at load ``x``, each the family
-    median over the networks where both runs deliver (no deadlock, accepted
-    load within two points of offered): a comparison is judged only there.
+    median over the networks where both runs deliver steadily (no deadlock,
+    accepted load within two points of offered, neither a growing backlog
+    nor a source queue overflowing): a comparison is judged only there.
     Fewer than three such networks: no value, with the reason."""
     both, dead = [], []
     for n in fa.nets:
         if n not in fb.nets:
             continue
         pa, pb = fa.drawn[(a.key, n)].runs[x], fb.drawn[(b.key, n)].runs[x]
-        ok_a, why_a = delivers(pa.r)
-        ok_b, why_b = delivers(pb.r)
-        if ok_a and ok_b and pa.status not in NO_VALUE and pb.status not in NO_VALUE:
+        ok_a, why_a = steady(pa)
+        ok_b, why_b = steady(pb)
+        if ok_a and ok_b:
             both.append(n)
         else:
             dead.append(f"network {n}: " + "; ".join(f"{s.label} {w}" for s, ok, w in ((a, ok_a, why_a), (b, ok_b, why_b))
@@ -77,8 +80,26 @@ def paired(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, x: float, metri
         va, vb = packet_latency(sub_a, a, x), packet_latency(sub_b, b, x)
     else:
         va, vb = family_value(sub_a, a, x, metric), family_value(sub_b, b, x, metric)
-    why = f"both deliver on {len(both)} of {len(fa.nets)} networks" + (f" ({'; '.join(dead)})" if dead else "")
+    why = f"both deliver steadily on {len(both)} of {len(fa.nets)} networks" + (f" ({'; '.join(dead)})" if dead else "")
     return va, vb, why
+
+
+# Flags that say a run has no steady state: what it measured was still moving.
+UNSTEADY = ("backlog_growing", "source_overflow")
+
+
+def steady(p: Point) -> tuple[bool, str]:
+    """Whether a run delivers (:func:`delivers`) in a steady state (no
+    ``UNSTEADY`` flag), with the reason when not."""
+    ok, why = delivers(p.r)
+    if not ok:
+        return False, why
+    if p.status in NO_VALUE:
+        return False, p.status
+    unsteady = [f.replace("_", " ") for f in p.r.flags if f in UNSTEADY]
+    if unsteady:
+        return False, f"unsteady ({', '.join(unsteady)})"
+    return True, why
 
 
 def reduction(fr: FigureRuns, scheme: Scheme, xs: Iterable[float], metric: str, how: str = "mean") -> Measured:
@@ -130,12 +151,9 @@ def above(fa: FigureRuns, a: Scheme, fb: FigureRuns, b: Scheme, xs: Sequence[flo
     return Compare(sa, sb, ca or None, cb or None, "; ".join(notes), no_value=no_value)
 
 
-def deadlocked(fr: FigureRuns, scheme: Scheme) -> list[tuple[int, float]]:
+def deadlocked_runs(fr: FigureRuns, scheme: Scheme) -> list[tuple[int, float]]:
     """The (network, load) runs of ``scheme`` that deadlocked (stopped on it, or measured through it)."""
-    def dead(p: Point) -> bool:
-        return p.status in NO_VALUE or "deadlock" in p.r.flags
-
-    return [(n, x) for n in fr.nets for x in fr.xs if dead(fr.drawn[(scheme.key, n)].runs[x])]
+    return [(n, x) for n in fr.nets for x in fr.xs if deadlocked(fr.drawn[(scheme.key, n)].runs[x].r)]
 
 
 # ---------------------------------------------------------------- claims ----
@@ -200,7 +218,7 @@ def fig8_claims(fr: FigureRuns, fr7: FigureRuns) -> dict[str, Measured]:
         ours[f"f8-selection-{m}"] = above(fr, a, fr, b, hi, SHORT[m])
     # "the packet dropping scheme can effectively break the cyclic dependencies that cause deadlocks"
     dropping = [(f, s) for f in (fr7, fr) for s in (SPF_DROP, MP_LFU_DROP, MP_CREDIT_DROP)]
-    dead = [f"Fig. {f.f.fig} {s.label} network {n} at {pct(x)}" for f, s in dropping for n, x in deadlocked(f, s)]
+    dead = [f"Fig. {f.f.fig} {s.label} network {n} at {pct(x)}" for f, s in dropping for n, x in deadlocked_runs(f, s)]
     runs = sum(len(f.nets) * len(f.xs) for f, _ in dropping)
     ours["f78-drop-breaks-deadlocks"] = Value(len(dead), None, f"{len(dead)} of {runs} runs with dropping deadlocked: "
                                               + ("; ".join(dead) or "none"))
@@ -252,7 +270,7 @@ def fig9_claims(fr: FigureRuns, fr7: FigureRuns) -> dict[str, Measured]:
     g30, c30, n30 = drop_gain(fr)
     none = "" if math.isfinite(g15) and math.isfinite(g30) else "no load where SPF and SPF+Drop both deliver at one size"
     ours["f9-drop-less-significant"] = Compare(g15, g30, c15, c30, f"{n15}; {n30}", no_value=none)
-    d15, d30 = deadlocked(fr7, SPF), deadlocked(fr, SPF)
+    d15, d30 = deadlocked_runs(fr7, SPF), deadlocked_runs(fr, SPF)
     runs15, runs30 = len(fr7.nets) * len(fr7.xs), len(fr.nets) * len(fr.xs)
     # Wilson intervals treat the runs as independent; runs of one network at
     # rising loads are not (one that deadlocks at 40% tends to at 50%), so
@@ -277,8 +295,16 @@ def fig10_claims(fr: FigureRuns, fb: FigureRuns) -> dict[str, Measured]:
     for t in (MC_SYNC, MC_ASYNC):
         ours[f"f10-central-slightly-{t.key}"] = above(fr, t, fr, MC_CENTRAL, xs, MC)
     ours["f10-sync-async-comparable"] = above(fr, MC_SYNC, fr, MC_ASYNC, xs, MC)
-    # Deadlocks of synchronous replication, not those of the unicast routing:
-    # f10-sync-no-deadlock: a reservation never waits on a full VL (construction).
+    # "We did not observe deadlocks with the Synchronous Replication": every
+    # synchronous run that deadlocked, with the cause its report attributes
+    # (f10-sync-reservation-no-deadlock: a reservation is never on a cycle, construction).
+    dead = deadlocked_runs(fr, MC_SYNC)
+    causes = Counter(str((fr.drawn[(MC_SYNC.key, n)].runs[x].r.deadlock or {}).get("cause", "not attributed"))
+                     for n, x in dead)
+    where = "; ".join(f"network {n} at {pct(x)}" for n, x in dead)
+    by_cause = ", ".join(f"{k}: {v}" for k, v in sorted(causes.items()))
+    ours["f10-sync-no-deadlock"] = Value(len(dead), None, f"{len(dead)} of {len(fr.nets) * len(xs)} synchronous runs "
+                                         "deadlocked" + (f" ({by_cause}): {where}" if dead else ""))
     # "With a low load" the lowest; "at higher load" every load above it, judged where both deliver.
     lo, hi = [fb.xs[0]], fb.xs[1:]
     for t in (BW_LINEAR, BW_LOG):

@@ -1,7 +1,7 @@
 """Seed 003 (Kim et al., IBA design space, TPDS 2007): the networks every
 scheme runs on. The family rule of docs/infiniband-model.md picks random
 networks of each size before any figure runs (the static part here, the
-SPF runs at the top load in iba_2007_family); Up*/Down*'s candidate roots
+SPF runs at the top load in iba_2007_family); Up/Down's candidate roots
 are the switches of smallest eccentricity.
 """
 
@@ -31,7 +31,7 @@ def topology(switches: int, seed: int) -> dict[str, Any]:
 class Bounds:
     """A network's static properties the rule reads: whether SPF's channel
     dependencies have a cycle, and the uniform saturation bounds of SPF,
-    multipath (random path bits) and Up*/Down* (the best of the candidate roots)."""
+    multipath (random path bits) and Up/Down (the best of the candidate roots)."""
 
     seed: int
     cyclic: bool

@@ -47,6 +47,11 @@ class Point:
     stalled: str = ""  # for a stalled run: which traffic stopped
 
 
+def deadlocked(r: RunResult) -> bool:
+    """Whether a run deadlocked: stopped on it, or measured through it."""
+    return r.run_info.get("stop_reason") == "deadlock" or "deadlock" in r.flags
+
+
 def classify(f: Figure, load: float, r: RunResult) -> Point:
     """A run stopped on a deadlock is "deadlock". A run that ran its length but
     delivered no packet of a class while measuring, although its sources offered
@@ -62,7 +67,7 @@ def classify(f: Figure, load: float, r: RunResult) -> Point:
             silent.append(f"no {words} packet delivered in {1000 * measured_s:.0f} ms measured (about {expected:.0f} offered)")
     if silent:
         return Point(r, STALLED, "; ".join(silent))
-    if "deadlock" in r.flags:
+    if deadlocked(r):
         at = float((r.deadlock or {}).get("time_us", math.nan)) / 1000.0
         return Point(r, FLAGGED, f"deadlocked at {at:.0f} ms, measured through")
     return Point(r, FLAGGED if r.flags else "ok")
@@ -75,7 +80,7 @@ def delivers(r: RunResult) -> tuple[bool, str]:
     """Whether a run delivered what was offered: it did not deadlock (stopped
     on it or measured through it) and its accepted load is within
     ``DELIVERY_POINTS`` of the offered; with the reason when not."""
-    if r.run_info.get("stop_reason") == "deadlock" or "deadlock" in r.flags:
+    if deadlocked(r):
         at = float((r.deadlock or {}).get("time_us", math.nan)) / 1000.0
         return False, f"deadlocked at {at:.0f} ms"
     offered, accepted = value(r, "offered_load_pct")[0], value(r, ACC)[0]
@@ -86,7 +91,7 @@ def delivers(r: RunResult) -> tuple[bool, str]:
 
 @dataclass
 class Line:
-    """One scheme's runs on one network over a figure's loads (Up*/Down*: one root)."""
+    """One scheme's runs on one network over a figure's loads (Up/Down: one root)."""
 
     network: int
     scheme: Scheme
@@ -102,7 +107,7 @@ class Line:
 
 @dataclass
 class FigureRuns:
-    """A figure's runs: every line, and the one drawn per network and scheme (Up*/Down*: the best root)."""
+    """A figure's runs: every line, and the one drawn per network and scheme (Up/Down: the best root)."""
 
     f: Figure
     xs: tuple[float, ...]
@@ -133,7 +138,7 @@ class FamilyValue:
 
 def family_value(fr: FigureRuns, scheme: Scheme, x: float, metric: str) -> FamilyValue:
     pts = [fr.drawn[(scheme.key, n)].runs[x] for n in fr.nets]
-    dead = sum(p.status in NO_VALUE or "deadlock" in p.r.flags for p in pts)
+    dead = sum(p.status in NO_VALUE or deadlocked(p.r) for p in pts)
     vals = []
     for p in pts:
         # A stalled fabric's DMP, latencies and DMT would describe only the
