@@ -50,6 +50,16 @@ impl Error {
         self
     }
 
+    /// In `file`, unless it is about a file the scenario names (an
+    /// opensm.conf's line), whose key and value it quotes.
+    pub fn or_in_file(self, file: &str) -> Self {
+        if self.file.is_some() {
+            self
+        } else {
+            self.in_file(file)
+        }
+    }
+
     pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self

@@ -13,6 +13,7 @@
 //! Counters are totals over the whole run (the conservation audit needs
 //! them); everything else restarts at the end of warm-up.
 
+use super::congestion::CongestionCounters;
 use super::lifetime::DropReason;
 use super::packet::{Packet, TrafficClass};
 use super::vl_numbers::VlNumbers;
@@ -44,6 +45,8 @@ pub struct Counters {
     pub frames_missed: u64,
     /// Video frames refused at their source's full buffer.
     pub frames_refused: u64,
+    /// Congestion control's counters (zero without it).
+    pub congestion: CongestionCounters,
 }
 
 pub struct IbMetrics {

@@ -23,6 +23,8 @@
 //! `fabric/`) and `fabric` (the assembly: wiring the components and
 //! handing each its events).
 
+pub mod congestion;
+mod congestion_report;
 pub mod credit_return;
 pub mod fabric;
 pub mod footprint;

@@ -208,6 +208,8 @@ pub const MULTIPATH: u8 = 1 << 3;
 /// Replicated by the switches along its group's tree; its DLID is a
 /// multicast LID and its message names the group and the source.
 pub const MULTICAST: u8 = 1 << 4;
+/// Marked by a congested switch (IBA Annex A10's FECN bit of the BTH).
+pub const FECN: u8 = 1 << 5;
 
 /// Whether seed 003's selective dropping (section 3.5) may discard a packet:
 /// only real-time and best-effort packets, never a packet of a protected

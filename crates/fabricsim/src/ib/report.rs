@@ -144,7 +144,7 @@ impl IbFabric {
         out
     }
 
-    pub(super) fn sections(&self) -> Sections {
+    pub(super) fn sections(&self, stop: Time) -> Sections {
         // By the scenario's VL numbers, in their order.
         let per_vl: Vec<serde_json::Value> = (0..16)
             .map(|v| self.vl_numbers.inner(v) as usize)
@@ -164,12 +164,16 @@ impl IbFabric {
             "looks": self.watch.waits.looks,
             "transient_wait_cycles": self.watch.waits.transient,
         });
-        vec![
+        let mut out = vec![
             ("network".into(), network),
             ("routing".into(), self.routing.clone()),
             ("per_vl".into(), per_vl.into()),
             ("deadlock_watch".into(), watch),
-        ]
+        ];
+        if let Some(s) = &self.congestion {
+            out.push(("congestion_control".into(), self.congestion_section(s, stop)));
+        }
+        out
     }
 
     pub(super) fn counters(&self) -> Result<Vec<(String, i64)>> {
@@ -223,6 +227,11 @@ impl IbFabric {
             ("unreliable_datagrams_out_of_order".into(), c.unreliable_out_of_order as i64),
             ("crossbar_transfers".into(), self.packet_hops() as i64),
         ]);
+        if self.congestion.is_some() {
+            let cc = &c.congestion;
+            out.push(("fecn_marked".into(), cc.fecn_marked.iter().sum::<u64>() as i64));
+            out.push(("fecn_received".into(), cc.fecn_received.iter().sum::<u64>() as i64));
+        }
         Ok(out)
     }
 

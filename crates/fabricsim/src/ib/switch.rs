@@ -37,6 +37,7 @@ mod build;
 mod crossbar;
 mod drops;
 mod inspect;
+mod marking;
 mod output;
 mod output_link;
 mod rates;
@@ -49,6 +50,7 @@ use output::{OnWire, OutPort};
 use rates::Hold;
 pub use waits::{Wait, WaitKind, INPUT_BUFFER, OUTPUT_FIFO};
 
+use super::congestion::PortCongestion;
 use super::forwarding::{Forwarding, OutputView, Route};
 use super::input_port::{InPort, MANY_BLOCKS};
 use super::lft;
@@ -138,6 +140,9 @@ pub struct IbSwitch {
     /// Whether some packets route by a multipath table (read on every
     /// send: the forwarding counts what each output sends).
     routes_multipath: bool,
+    /// Whether the fabric runs congestion control (read on every send and
+    /// buffer change; in the line's padding before `replication`).
+    marks: bool,
     replication: Option<Box<replication::Replication>>,
     // Beyond: what only some fabrics use.
     /// Where heads go, beyond the data table (`ib/forwarding.rs`).
@@ -149,6 +154,8 @@ pub struct IbSwitch {
     holds: Vec<Hold>,
     /// Per output port, when its VLs' heads expire (empty without limits).
     expiry: Vec<PortExpiry>,
+    /// Per output port, its congestion marking state (empty without congestion control).
+    congestion: Vec<PortCongestion>,
 }
 
 impl IbSwitch {
@@ -389,6 +396,7 @@ mod layout_tests {
     #[test]
     fn hot_fields_share_the_switchs_first_line() {
         assert_eq!(offset_of!(IbSwitch, replication) + 8, 64);
+        assert!(offset_of!(IbSwitch, marks) < offset_of!(IbSwitch, replication));
         assert_eq!(std::mem::align_of::<IbSwitch>(), 64);
     }
 }

@@ -4,6 +4,7 @@
 //! anyway, rather than in each switch: a switch's own hot state is then one
 //! cache line.
 
+use super::congestion::Marking;
 use super::lifetime::Lifetime;
 use super::vl::{SlToVl, VLS};
 use crate::kernel::Time;
@@ -24,6 +25,8 @@ pub struct SwitchConfig {
     pub lifetime: Option<Lifetime>,
     /// A data VL buffer's size in credit blocks.
     pub capacity: u16,
+    /// Congestion control's marking (None: no congestion control).
+    pub marking: Option<Marking>,
 }
 
 impl SwitchConfig {
@@ -60,6 +63,7 @@ impl SwitchConfig {
             sl_to_vl,
             lifetime,
             capacity,
+            marking: None,
         }
     }
 }

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::check::{require, Range};
+pub use super::ib_congestion_spec::IbCongestionSpec;
 pub use super::ib_hca::*;
 pub use super::ib_multicast::{IbMulticastSpec, MulticastOrder, MulticastScheme};
 pub use super::ib_routing::*;
@@ -144,6 +145,9 @@ pub struct IbSpec {
     /// Multicast groups and replication (seed 003 section 5.2); absent: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multicast: Option<IbMulticastSpec>,
+    /// Congestion control (IBA Annex A10) as an opensm.conf sets it; absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub congestion_control: Option<IbCongestionSpec>,
 }
 
 impl Default for IbSpec {
@@ -164,6 +168,7 @@ impl Default for IbSpec {
             routing: IbRoutingSpec::default(),
             workload: IbWorkloadSpec::default(),
             multicast: None,
+            congestion_control: None,
         }
     }
 }
@@ -403,6 +408,9 @@ impl IbSpec {
             SWITCH_LIFE.check_int(v)?;
         }
         HCA_BUFFER.check(self.hca.buffer_mb)?;
+        if let Some(c) = &self.congestion_control {
+            c.settings()?;
+        }
         if let Some(t) = self.deadlock_check_us {
             DEADLOCK_CHECK.check(t)?;
         }

@@ -288,7 +288,7 @@ impl Scenario {
         let given = super::applies::given_keys(&serde_json::to_value(&value).unwrap_or_default());
         let file: ScenarioFile = serde_path_to_error::deserialize(value)
             .map_err(|e| from_serde(e.path().to_string(), e.into_inner().message().to_string(), source))?;
-        Self::from_file_given(file, &given).map_err(|e| e.in_file(source))
+        Self::from_file_given(file, &given).map_err(|e| e.or_in_file(source))
     }
 
     /// Parses and validates a scenario given as JSON (what the Python package sends).
@@ -304,7 +304,7 @@ impl Scenario {
         let given = super::applies::given_keys(&value);
         let file: ScenarioFile = serde_path_to_error::deserialize(value)
             .map_err(|e| from_serde(e.path().to_string(), e.into_inner().to_string(), source))?;
-        Self::from_file_given(file, &given).map_err(|e| e.in_file(source))
+        Self::from_file_given(file, &given).map_err(|e| e.or_in_file(source))
     }
 
     /// A scenario file as read, refusing the keys it gives that do nothing in its mode.

@@ -13,6 +13,7 @@ pub mod fc;
 pub mod hosts;
 pub mod ib;
 pub mod ib_congestion;
+pub mod ib_congestion_spec;
 pub mod ib_hca;
 pub mod ib_multicast;
 pub mod ib_routing;

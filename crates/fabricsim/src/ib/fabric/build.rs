@@ -154,7 +154,8 @@ impl IbFabric {
             }
             _ => vec![None; map.len()],
         };
-        let switch_config = SwitchConfig::new(
+        let congestion = spec.congestion_control.as_ref().map(|c| c.settings()).transpose()?;
+        let mut switch_config = SwitchConfig::new(
             &vl_order,
             sl_to_vl,
             Lifetime::new(spec.switch.hoq_life, spec.switch.switch_life),
@@ -162,6 +163,7 @@ impl IbFabric {
             spec.vl_buffer_bytes,
             spec.credit_block_bytes,
         );
+        switch_config.marking = congestion.as_ref().and_then(Marking::from_settings);
         // The switches' rows of table blocks first: with the distinct blocks
         // known, the estimate is checked again before the switches are built.
         build_watch::step("table blocks", 0, 0)?;
@@ -287,6 +289,7 @@ impl IbFabric {
             streams_received += sources.streams_to(i) as u32;
         }
         Ok(IbFabric {
+            congestion,
             look_ahead,
             bucket_shift,
             ring_bits,

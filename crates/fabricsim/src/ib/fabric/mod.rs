@@ -9,6 +9,7 @@
 
 use serde_json::json;
 
+use super::congestion::Marking;
 use super::footprint::Footprint;
 use super::hca::{Hca, HcaConfig, HcaEvent, HcaSpec};
 use super::lft::LftBuilder;
@@ -36,6 +37,7 @@ use crate::fabric::wait_for::WaitWatch;
 use crate::fabric::{FarEnd, Routes, Topology, Wiring};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::ib::{BufferScope, IbRouting, MulticastScheme, OnDeadlock, PathSelection};
+use crate::scenario::ib_congestion::CongestionSettings;
 use crate::scenario::ib_multicast::DEFAULT_CENTRAL_BUFFER;
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Simulation, Status, Summary};
@@ -190,6 +192,8 @@ pub struct IbFabric {
     /// Where each switch's ports are, for the hint of the next event's state.
     look_ahead: LookAhead,
     scenario: Scenario,
+    /// Congestion control's settings, as the scenario's opensm.conf gives them.
+    pub(super) congestion: Option<CongestionSettings>,
 }
 
 impl IbFabric {
@@ -447,7 +451,7 @@ impl Model for IbFabric {
         self.sh.metrics.set.finish(stop);
         let metrics = self.summaries_at(stop);
         let flags = self.result_flags(&metrics);
-        Summary { metrics, sections: self.sections(), flags }
+        Summary { metrics, sections: self.sections(stop), flags }
     }
 
     fn stop_sources(&mut self) {

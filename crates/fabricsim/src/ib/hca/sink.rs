@@ -8,7 +8,7 @@ use super::Hca;
 use super::HcaContext;
 use crate::ib::message::{FRAME_LAST, NO_STREAM};
 use crate::ib::multicast::NO_GROUP;
-use crate::ib::packet::{TrafficClass, MULTICAST};
+use crate::ib::packet::{TrafficClass, FECN, MULTICAST};
 use crate::ib::shared::Shared;
 use crate::ib::vl::{blocks_for, VL15};
 
@@ -23,6 +23,9 @@ impl Hca {
         let multicast = p.flags & MULTICAST != 0;
         debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
+        if p.flags & FECN != 0 {
+            sh.metrics.counters.congestion.fecn_received[p.sl.get() as usize] += 1;
+        }
         if p.vl != VL15 {
             sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
         }

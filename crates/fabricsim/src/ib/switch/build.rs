@@ -112,8 +112,14 @@ impl IbSwitch {
             wanting_high: vec![0; p * (p.div_ceil(64) - 1)],
             mixed,
             routes_multipath: forwarding.routes_multipath(),
+            marks: spec.config.marking.is_some(),
             holds: vec![super::rates::NO_HOLD; p],
             expiry: if spec.config.lifetime.is_some() { vec![PortExpiry::default(); p] } else { Vec::new() },
+            congestion: spec
+                .config
+                .marking
+                .as_ref()
+                .map_or(Vec::new(), |m| vec![PortCongestion::new(m, spec.config.capacity); p]),
             forwarding,
             replication,
         }

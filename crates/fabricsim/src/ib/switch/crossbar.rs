@@ -264,5 +264,8 @@ impl IbSwitch {
         if alone {
             self.head_changed(cx, ctx, out, vl, Some(id));
         }
+        if self.marks {
+            self.congestion[out].buffer_changed(vl, blocks as i32, cx.now());
+        }
     }
 }

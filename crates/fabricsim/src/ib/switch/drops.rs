@@ -46,5 +46,8 @@ impl IbSwitch {
         }
         ctx.drop_packet(id, reason);
         self.head_changed(cx, ctx, out, vl, next);
+        if self.marks {
+            self.congestion[out].buffer_changed(vl, -(blocks as i32), cx.now());
+        }
     }
 }

@@ -43,6 +43,9 @@ impl IbSwitch {
             return;
         }
         let Some(vl) = o.port.pick(cx, o.queued_vls, ctx.switch.capacity) else {
+            if self.marks {
+                self.wait_for_credit(out, cx.now());
+            }
             return;
         };
         let q = o.port.queue_mut(vl);
@@ -68,6 +71,11 @@ impl IbSwitch {
             false => (ctx.timing.wire(bytes), cx.now()),
             true => (ctx.timing.wire_at(wire.rate, bytes), self.start_of(out, id, cx.now())),
         };
+        if self.marks {
+            // Its output VL space is free when its tail has gone.
+            let gone = if with_transfer { self.outputs[out].busy_until } else { start + t };
+            self.mark_chosen(ctx, out, vl, id, blocks, gone, cx.now());
+        }
         ctx.metrics.forwarded(&ctx.packets[id], t, wire.to.kind == ComponentKind::Switch);
         if !with_transfer {
             cx.push(start + t, self.index, SwitchEvent::Sent { port: out as u16 });

@@ -1,0 +1,279 @@
+//! IBA Annex A10 congestion control at the switches: an output VL whose
+//! buffer is filled past the `Threshold` is congested, and one in
+//! `Marking_Rate + 1` of the packets it sends that are at least
+//! `Packet_Size` is marked with FECN, when the port is the congestion's
+//! root (the VL still has credit downstream after the packet) or, where its
+//! `Victim_Mask` bit is set, its victim (it has none). Each reading is
+//! declared in docs/infiniband-congestion-control.md, section 2. The
+//! switch also counts what a PMA would show: how long each output waited
+//! with data and no credit (PortXmitWait) and how long each VL was
+//! congested. The HCAs' reaction (BECN, CCTI, throttling) comes next; a
+//! scenario that configures it is refused until then.
+
+use super::packet::Packet;
+use crate::kernel::Time;
+use crate::scenario::ib_congestion::{CongestionSettings, PortMask};
+
+/// SwitchCongestionSetting's `Control_Map` bits: which fields are valid.
+pub const VICTIM_MASK_VALID: u32 = 1 << 0;
+pub const CREDIT_MASK_VALID: u32 = 1 << 1;
+pub const THRESHOLD_VALID: u32 = 1 << 2;
+pub const CREDIT_STARVATION_VALID: u32 = 1 << 3;
+pub const MARKING_RATE_VALID: u32 = 1 << 4;
+
+/// What every switch applies (OpenSM sends every switch the same setting).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marking {
+    /// `Threshold`, 1-15: a VL is congested while at least (16 - T)/16 of
+    /// its output buffer is taken.
+    pub threshold: u8,
+    /// `Marking_Rate`: eligible packets left unmarked after a marked one.
+    pub rate: u16,
+    /// `Packet_Size` in 64-byte credits: smaller packets are never marked.
+    pub min_credits: u16,
+    /// Ports (IBA numbers, from 1) that mark as victims too.
+    pub victim_mask: PortMask,
+}
+
+impl Marking {
+    /// The marking the settings configure: none when congestion control is
+    /// off or the threshold is 0 (or not valid in `Control_Map`: the
+    /// switch keeps its reset value, 0).
+    pub fn from_settings(s: &CongestionSettings) -> Option<Self> {
+        let sw = &s.switch;
+        let valid = |bit: u32| sw.control_map & bit != 0;
+        let threshold = if valid(THRESHOLD_VALID) { sw.threshold } else { 0 };
+        if !s.enabled || threshold == 0 {
+            return None;
+        }
+        Some(Marking {
+            threshold,
+            rate: if valid(MARKING_RATE_VALID) { sw.marking_rate } else { 0 },
+            min_credits: sw.packet_size as u16,
+            victim_mask: if valid(VICTIM_MASK_VALID) { sw.victim_mask } else { PortMask::default() },
+        })
+    }
+
+    /// Whether `taken` of a VL buffer's `capacity` blocks is congested.
+    #[inline]
+    pub fn congested(&self, taken: u16, capacity: u16) -> bool {
+        taken as u32 * 16 >= (16 - self.threshold as u32) * capacity as u32
+    }
+
+    /// Whether `p`, of `credits` 64-byte credits, may be marked at all:
+    /// unicast data of at least `Packet_Size` (a multicast packet's BECN
+    /// would reach one source for many receivers' congestion).
+    #[inline]
+    pub fn eligible(&self, p: &Packet, credits: u16) -> bool {
+        p.flags & super::packet::MULTICAST == 0 && credits >= self.min_credits
+    }
+}
+
+/// One output port's marking state and the PMA's clocks. The port keeps
+/// its own count of each VL's taken blocks: a packet's space is taken as
+/// its crossbar transfer starts and freed when its tail has gone, a time
+/// known as it is chosen to go (`leaving`); the switch frees it later, when
+/// it next looks at the output, and these clocks need no hook there.
+#[derive(Clone, Debug)]
+pub struct PortCongestion {
+    /// Per VL, eligible packets sent unmarked since the last marked one.
+    pub since_mark: [u16; 16],
+    /// Per VL, blocks taken in the output buffer.
+    taken: [u16; 16],
+    /// The packet on the wire: its VL (`NO_VL`: none), blocks and when they are free.
+    leaving: (u8, u16, Time),
+    /// Per VL, since when it is congested (`Time::MAX`: it is not), and
+    /// the time congested in spells that have ended.
+    congested_since: [Time; 16],
+    congested: [Time; 16],
+    /// Since when the port has had a packet to send and no credit for any
+    /// (`Time::MAX`: it has not), and the waits that have ended (PortXmitWait).
+    waiting_since: Time,
+    xmit_wait: Time,
+    /// The fewest taken blocks that are congested.
+    congested_at: u16,
+}
+
+const NO_VL: u8 = u8::MAX;
+
+impl PortCongestion {
+    /// A port whose VL buffers of `capacity` blocks are empty: the first
+    /// eligible packet of a congested VL is marked.
+    pub fn new(m: &Marking, capacity: u16) -> Self {
+        PortCongestion {
+            since_mark: [m.rate; 16],
+            taken: [0; 16],
+            leaving: (NO_VL, 0, 0),
+            congested_since: [Time::MAX; 16],
+            congested: [0; 16],
+            waiting_since: Time::MAX,
+            xmit_wait: 0,
+            congested_at: ((16 - m.threshold as u32) * capacity as u32).div_ceil(16) as u16,
+        }
+    }
+
+    /// VL `vl`'s taken blocks, once the packet that has left by `at` is out.
+    pub fn taken(&mut self, vl: u8, at: Time) -> u16 {
+        self.settle(at);
+        self.taken[(vl & 15) as usize]
+    }
+
+    /// `delta` blocks of `vl` taken (or freed, negative) at `at`.
+    pub fn buffer_changed(&mut self, vl: u8, delta: i32, at: Time) {
+        self.settle(at);
+        let v = (vl & 15) as usize;
+        debug_assert!(self.taken[v] as i32 + delta >= 0, "VL {vl}: more blocks freed than taken");
+        self.taken[v] = (self.taken[v] as i32 + delta) as u16;
+        let (now_congested, was) = (self.taken[v] >= self.congested_at, self.congested_since[v] != Time::MAX);
+        if now_congested && !was {
+            self.congested_since[v] = at;
+        } else if !now_congested && was {
+            self.congested[v] += at.saturating_sub(self.congested_since[v]);
+            self.congested_since[v] = Time::MAX;
+        }
+    }
+
+    /// A packet of `blocks` on `vl` is chosen at `now` and its space is free at `gone`.
+    pub fn leaves(&mut self, vl: u8, blocks: u16, gone: Time, now: Time) {
+        self.settle(now);
+        debug_assert_eq!(self.leaving.0, NO_VL, "one packet on a port's wire at a time");
+        self.leaving = (vl, blocks, gone);
+    }
+
+    /// Frees the space of the packet on the wire if it has gone by `at`.
+    fn settle(&mut self, at: Time) {
+        let (vl, blocks, gone) = self.leaving;
+        if vl != NO_VL && gone <= at {
+            self.leaving.0 = NO_VL;
+            self.buffer_changed(vl, -(blocks as i32), gone);
+        }
+    }
+
+    /// The port waits for credit from `now` (if it did not already).
+    pub fn wait_for_credit(&mut self, now: Time) {
+        self.waiting_since = self.waiting_since.min(now);
+    }
+
+    /// The port sends at `now`: a wait for credit ends.
+    pub fn sends(&mut self, now: Time) {
+        if self.waiting_since != Time::MAX {
+            self.xmit_wait += now.saturating_sub(self.waiting_since);
+            self.waiting_since = Time::MAX;
+        }
+    }
+
+    /// Whether the next eligible packet on `vl` is marked (and counts it).
+    #[inline]
+    pub fn take_turn(&mut self, m: &Marking, vl: u8) -> bool {
+        let n = &mut self.since_mark[(vl & 15) as usize];
+        if *n >= m.rate {
+            *n = 0;
+            true
+        } else {
+            *n += 1;
+            false
+        }
+    }
+
+    /// PortXmitWait and, per VL, the time congested, up to `stop` (spells
+    /// still open counted to it).
+    pub fn times(&self, stop: Time) -> (Time, [Time; 16]) {
+        let mut p = self.clone();
+        p.settle(stop);
+        let wait = p.xmit_wait + if p.waiting_since != Time::MAX { stop.saturating_sub(p.waiting_since) } else { 0 };
+        let mut vls = p.congested;
+        for (t, &since) in vls.iter_mut().zip(&p.congested_since) {
+            if since != Time::MAX {
+                *t += stop.saturating_sub(since);
+            }
+        }
+        (wait, vls)
+    }
+}
+
+/// What the switches and HCAs count, over the whole run (the switches'
+/// clocks are kept per port: [`PortCongestion`]).
+#[derive(Clone, Debug, Default)]
+pub struct CongestionCounters {
+    /// Packets a switch marked with FECN, per SL.
+    pub fecn_marked: [u64; 16],
+    /// Marked packets that reached their destination HCA, per SL.
+    pub fecn_received: [u64; 16],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marking(threshold: u8, rate: u16) -> Marking {
+        Marking { threshold, rate, min_credits: 0, victim_mask: PortMask::default() }
+    }
+
+    /// Threshold 15 is the most aggressive (a sixteenth of the buffer), 1 the least (fifteen sixteenths).
+    #[test]
+    fn the_threshold_is_a_share_of_the_buffer() {
+        let (m15, m1) = (marking(15, 0), marking(1, 0));
+        assert!(!m15.congested(3, 64) && m15.congested(4, 64));
+        assert!(!m1.congested(59, 64) && m1.congested(60, 64));
+        assert!(marking(8, 0).congested(32, 64) && !marking(8, 0).congested(31, 64));
+        // A port's clock turns at the same fill.
+        for (t, capacity) in [(15, 64), (1, 64), (8, 65), (3, 7)] {
+            let (m, at) = (marking(t, 0), PortCongestion::new(&marking(t, 0), capacity).congested_at);
+            assert!(m.congested(at, capacity) && !m.congested(at - 1, capacity), "T {t}, {capacity} blocks: {at}");
+        }
+    }
+
+    /// A VL's congested time runs from the take that fills it past the
+    /// threshold to the moment the space falls below it again, also when
+    /// that space is freed by a packet that left (known as it was chosen)
+    /// and settled only at the next change, or at the end.
+    #[test]
+    fn congested_spells_run_from_fill_to_free() {
+        let m = marking(8, 0); // 32 of 64 blocks
+        let mut p = PortCongestion::new(&m, 64);
+        p.buffer_changed(1, 20, 100);
+        p.buffer_changed(1, 17, 200); // 37: congested from 200
+        p.leaves(1, 17, 500, 300); // back to 20 at 500
+        p.buffer_changed(1, 17, 400); // 54 at 400, still congested
+        assert_eq!(p.times(450).1[1], 250);
+        p.leaves(1, 17, 700, 600); // settles the first at 500: 37, then 20 at 700
+        p.buffer_changed(2, 5, 900); // settles at 700: the spell 200-700 ends
+        assert_eq!(p.taken(1, 900), 20);
+        assert_eq!(p.times(1000).1[1], 500);
+        p.wait_for_credit(1000);
+        p.wait_for_credit(1100);
+        p.sends(1300);
+        assert_eq!(p.times(1400).0, 300);
+    }
+
+    /// After a marked packet, `Marking_Rate` eligible packets pass unmarked; the first is marked.
+    #[test]
+    fn one_in_rate_plus_one_eligible_packets_is_marked() {
+        for rate in [0u16, 1, 3, 10] {
+            let m = marking(15, rate);
+            let mut port = PortCongestion::new(&m, 64);
+            let marks: Vec<bool> = (0..3 * (rate as usize + 1)).map(|_| port.take_turn(&m, 2)).collect();
+            let every = rate as usize + 1;
+            assert!(marks.iter().enumerate().all(|(i, &k)| k == (i % every == 0)), "rate {rate}: {marks:?}");
+            // Each VL keeps its own count.
+            assert!(port.take_turn(&m, 3));
+        }
+    }
+
+    /// Control_Map decides which fields apply; off, or threshold 0, marks nothing.
+    #[test]
+    fn fields_apply_only_where_the_control_map_says() {
+        let mut s = CongestionSettings { enabled: true, ..Default::default() };
+        s.switch.threshold = 12;
+        s.switch.marking_rate = 5;
+        s.switch.packet_size = 8;
+        assert_eq!(Marking::from_settings(&s), None, "threshold not valid: the reset value 0");
+        s.switch.control_map = THRESHOLD_VALID;
+        let m = Marking::from_settings(&s).expect("marking");
+        assert_eq!((m.threshold, m.rate, m.min_credits), (12, 0, 8));
+        s.switch.control_map |= MARKING_RATE_VALID;
+        assert_eq!(Marking::from_settings(&s).expect("marking").rate, 5);
+        s.enabled = false;
+        assert_eq!(Marking::from_settings(&s), None);
+    }
+}

@@ -1,0 +1,48 @@
+//! The report's `congestion_control` section: the settings applied, the
+//! opensm.conf options not modelled, and what the switches and HCAs
+//! counted (per SL, packets marked with FECN and received marked; per VL,
+//! the time its output buffers were congested; PortXmitWait), with the
+//! spells still open at the end of the run counted up to it.
+
+use serde_json::{json, Value};
+
+use super::fabric::IbFabric;
+use crate::kernel::{time, Time};
+use crate::scenario::ib_congestion::CongestionSettings;
+
+impl IbFabric {
+    pub(super) fn congestion_section(&self, s: &CongestionSettings, stop: Time) -> Value {
+        let c = &self.sh.metrics.counters.congestion;
+        let (mut wait, mut congested) = (0, [0; 16]);
+        for sw in &self.switches {
+            let (w, vls) = sw.congestion_times(stop);
+            wait += w;
+            congested.iter_mut().zip(vls).for_each(|(t, v)| *t += v);
+        }
+        let marking = self.sh.switch.marking.as_ref().map(|m| {
+            json!({
+                "threshold": m.threshold,
+                "marking_rate": m.rate,
+                "packet_size_credits": m.min_credits,
+                "victim_ports": (1..=255).filter(|&p| m.victim_mask.has(p)).collect::<Vec<_>>(),
+            })
+        });
+        let per_sl = |counts: &[u64; 16]| -> Vec<Value> {
+            (0..16).filter(|&sl| counts[sl] > 0).map(|sl| json!({"sl": sl, "packets": counts[sl]})).collect()
+        };
+        // By the scenario's VL numbers, as the per-VL section reports them.
+        let per_vl: Vec<Value> = (0..16u8)
+            .filter(|&v| congested[v as usize] > 0)
+            .map(|v| json!({"vl": self.vl_numbers.outer(v), "congested_us": time::to_us(congested[v as usize])}))
+            .collect();
+        json!({
+            "enabled": s.enabled,
+            "switch_marking": marking,
+            "fecn_marked_by_sl": per_sl(&c.fecn_marked),
+            "fecn_received_by_sl": per_sl(&c.fecn_received),
+            "vl_congested": per_vl,
+            "port_xmit_wait_us": time::to_us(wait),
+            "not_modelled": s.not_modelled,
+        })
+    }
+}

@@ -1,0 +1,78 @@
+//! Congestion control at an output port (`ib/congestion.rs`): marking a
+//! packet as it is chosen to go, and the clocks of the PMA's counters.
+//! Every entry is reached only when the fabric runs congestion control
+//! (`IbSwitch::marks`), out of line so that the paths without it stay as
+//! short as before.
+
+use super::*;
+use crate::ib::packet::FECN;
+
+/// Credits of the IBA's 64 bytes a packet of `bytes` takes (`Packet_Size`'s unit).
+#[inline]
+fn credits_64(bytes: u16) -> u16 {
+    bytes.div_ceil(64)
+}
+
+impl IbSwitch {
+    /// Packet `id` of VL `vl`, `blocks` of its output buffer, is chosen at
+    /// `now` to go from output `out`, its credits downstream charged; its
+    /// space is free at `gone`. It is marked with FECN if the VL is
+    /// congested (the packet's own space counted), the packet eligible, the
+    /// port the root of the congestion (credit left for another such
+    /// packet) or a victim that marks (none left, its `Victim_Mask` bit
+    /// set), and its turn has come. A wait for credit ends here.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn mark_chosen(
+        &mut self,
+        ctx: &mut Shared,
+        out: usize,
+        vl: u8,
+        id: u32,
+        blocks: u16,
+        gone: Time,
+        now: Time,
+    ) {
+        let m = ctx.switch.marking.as_ref().expect("marking on");
+        let cc = &mut self.congestion[out];
+        cc.sends(now);
+        if vl == VL15 {
+            return;
+        }
+        let taken = cc.taken(vl, now);
+        debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
+        cc.leaves(vl, blocks, gone, now);
+        let p = &mut ctx.packets[id];
+        if !m.congested(taken, ctx.switch.capacity) || !m.eligible(p, credits_64(p.bytes)) {
+            return;
+        }
+        let victim = self.outputs[out].port.available_blocks(vl) < credit_blocks(p, vl, ctx.switch.block) as u32;
+        if victim && !m.victim_mask.has(out + 1) {
+            return;
+        }
+        // A packet marked upstream keeps its bit; it counts where first marked.
+        if cc.take_turn(m, vl) && p.flags & FECN == 0 {
+            p.flags |= FECN;
+            ctx.metrics.counters.congestion.fecn_marked[p.sl.get() as usize] += 1;
+        }
+    }
+
+    /// Output `out` has packets and no credit for any: PortXmitWait runs from `now`.
+    #[inline(never)]
+    pub(super) fn wait_for_credit(&mut self, out: usize, now: Time) {
+        self.congestion[out].wait_for_credit(now);
+    }
+
+    /// Over this switch's outputs, PortXmitWait and per VL the time
+    /// congested, with the spells still open at `stop` counted up to it.
+    pub fn congestion_times(&self, stop: Time) -> (Time, [Time; 16]) {
+        let mut wait = 0;
+        let mut vls = [0; 16];
+        for cc in &self.congestion {
+            let (w, v) = cc.times(stop);
+            wait += w;
+            vls.iter_mut().zip(v).for_each(|(t, x)| *t += x);
+        }
+        (wait, vls)
+    }
+}

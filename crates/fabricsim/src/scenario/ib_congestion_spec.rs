@@ -1,0 +1,67 @@
+//! `[ib.congestion_control]`: IBA Annex A10 congestion control, configured
+//! by an opensm.conf as OpenSM would configure every switch and HCA
+//! (`ib_congestion.rs` reads it). The switches' marking is modelled; what
+//! the model cannot do yet is refused, naming the option, never ignored.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::ib_congestion::CongestionSettings;
+use crate::error::{Error, Result};
+use crate::fabric::import::read_found;
+use crate::ib::congestion::{CREDIT_MASK_VALID, CREDIT_STARVATION_VALID};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IbCongestionSpec {
+    /// An opensm.conf (an absolute path, or a relative one found from the
+    /// working directory or a directory above it) whose congestion control
+    /// options (`congestion_control`, `cc_sw_cong_setting_*`,
+    /// `cc_ca_cong_setting_*`, `cc_cct`) set every switch and HCA as OpenSM
+    /// would; its other options are listed in the report as not modelled.
+    /// The switches mark packets with FECN; the HCAs' reaction (BECN and
+    /// throttling) is not modelled yet, so a file that configures it
+    /// (`cc_ca_cong_setting_control_map` other than 0) is refused.
+    pub opensm_conf: String,
+}
+
+const KEY: &str = "ib.congestion_control.opensm_conf";
+
+impl IbCongestionSpec {
+    /// The settings the file gives, checked against what the model does.
+    pub fn settings(&self) -> Result<CongestionSettings> {
+        let text = read_found(&self.opensm_conf, KEY, "opensm.conf")?;
+        let s = CongestionSettings::from_opensm_conf(&text, &self.opensm_conf)?;
+        if !s.enabled {
+            return Ok(s);
+        }
+        let refuse = |option: &str, value: String, allowed: &str| {
+            Err(Error::invalid(option, value, allowed).in_file(&self.opensm_conf))
+        };
+        if s.ca.control_map != 0 {
+            return refuse(
+                "cc_ca_cong_setting_control_map",
+                format!("{:#x}", s.ca.control_map),
+                "0: the HCAs' reaction to congestion (BECN, CCTI, throttling) is not modelled yet; with 0 the \
+                 switches mark and the HCAs count what they receive",
+            );
+        }
+        let sw = &s.switch;
+        if sw.control_map & CREDIT_MASK_VALID != 0 && sw.credit_mask.0.iter().any(|&w| w != 0) {
+            return refuse(
+                "cc_sw_cong_setting_credit_mask",
+                "a port set".into(),
+                "no port (or cc_sw_cong_setting_control_map bit 1 clear): credit starvation is not modelled \
+                 (docs/infiniband-congestion-control.md, section 2)",
+            );
+        }
+        if sw.control_map & CREDIT_STARVATION_VALID != 0 && sw.credit_starvation_threshold != 0 {
+            return refuse(
+                "cc_sw_cong_setting_credit_starvation_threshold",
+                sw.credit_starvation_threshold.to_string(),
+                "0 (or cc_sw_cong_setting_control_map bit 3 clear): credit starvation is not modelled",
+            );
+        }
+        Ok(s)
+    }
+}
