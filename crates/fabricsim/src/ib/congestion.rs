@@ -121,6 +121,30 @@ impl PortCongestion {
     /// `delta` blocks of `vl` taken (or freed, negative) at `at`.
     pub fn buffer_changed(&mut self, vl: u8, delta: i32, at: Time) {
         self.settle(at);
+        self.apply(vl, delta, at);
+    }
+
+    /// A packet of `blocks` on `vl`, chosen at `now` (the port settled by
+    /// [`Self::taken`] at `now`), has its space free at `gone`.
+    pub fn leaves(&mut self, vl: u8, blocks: u16, gone: Time) {
+        debug_assert_eq!(self.leaving.0, NO_VL, "one packet on a port's wire at a time");
+        self.leaving = (vl, blocks, gone);
+    }
+
+    /// Frees the space of the packet on the wire if it has gone by `at`.
+    #[inline]
+    fn settle(&mut self, at: Time) {
+        let (vl, blocks, gone) = self.leaving;
+        if vl != NO_VL && gone <= at {
+            self.leaving.0 = NO_VL;
+            self.apply(vl, -(blocks as i32), gone);
+        }
+    }
+
+    /// `delta` blocks of `vl` at `at`, the spell clock turned if the VL
+    /// crossed its threshold.
+    #[inline]
+    fn apply(&mut self, vl: u8, delta: i32, at: Time) {
         let v = (vl & 15) as usize;
         debug_assert!(self.taken[v] as i32 + delta >= 0, "VL {vl}: more blocks freed than taken");
         self.taken[v] = (self.taken[v] as i32 + delta) as u16;
@@ -130,22 +154,6 @@ impl PortCongestion {
         } else if !now_congested && was {
             self.congested[v] += at.saturating_sub(self.congested_since[v]);
             self.congested_since[v] = Time::MAX;
-        }
-    }
-
-    /// A packet of `blocks` on `vl` is chosen at `now` and its space is free at `gone`.
-    pub fn leaves(&mut self, vl: u8, blocks: u16, gone: Time, now: Time) {
-        self.settle(now);
-        debug_assert_eq!(self.leaving.0, NO_VL, "one packet on a port's wire at a time");
-        self.leaving = (vl, blocks, gone);
-    }
-
-    /// Frees the space of the packet on the wire if it has gone by `at`.
-    fn settle(&mut self, at: Time) {
-        let (vl, blocks, gone) = self.leaving;
-        if vl != NO_VL && gone <= at {
-            self.leaving.0 = NO_VL;
-            self.buffer_changed(vl, -(blocks as i32), gone);
         }
     }
 
@@ -233,10 +241,12 @@ mod tests {
         let mut p = PortCongestion::new(&m, 64);
         p.buffer_changed(1, 20, 100);
         p.buffer_changed(1, 17, 200); // 37: congested from 200
-        p.leaves(1, 17, 500, 300); // back to 20 at 500
+        p.taken(1, 300);
+        p.leaves(1, 17, 500); // back to 20 at 500
         p.buffer_changed(1, 17, 400); // 54 at 400, still congested
         assert_eq!(p.times(450).1[1], 250);
-        p.leaves(1, 17, 700, 600); // settles the first at 500: 37, then 20 at 700
+        assert_eq!(p.taken(1, 600), 37); // the first settled at 500
+        p.leaves(1, 17, 700); // 20 at 700
         p.buffer_changed(2, 5, 900); // settles at 700: the spell 200-700 ends
         assert_eq!(p.taken(1, 900), 20);
         assert_eq!(p.times(1000).1[1], 500);

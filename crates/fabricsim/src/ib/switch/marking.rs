@@ -41,7 +41,7 @@ impl IbSwitch {
         }
         let taken = cc.taken(vl, now);
         debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
-        cc.leaves(vl, blocks, gone, now);
+        cc.leaves(vl, blocks, gone);
         let p = &mut ctx.packets[id];
         if !m.congested(taken, ctx.switch.capacity) || !m.eligible(p, credits_64(p.bytes)) {
             return;
