@@ -54,10 +54,10 @@ impl Marking {
         })
     }
 
-    /// Whether `taken` of a VL buffer's `capacity` blocks is congested.
-    #[inline]
-    pub fn congested(&self, taken: u16, capacity: u16) -> bool {
-        taken as u32 * 16 >= (16 - self.threshold as u32) * capacity as u32
+    /// The fewest of a VL buffer's `capacity` blocks taken that are
+    /// congested: (16 - T)/16 of them, rounded up.
+    pub fn congested_at(&self, capacity: u16) -> u16 {
+        ((16 - self.threshold as u32) * capacity as u32).div_ceil(16) as u16
     }
 
     /// Whether `p`, of `credits` 64-byte credits, may be marked at all:
@@ -77,7 +77,7 @@ impl Marking {
 #[derive(Clone, Debug)]
 pub struct PortCongestion {
     /// Per VL, eligible packets sent unmarked since the last marked one.
-    pub since_mark: [u16; 16],
+    since_mark: [u16; 16],
     /// Per VL, blocks taken in the output buffer.
     taken: [u16; 16],
     /// The packet on the wire: its VL (`NO_VL`: none), blocks and when they are free.
@@ -108,7 +108,7 @@ impl PortCongestion {
             congested: [0; 16],
             waiting_since: Time::MAX,
             xmit_wait: 0,
-            congested_at: ((16 - m.threshold as u32) * capacity as u32).div_ceil(16) as u16,
+            congested_at: m.congested_at(capacity),
         }
     }
 
@@ -116,6 +116,12 @@ impl PortCongestion {
     pub fn taken(&mut self, vl: u8, at: Time) -> u16 {
         self.settle(at);
         self.taken[(vl & 15) as usize]
+    }
+
+    /// Whether `taken` blocks of a VL buffer are congested.
+    #[inline]
+    pub fn congested(&self, taken: u16) -> bool {
+        taken >= self.congested_at
     }
 
     /// `delta` blocks of `vl` taken (or freed, negative) at `at`.
@@ -148,7 +154,7 @@ impl PortCongestion {
         let v = (vl & 15) as usize;
         debug_assert!(self.taken[v] as i32 + delta >= 0, "VL {vl}: more blocks freed than taken");
         self.taken[v] = (self.taken[v] as i32 + delta) as u16;
-        let (now_congested, was) = (self.taken[v] >= self.congested_at, self.congested_since[v] != Time::MAX);
+        let (now_congested, was) = (self.congested(self.taken[v]), self.congested_since[v] != Time::MAX);
         if now_congested && !was {
             self.congested_since[v] = at;
         } else if !now_congested && was {
@@ -220,14 +226,17 @@ mod tests {
     /// Threshold 15 is the most aggressive (a sixteenth of the buffer), 1 the least (fifteen sixteenths).
     #[test]
     fn the_threshold_is_a_share_of_the_buffer() {
-        let (m15, m1) = (marking(15, 0), marking(1, 0));
-        assert!(!m15.congested(3, 64) && m15.congested(4, 64));
-        assert!(!m1.congested(59, 64) && m1.congested(60, 64));
-        assert!(marking(8, 0).congested(32, 64) && !marking(8, 0).congested(31, 64));
-        // A port's clock turns at the same fill.
+        let port = |t: u8, capacity: u16| PortCongestion::new(&marking(t, 0), capacity);
+        let (p15, p1, p8) = (port(15, 64), port(1, 64), port(8, 64));
+        assert!(!p15.congested(3) && p15.congested(4));
+        assert!(!p1.congested(59) && p1.congested(60));
+        assert!(p8.congested(32) && !p8.congested(31));
+        // At least (16 - T)/16 of the buffer, and no fewer blocks, whatever the buffer.
         for (t, capacity) in [(15, 64), (1, 64), (8, 65), (3, 7)] {
-            let (m, at) = (marking(t, 0), PortCongestion::new(&marking(t, 0), capacity).congested_at);
-            assert!(m.congested(at, capacity) && !m.congested(at - 1, capacity), "T {t}, {capacity} blocks: {at}");
+            let at = marking(t, 0).congested_at(capacity);
+            let share = |taken: u16| taken as u32 * 16 >= (16 - t as u32) * capacity as u32;
+            assert!(share(at) && !share(at - 1), "T {t}, {capacity} blocks: {at}");
+            assert!(port(t, capacity).congested(at) && !port(t, capacity).congested(at - 1));
         }
     }
 

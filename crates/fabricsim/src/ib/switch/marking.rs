@@ -7,11 +7,8 @@
 use super::*;
 use crate::ib::packet::FECN;
 
-/// Credits of the IBA's 64 bytes a packet of `bytes` takes (`Packet_Size`'s unit).
-#[inline]
-fn credits_64(bytes: u16) -> u16 {
-    bytes.div_ceil(64)
-}
+/// `Packet_Size`'s unit, the IBA's credit of 64 bytes (whatever the fabric's credit block).
+const PACKET_SIZE_UNIT: u32 = 64;
 
 impl IbSwitch {
     /// Packet `id` of VL `vl`, `blocks` of its output buffer, is chosen at
@@ -43,10 +40,11 @@ impl IbSwitch {
         debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
         cc.leaves(vl, blocks, gone);
         let p = &mut ctx.packets[id];
-        if !m.congested(taken, ctx.switch.capacity) || !m.eligible(p, credits_64(p.bytes)) {
+        if !cc.congested(taken) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
             return;
         }
-        let victim = self.outputs[out].port.available_blocks(vl) < credit_blocks(p, vl, ctx.switch.block) as u32;
+        // Its own credit blocks are `blocks` (what the pick charged).
+        let victim = self.outputs[out].port.available_blocks(vl) < blocks as u32;
         if victim && !m.victim_mask.has(out + 1) {
             return;
         }
