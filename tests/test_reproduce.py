@@ -265,12 +265,56 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     monkeypatch.setattr(iba, "_RESULTS", {})
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     report = run_experiment("iba-2007/fig10", ctx)
-    # Four schemes and four policies (policy 1 is the asynchronous scheme under its own name).
-    assert report.runs == 8
+    # Four schemes and four policies (policy 1 is the asynchronous scheme under its own name), and synchronous
+    # replication with round robin and with hold and wait.
+    assert report.runs == 10
     stem = tmp_path / framework.file_stem("iba-2007/fig10")
     curves = pd.read_csv(stem.with_suffix(".csv"))
-    assert {"Replicated Unicast", "Synchronous", "4 logarithmic"} <= set(curves["series"])
+    assert {"Replicated Unicast", "Synchronous", "4 logarithmic", "Synchronous, hold and wait"} <= set(curves["series"])
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 26 and all(c["note"] for c in rows)
+    assert len(rows) == 27 and all(c["note"] for c in rows)
+    # The sync-reservation ablation is in the notes of the rows it decides.
+    assert all("Under hold and wait" in c["note"] for c in rows
+               if c["id"] in ("f10-sync-no-deadlock", "f10-central-slightly-mc-sync", "f10-sync-async-comparable"))
+
+
+def test_seed003_comparisons_need_evidence():
+    """The judging rule's parts that decide whether a comparison counts: a DMP comparison needs ten missed
+    frames between a network's two runs, runs equal to the bit cannot fail a comparison, and a claim at named
+    loads needs a value at each of them."""
+    from fabricsim.reproduce import iba_2007 as iba
+    from fabricsim.reproduce.iba_2007_claims import MIN_MISSED, above, reduction
+    from fabricsim.result import RunResult
+
+    def fake(missed, dmp, rt):
+        metrics = {"offered_load_pct": {"mean": 50.0, "count": 1}, iba.ACC: {"mean": 50.0, "count": 1},
+                   iba.DMP: {"mean": dmp, "count": 1000}, iba.DMT: {"mean": 100.0 if missed else float("nan"), "count": missed},
+                   iba.RT: {"mean": rt, "count": 1000}}
+        return RunResult({"metrics": metrics, "counters": {}, "run": {"stop_reason": "max_observations", "flags": []}})
+
+    f7, nets = iba.FIGURES["7"], [1, 2, 3]
+
+    def figure(spf, mp, xs=(0.5,)):
+        fr = iba.FigureRuns(f7, xs, nets, [], {})
+        for n in nets:
+            fr.drawn[("spf", n)] = iba.Line(n, iba.SPF, None, {x: iba.Point(fake(*spf), "ok") for x in xs})
+            fr.drawn[("mp-lfu", n)] = iba.Line(n, iba.MP_LFU, None, {x: iba.Point(fake(*mp), "ok") for x in xs})
+        return fr
+
+    few = figure((3, 0.003, 500.0), (0, 0.0, 400.0))
+    c = above(few, iba.SPF, few, iba.MP_LFU, (0.5,), iba.DMP)
+    assert c.no_value and f"fewer than {MIN_MISSED}" in c.note
+    enough = figure((12, 0.012, 500.0), (0, 0.0, 400.0))
+    assert not above(enough, iba.SPF, enough, iba.MP_LFU, (0.5,), iba.DMP).no_value
+    same = figure((12, 0.012, 500.0), (12, 0.012, 500.0))
+    assert "cannot fail" in above(same, iba.SPF, same, iba.MP_LFU, (0.5,), iba.RT).no_value
+    two = figure((12, 0.012, 500.0), (12, 0.012, 250.0), xs=(0.5, 0.6))
+    assert reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT).value == 50.0
+    for n in nets:
+        two.drawn[("spf", n)].runs[0.6].status = "deadlock"
+    r = reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT)
+    assert r.no_value and "60%" in r.no_value
+    assert "60%" in above(two, iba.SPF, two, iba.MP_LFU, (0.5, 0.6), iba.RT, each=True).no_value
+    assert not above(two, iba.SPF, two, iba.MP_LFU, (0.5, 0.6), iba.RT).no_value

@@ -210,7 +210,7 @@ fn error(toml: &str) -> fabricsim::Error {
 
 #[test]
 fn bad_multicast_input_names_key_value_and_what_is_allowed() {
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
         (
             &format!("{SEPARATE}sls = [1]\n").replace("sls = [6, 7, 8, 9, 10, 11]\nsls", "sls"),
             "ib.multicast.sls[0]",
@@ -223,6 +223,11 @@ fn bad_multicast_input_names_key_value_and_what_is_allowed() {
         ("[ib.multicast]\ngroups = [[0, 99]]\n", "ib.multicast.groups[0]", "99"),
         ("[ib.multicast]\nscheme = \"asynchronous\"\norder = \"fcfs\"\n", "ib.multicast.order", "given"),
         ("[ib.multicast]\ncentral_buffer_bytes = 8400\n", "ib.multicast.central_buffer_bytes", "8400"),
+        (
+            "[ib.multicast]\nscheme = \"central_buffer\"\nreservation = \"hold_and_wait\"\n",
+            "ib.multicast.reservation",
+            "hold_and_wait",
+        ),
         ("[ib.routing]\nalgorithm = \"multipath\"\n[ib.multicast]\n", "ib.multicast", "given"),
     ];
     for (toml, key, value) in cases {
@@ -385,4 +390,21 @@ fn asynchronous_copies_leave_the_input_port_free() {
     assert_eq!(f.packets_delivered(), 3, "both copies and the unicast packet by L + wire");
     f.run_until(Time::MAX);
     assert_eq!(f.packets_delivered(), 3);
+}
+
+/// The two readings of when a synchronous request reserves its outputs
+/// (the model doc's "synchronous reservation"): `room_first`, the default,
+/// runs bit for bit as without the key; `hold_and_wait` holds outputs for
+/// requests still waiting for room, so unicast packets wait longer on them.
+#[test]
+fn synchronous_reservation_readings() {
+    let toml = |extra: &str| family("synchronous", 0.4, &format!("share = 0.5\n{extra}"), "");
+    // Every counter and metric, floats to the bit (Debug prints them exactly).
+    let outcome = |extra: &str| {
+        let r = run(&toml(extra));
+        format!("{:?}{:?}", r.counters, r.metrics)
+    };
+    let default = outcome("");
+    assert_eq!(default, outcome("reservation = \"room_first\"\n"));
+    assert_ne!(default, outcome("reservation = \"hold_and_wait\"\n"), "holding outputs while waiting changes the run");
 }

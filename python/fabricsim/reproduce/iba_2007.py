@@ -320,8 +320,9 @@ def fig9(ctx: Context) -> ExperimentOutput:
 def fig10(ctx: Context) -> ExperimentOutput:
     fr = figure_runs(ctx, FIGURES["10"])
     fb = figure_runs(ctx, FIGURES["10f"])  # Fig. 10f: asynchronous replication under the four policies
-    out = output(fr, fig10_claims(fr, fb))
-    out.curves = pd.concat([out.curves, pd.DataFrame(curve_rows(fb))], ignore_index=True)
+    fs = figure_runs(ctx, FIGURES["10s"])  # synchronous replication: round robin, and holding outputs while waiting
+    out = output(fr, fig10_claims(fr, fb, fs))
+    out.curves = pd.concat([out.curves, pd.DataFrame(curve_rows(fb)), pd.DataFrame(curve_rows(fs))], ignore_index=True)
     return out
 
 

@@ -67,6 +67,13 @@ MC_ASYNC = Scheme("mc-async", "Asynchronous", {"algorithm": "spf"}, drop=True, m
 MC_CENTRAL = Scheme("mc-central", "Asynchronous+Central Buffer", {"algorithm": "spf"}, drop=True,
                     multicast={"scheme": "central_buffer"})
 MC_SCHEMES = (MC_UNICAST, MC_SYNC, MC_ASYNC, MC_CENTRAL)
+# Synchronous replication's other sides: round robin among multicast requests (footnote 5: "FCFS provides a slight
+# better performance"), and a request reserving its outputs before they have room (the `sync-reservation` ablation).
+MC_SYNC_RR = Scheme("mc-sync-rr", "Synchronous, round robin", {"algorithm": "spf"}, drop=True,
+                    multicast={"scheme": "synchronous", "order": "round_robin"})
+MC_SYNC_HOLD = Scheme("mc-sync-hold", "Synchronous, hold and wait", {"algorithm": "spf"}, drop=True,
+                      multicast={"scheme": "synchronous", "order": "fcfs", "reservation": "hold_and_wait"})
+SYNC_VARIANTS = (MC_SYNC_RR, MC_SYNC_HOLD)
 SEPARATE_SLS = {"real_time_sls": [1, 2, 3, 4, 5], "best_effort_sls": [12, 13, 14, 0]}
 
 
@@ -81,7 +88,7 @@ BW_EQUAL = _policy("bw-equal", "2 same, separate VLs", "equal")
 BW_LINEAR = _policy("bw-linear", "3 linear", "linear")
 BW_LOG = _policy("bw-log", "4 logarithmic", "logarithmic")
 BW_SCHEMES = (BW_SHARED, BW_EQUAL, BW_LINEAR, BW_LOG)
-BY_KEY = {s.key: s for s in SCHEMES + (SPF_LOWEST,) + MC_SCHEMES + BW_SCHEMES}
+BY_KEY = {s.key: s for s in SCHEMES + (SPF_LOWEST,) + MC_SCHEMES + SYNC_VARIANTS + BW_SCHEMES}
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,8 @@ FIGURES = {
     "ties": Figure("7", 15, 0.7, LOADS_15, (0.2, 0.5, 0.6), METRICS, (SPF, SPF_LOWEST)),
     "10": Figure("10", 15, 0.7, LOADS_15, (0.2, 0.4), (DMP, DMT, MC, CTL, BE), MC_SCHEMES),
     "10f": Figure("10f", 15, 0.7, LOADS_15, (0.2, 0.4), (MC, UNI), BW_SCHEMES),
+    # Fig. 10's networks and loads, synchronous replication's other sides (its FCFS, room-first runs are Fig. 10's).
+    "10s": Figure("10s", 15, 0.7, LOADS_15, (0.2, 0.4), (DMP, DMT, MC, CTL, BE), SYNC_VARIANTS),
 }
 # The ablations of docs/infiniband-model.md "Seed 003's readings under test": Fig. 7 under the other side of a
 # reading or choice, as the fields of its Figure that change.

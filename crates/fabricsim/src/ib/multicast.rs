@@ -139,6 +139,8 @@ pub struct SwitchMulticast {
     pub table: McTable,
     pub scheme: MulticastScheme,
     pub order: MulticastOrder,
+    /// Synchronous: a request reserves its outputs before they have room.
+    pub hold_and_wait: bool,
     /// Central buffer: bytes of each output's multicast FIFO.
     pub central_bytes: u32,
 }

@@ -37,6 +37,20 @@ pub enum MulticastOrder {
     RoundRobin,
 }
 
+/// When a synchronous request reserves its outputs against unicast packets
+/// (seed 003 section 3.6.1; the reading is declared in the model doc).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reservation {
+    /// Only once every output VL it needs has room for the packet, so a
+    /// full VL never holds an output from packets of other VLs.
+    RoomFirst,
+    /// At once, whether or not the outputs have room: the request holds
+    /// every output it can and waits for the rest ("the multicast packet
+    /// will hold all other output ports and will wait").
+    HoldAndWait,
+}
+
 /// How the default VL arbitration table weighs the multicast VLs against
 /// the unicast video VLs (seed 003 section 3.6.2, after Legout et al.).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
@@ -59,6 +73,10 @@ pub struct IbMulticastSpec {
     /// multicast packets reserving outputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order: Option<MulticastOrder>,
+    /// Synchronous replication: `room_first` (default) or `hold_and_wait`,
+    /// when a request reserves its outputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<Reservation>,
     /// The share of each HCA's video streams sent to a multicast group
     /// instead of one HCA (seed 003: 0.2).
     pub share: f64,
@@ -94,6 +112,7 @@ impl Default for IbMulticastSpec {
         IbMulticastSpec {
             scheme: MulticastScheme::Synchronous,
             order: None,
+            reservation: None,
             share: 0.2,
             group_sizes: vec![2, 4, 4],
             groups: None,
@@ -159,6 +178,17 @@ impl IbMulticastSpec {
             "given",
             "only with ib.multicast.scheme = \"synchronous\"",
         )?;
+        if let Some(r) = self.reservation {
+            require(
+                self.scheme == MulticastScheme::Synchronous,
+                "ib.multicast.reservation",
+                match r {
+                    Reservation::RoomFirst => "room_first",
+                    Reservation::HoldAndWait => "hold_and_wait",
+                },
+                "only with ib.multicast.scheme = \"synchronous\"",
+            )?;
+        }
         if let Some(sls) = &self.sls {
             require(!sls.is_empty(), "ib.multicast.sls", "[]", &MC_SLS.allowed())?;
             MC_SLS.check_list(sls)?;
@@ -185,6 +215,10 @@ impl IbMulticastSpec {
 
     pub fn order(&self) -> MulticastOrder {
         self.order.unwrap_or(MulticastOrder::Fcfs)
+    }
+
+    pub fn hold_and_wait(&self) -> bool {
+        self.reservation == Some(Reservation::HoldAndWait)
     }
 
     /// Members of each group (given, or the sizes to draw).

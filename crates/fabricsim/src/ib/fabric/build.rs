@@ -185,6 +185,7 @@ impl IbFabric {
                 table,
                 scheme: m.scheme,
                 order: m.order(),
+                hold_and_wait: m.hold_and_wait(),
                 central_bytes: m.central_buffer_bytes.unwrap_or(DEFAULT_CENTRAL_BUFFER),
             });
             switches.push(IbSwitch::new(SwitchSpec {

@@ -66,7 +66,8 @@ impl IbSwitch {
         let free = [spec.config.capacity; VLS - 1];
         let (multicast_table, replication) = match spec.multicast {
             Some(m) => {
-                (Some(m.table), Some(Box::new(replication::Replication::new(m.scheme, m.order, m.central_bytes, p))))
+                let replication = replication::Replication::new(&m, p);
+                (Some(m.table), Some(Box::new(replication)))
             }
             None => (None, None),
         };

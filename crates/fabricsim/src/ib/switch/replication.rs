@@ -8,7 +8,8 @@
 //!   earliest arrival; or the inputs round robin) holds an output, a later
 //!   one may take it only while the earlier has not started; the copies
 //!   cross in lock-step, once the input and every output are idle and every
-//!   output VL has room;
+//!   output VL has room; a request reserves only once every output VL has
+//!   room for it (`hold_and_wait`: at once, holding outputs while it waits);
 //! - asynchronous: copies cross one output at a time, whichever is free
 //!   first; the first copy moves the packet out of its input VL (its credits
 //!   go back) into the input's one-packet buffer, a counter of remaining
@@ -26,7 +27,7 @@
 //! the conservation audit counts a multicast packet once per member.
 
 use super::{EagerBusy, IbSwitch, SwitchContext, SwitchEvent};
-use crate::ib::multicast::MULTICAST_LID;
+use crate::ib::multicast::{SwitchMulticast, MULTICAST_LID};
 use crate::ib::output_port::lane;
 use crate::ib::packet::Packet;
 use crate::ib::ring::Ring;
@@ -76,6 +77,8 @@ pub(super) struct Central {
 pub(in crate::ib) struct Replication {
     pub(super) scheme: MulticastScheme,
     pub(super) order: MulticastOrder,
+    /// Synchronous: a request reserves its outputs before they have room.
+    pub(super) hold_and_wait: bool,
     /// Requests in arrival order (FCFS order for synchronous replication).
     pub(super) requests: Vec<Request>,
     /// Round robin: the input first in turn.
@@ -95,17 +98,18 @@ pub(in crate::ib) struct Replication {
 }
 
 impl Replication {
-    pub(in crate::ib) fn new(scheme: MulticastScheme, order: MulticastOrder, central_bytes: u32, ports: usize) -> Self {
+    pub(in crate::ib) fn new(m: &SwitchMulticast, ports: usize) -> Self {
         let none = Request::default();
         Replication {
-            scheme,
-            order,
+            scheme: m.scheme,
+            order: m.order,
+            hold_and_wait: m.hold_and_wait,
             requests: Vec::with_capacity(4 * ports),
             next_input: 0,
             transfer: vec![(0, false, none); ports],
             buffer_read: vec![0; ports],
             central: vec![Central::default(); ports],
-            central_bytes,
+            central_bytes: m.central_bytes,
             order_scratch: Vec::with_capacity(4 * ports),
             reserved: 0,
         }
@@ -249,11 +253,13 @@ impl IbSwitch {
             match r.scheme {
                 MulticastScheme::Synchronous => {
                     // Only a packet every output has room for reserves them
-                    // (so a full VL buffer holds no output from other VLs).
-                    if !self.has_room(q.remaining, q.vl, q.blocks) {
+                    // (so a full VL buffer holds no output from other VLs),
+                    // unless requests hold and wait.
+                    let room = self.has_room(q.remaining, q.vl, q.blocks);
+                    if !room && !r.hold_and_wait {
                         continue;
                     }
-                    if idle && q.remaining & claimed == 0 && self.all_idle(q.remaining) {
+                    if room && idle && q.remaining & claimed == 0 && self.all_idle(q.remaining) {
                         found = Some((k, q.remaining));
                         break;
                     }

@@ -101,8 +101,8 @@ impl IbSwitch {
     }
 
     /// Synchronous replication: `from`, wanting `outs`, waits on every
-    /// request (before `before` in service order, if given) that has room
-    /// on all its outputs and so holds them.
+    /// request (before `before` in service order, if given) that holds its
+    /// outputs (it has room on all of them, or requests hold and wait).
     fn reservation_waits(&self, from: InputVl, outs: u64, before: Option<usize>, out: &mut Vec<Wait>) {
         let Some(r) = self.replication.as_ref().filter(|r| r.scheme == MulticastScheme::Synchronous) else {
             return;
@@ -111,7 +111,7 @@ impl IbSwitch {
         r.service_order(self.ports(), &mut order);
         for &k in order.iter().take_while(|&&k| Some(k) != before) {
             let q = &r.requests[k];
-            if q.remaining & outs != 0 && self.has_room(q.remaining, q.vl, q.blocks) {
+            if q.remaining & outs != 0 && (r.hold_and_wait || self.has_room(q.remaining, q.vl, q.blocks)) {
                 out.push(Wait { from, to: self.request_node(q), through: None, kind: WaitKind::Reservation });
             }
         }
@@ -142,6 +142,9 @@ impl IbSwitch {
                         self.reservation_waits(from, q.remaining, Some(k), out);
                     } else {
                         copy_waits(from, q, out);
+                        if r.hold_and_wait {
+                            self.reservation_waits(from, q.remaining, Some(k), out);
+                        }
                     }
                 }
                 MulticastScheme::Asynchronous => {
