@@ -7,12 +7,13 @@
 //! declared in docs/infiniband-congestion-control.md, section 2. The
 //! switch also counts what a PMA would show: how long each output waited
 //! with data and no credit (PortXmitWait) and how long each VL was
-//! congested. The HCAs' reaction (BECN, CCTI, throttling) comes next; a
-//! scenario that configures it is refused until then.
+//! congested. What every HCA applies when it reacts to BECNs
+//! ([`Throttling`]) is here too; each flow's state is the HCA's
+//! (`hca/throttle.rs`).
 
 use super::packet::Packet;
 use crate::kernel::Time;
-use crate::scenario::ib_congestion::{CongestionSettings, PortMask};
+use crate::scenario::ib_congestion::{CctEntry, CongestionSettings, PortMask, SLS};
 
 /// SwitchCongestionSetting's `Control_Map` bits: which fields are valid.
 pub const VICTIM_MASK_VALID: u32 = 1 << 0;
@@ -62,10 +63,75 @@ impl Marking {
 
     /// Whether `p`, of `credits` 64-byte credits, may be marked at all:
     /// unicast data of at least `Packet_Size` (a multicast packet's BECN
-    /// would reach one source for many receivers' congestion).
+    /// would reach one source for many receivers' congestion; a CNP is
+    /// not data).
     #[inline]
     pub fn eligible(&self, p: &Packet, credits: u16) -> bool {
-        p.flags & super::packet::MULTICAST == 0 && credits >= self.min_credits
+        p.flags & (super::packet::MULTICAST | super::packet::BECN) == 0 && credits >= self.min_credits
+    }
+}
+
+/// `CCTI_Timer`'s unit: 1.024 us (hfi1), in picoseconds.
+pub const TIMER_TICK: Time = 1_024_000;
+
+/// What every HCA applies (OpenSM sends every CA the same setting).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Throttling {
+    /// `Port_Control` bit 0: one CCTI per SL rather than one per flow (QP).
+    pub per_sl: bool,
+    /// The SLs whose flows react (`Control_Map`).
+    pub sls: u16,
+    /// Per SL: the timer's period (0: no timer, the CCTI never falls),
+    /// `CCTI_Increase`, `Trigger_Threshold` and `CCTI_Min`.
+    pub period: [Time; SLS],
+    pub increase: [u16; SLS],
+    pub trigger: [u16; SLS],
+    pub min: [u16; SLS],
+    /// The congestion control table; never empty (an empty one reads as
+    /// one entry of no delay, as an HCA's reset table).
+    pub cct: Vec<CctEntry>,
+}
+
+impl Throttling {
+    /// The reaction the settings configure: none when congestion control
+    /// is off or no SL's entry applies.
+    pub fn from_settings(s: &CongestionSettings) -> Option<Self> {
+        let ca = &s.ca;
+        if !s.enabled || ca.control_map == 0 {
+            return None;
+        }
+        let e = &ca.entries;
+        let cct = if s.cct.is_empty() { vec![CctEntry::default()] } else { s.cct.clone() };
+        let limit = (cct.len() - 1) as u16;
+        Some(Throttling {
+            per_sl: ca.port_control & 1 == 1,
+            sls: ca.control_map,
+            period: std::array::from_fn(|sl| e[sl].ccti_timer as Time * TIMER_TICK),
+            increase: std::array::from_fn(|sl| e[sl].ccti_increase as u16),
+            trigger: std::array::from_fn(|sl| e[sl].trigger_threshold as u16),
+            // A minimum above the table's end is held at its end.
+            min: std::array::from_fn(|sl| (e[sl].ccti_min as u16).min(limit)),
+            cct,
+        })
+    }
+
+    /// `CCTI_Limit`: the table's last index.
+    pub fn limit(&self) -> u16 {
+        (self.cct.len() - 1) as u16
+    }
+
+    /// Whether flows on `sl` react to BECNs.
+    #[inline]
+    pub fn controls(&self, sl: u8) -> bool {
+        self.sls >> sl & 1 == 1
+    }
+
+    /// The gap after a packet that took `packet_time` on the link, at
+    /// `ccti`: the packet time times the entry's multiplier over 2^shift.
+    #[inline]
+    pub fn gap(&self, ccti: u16, packet_time: Time) -> Time {
+        let e = self.cct[ccti as usize];
+        (packet_time * e.multiplier as Time) >> e.shift
     }
 }
 
@@ -213,6 +279,21 @@ pub struct CongestionCounters {
     pub fecn_marked: [u64; 16],
     /// Marked packets that reached their destination HCA, per SL.
     pub fecn_received: [u64; 16],
+    /// Congestion notification packets (one per marked packet received)
+    /// sent back, and those that reached their source (its BECNs), per SL.
+    pub cnps_sent: [u64; 16],
+    pub becn_received: [u64; 16],
+    /// BECNs that raised a flow's CCTI to its `Trigger_Threshold` from
+    /// below (the HCA's congestion log entries).
+    pub triggers: u64,
+}
+
+impl CongestionCounters {
+    /// CNPs on their way (sent, not yet received): the audit counts them
+    /// beside the traffic's packets.
+    pub fn cnps_in_flight(&self) -> u64 {
+        self.cnps_sent.iter().sum::<u64>() - self.becn_received.iter().sum::<u64>()
+    }
 }
 
 #[cfg(test)]

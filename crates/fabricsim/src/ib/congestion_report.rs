@@ -35,9 +35,20 @@ impl IbFabric {
             .filter(|&v| congested[v as usize] > 0)
             .map(|v| json!({"vl": self.vl_numbers.outer(v), "congested_us": time::to_us(congested[v as usize])}))
             .collect();
+        let reaction = self.sh.throttling.as_deref().map(|t| {
+            json!({
+                "per": if t.per_sl { "sl" } else { "flow" },
+                "sls": (0..16).filter(|&sl| t.controls(sl)).collect::<Vec<_>>(),
+                "ccti_limit": t.limit(),
+                "cnps_sent_by_sl": per_sl(&c.cnps_sent),
+                "becn_received_by_sl": per_sl(&c.becn_received),
+                "ccti_triggers": c.triggers,
+            })
+        });
         json!({
             "enabled": s.enabled,
             "switch_marking": marking,
+            "hca_reaction": reaction,
             "fecn_marked_by_sl": per_sl(&c.fecn_marked),
             "fecn_received_by_sl": per_sl(&c.fecn_received),
             "vl_congested": per_vl,

@@ -170,6 +170,15 @@ impl IbMetrics {
         self.set.add(self.vl_bytes[p.vl as usize], p.bytes as u64);
     }
 
+    /// A congestion notification packet leaves the HCA that owes it: its
+    /// link time, apart from the traffic's packets.
+    #[inline]
+    pub fn injected_cnp(&mut self, p: &Packet, wire: Time) {
+        self.counters.congestion.cnps_sent[p.sl.get() as usize] += 1;
+        self.set.add(self.hca_link_busy, wire);
+        self.set.add(self.vl_bytes[p.vl as usize], p.bytes as u64);
+    }
+
     /// A switch output starts sending a packet.
     #[inline]
     pub fn forwarded(&mut self, p: &Packet, wire: Time, to_switch: bool) {

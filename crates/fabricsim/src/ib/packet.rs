@@ -210,6 +210,9 @@ pub const MULTIPATH: u8 = 1 << 3;
 pub const MULTICAST: u8 = 1 << 4;
 /// Marked by a congested switch (IBA Annex A10's FECN bit of the BTH).
 pub const FECN: u8 = 1 << 5;
+/// A congestion notification packet (CNP) carrying a BECN back to the
+/// source of a marked packet: header only, never dropped or marked.
+pub const BECN: u8 = 1 << 6;
 
 /// Whether seed 003's selective dropping (section 3.5) may discard a packet:
 /// only real-time and best-effort packets, never a packet of a protected

@@ -178,7 +178,8 @@ impl IbFabric {
 
     pub(super) fn counters(&self) -> Result<Vec<(String, i64)>> {
         let c = &self.sh.metrics.counters;
-        let injected: u64 = c.packets_injected.iter().sum();
+        // CNPs on their way are packets alive too.
+        let injected: u64 = c.packets_injected.iter().sum::<u64>() + c.congestion.cnps_in_flight();
         let delivered: u64 = c.packets_delivered.iter().sum();
         let dropped = self.sh.metrics.packets_dropped();
         let in_flight = injected as i64 - delivered as i64 - c.packets_discarded as i64 - dropped as i64;
@@ -231,6 +232,11 @@ impl IbFabric {
             let cc = &c.congestion;
             out.push(("fecn_marked".into(), cc.fecn_marked.iter().sum::<u64>() as i64));
             out.push(("fecn_received".into(), cc.fecn_received.iter().sum::<u64>() as i64));
+            if self.sh.throttling.is_some() {
+                out.push(("cnps_sent".into(), cc.cnps_sent.iter().sum::<u64>() as i64));
+                out.push(("becn_received".into(), cc.becn_received.iter().sum::<u64>() as i64));
+                out.push(("ccti_triggers".into(), cc.triggers as i64));
+            }
         }
         Ok(out)
     }

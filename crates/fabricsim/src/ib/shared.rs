@@ -4,6 +4,7 @@
 //! handled has freed at a receiver, which the assembly hands to their
 //! sender once the event is done (a component cannot reach another's state).
 
+use super::congestion::Throttling;
 use super::hca_config::HcaConfig;
 use super::lft::BLOCK;
 use super::lifetime::DropReason;
@@ -26,6 +27,8 @@ pub struct Shared {
     pub switch: SwitchConfig,
     /// What every HCA shares.
     pub hca: HcaConfig,
+    /// How the HCAs react to BECNs (IBA Annex A10), when they do.
+    pub throttling: Option<Box<Throttling>>,
     /// Messages waiting in the HCAs' send queues, over all HCAs.
     pub queued_messages: u64,
     /// Packets through the crossbars, over all switches (one per packet per

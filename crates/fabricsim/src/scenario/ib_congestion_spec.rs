@@ -1,7 +1,7 @@
 //! `[ib.congestion_control]`: IBA Annex A10 congestion control, configured
 //! by an opensm.conf as OpenSM would configure every switch and HCA
-//! (`ib_congestion.rs` reads it). The switches' marking is modelled; what
-//! the model cannot do yet is refused, naming the option, never ignored.
+//! (`ib_congestion.rs` reads it). What the model cannot do (credit
+//! starvation) is refused, naming the option, never ignored.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -19,9 +19,11 @@ pub struct IbCongestionSpec {
     /// options (`congestion_control`, `cc_sw_cong_setting_*`,
     /// `cc_ca_cong_setting_*`, `cc_cct`) set every switch and HCA as OpenSM
     /// would; its other options are listed in the report as not modelled.
-    /// The switches mark packets with FECN; the HCAs' reaction (BECN and
-    /// throttling) is not modelled yet, so a file that configures it
-    /// (`cc_ca_cong_setting_control_map` other than 0) is refused.
+    /// The switches mark packets with FECN; where
+    /// `cc_ca_cong_setting_control_map` names SLs, the HCAs answer each
+    /// marked packet with a BECN and their flows on those SLs slow down by
+    /// the congestion control table (`cc_cct`). Credit starvation is not
+    /// modelled: a file that enables it is refused.
     pub opensm_conf: String,
 }
 
@@ -38,14 +40,6 @@ impl IbCongestionSpec {
         let refuse = |option: &str, value: String, allowed: &str| {
             Err(Error::invalid(option, value, allowed).in_file(&self.opensm_conf))
         };
-        if s.ca.control_map != 0 {
-            return refuse(
-                "cc_ca_cong_setting_control_map",
-                format!("{:#x}", s.ca.control_map),
-                "0: the HCAs' reaction to congestion (BECN, CCTI, throttling) is not modelled yet; with 0 the \
-                 switches mark and the HCAs count what they receive",
-            );
-        }
         let sw = &s.switch;
         if sw.control_map & CREDIT_MASK_VALID != 0 && sw.credit_mask.0.iter().any(|&w| w != 0) {
             return refuse(

@@ -164,6 +164,7 @@ impl IbFabric {
             spec.credit_block_bytes,
         );
         switch_config.marking = congestion.as_ref().and_then(Marking::from_settings);
+        let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(Box::new);
         // The switches' rows of table blocks first: with the distinct blocks
         // known, the estimate is checked again before the switches are built.
         build_watch::step("table blocks", 0, 0)?;
@@ -219,6 +220,7 @@ impl IbFabric {
                     streams: sources.streams_to(i as u32),
                     datagram_sources: if multipath.is_some() { attachments.len() } else { 0 },
                     multicast_slots: multicast_slots(&sources, i as u32),
+                    reaction: throttling.as_ref().map(|t| t.per_sl),
                 })
             })
             .collect();
@@ -301,6 +303,7 @@ impl IbFabric {
                 cables,
                 switch: switch_config,
                 hca: hca_config,
+                throttling,
                 queued_messages: 0,
                 transfers: 0,
                 metrics,

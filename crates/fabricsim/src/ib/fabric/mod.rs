@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use super::congestion::Marking;
+use super::congestion::{Marking, Throttling};
 use super::footprint::Footprint;
 use super::hca::{Hca, HcaConfig, HcaEvent, HcaSpec};
 use super::lft::LftBuilder;
@@ -88,6 +88,8 @@ enum Kind {
     CentralDone,
     /// Credits (`arg` blocks) for `vl` reach output `port`.
     SwitchCredit,
+    /// A flow of HCA `index` held back by congestion control may send.
+    HcaReady,
 }
 
 impl Event {
@@ -109,6 +111,7 @@ impl Carries<HcaEvent> for Event {
     fn wrap(hca: u32, ev: HcaEvent) -> Self {
         match ev {
             HcaEvent::Sent => Event::new(Kind::HcaSent, hca, 0, 0, 0),
+            HcaEvent::Ready => Event::new(Kind::HcaReady, hca, 0, 0, 0),
         }
     }
 }
@@ -405,6 +408,7 @@ impl Model for IbFabric {
             Kind::SwitchExpire => self.switches[i].handle(cx, sh, SwitchEvent::Expire { port }),
             Kind::CentralDone => self.switches[i].handle(cx, sh, SwitchEvent::CentralDone { port }),
             Kind::SwitchCredit => self.switches[i].on_credit(cx, sh, port as usize, vl, arg),
+            Kind::HcaReady => self.hcas[i].handle(cx, sh, HcaEvent::Ready),
         }
         self.return_credits(cx);
     }

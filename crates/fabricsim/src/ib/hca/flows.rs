@@ -80,6 +80,7 @@ impl SendQueues {
         metrics: &mut IbMetrics,
         sl_bytes: &mut SlBytes,
         msg: Message,
+        by_flow: bool,
     ) -> Offered {
         // The record is made before the buffer is asked, and a refused
         // one's slot freed, so that records are numbered as they always were.
@@ -106,6 +107,10 @@ impl SendQueues {
         if msg.class == TrafficClass::Control {
             self.control.push_back(messages, id);
             self.waiting_vls |= 1 << VL15;
+            return Offered::Queued { id, heads: None };
+        }
+        if by_flow {
+            // Queued per flow by the caller (congestion control).
             return Offered::Queued { id, heads: None };
         }
         let sl = msg.sl.get() as usize;
@@ -138,12 +143,29 @@ impl SendQueues {
         None
     }
 
+    /// `payload` bytes of data message `m`, queued per flow, have gone:
+    /// the buffer's share of it, and with its last packet its SL's.
+    pub(super) fn sent_by_flow(
+        &mut self,
+        messages: &Arena<Message>,
+        config: &HcaConfig,
+        sl_bytes: &mut SlBytes,
+        m: u32,
+        payload: u64,
+        last: bool,
+    ) {
+        self.queued_bytes -= payload;
+        if last && config.per_sl {
+            sl_bytes[messages[m].sl.get() as usize] -= messages[m].seg.payload_bytes();
+        }
+    }
+
     /// `payload` bytes of message `m`'s packet on `vl` have gone; if that
     /// was its last, it leaves its queue (and, with a buffer per SL, frees
     /// its bytes there), and the VL's next head is returned (None: the VL
     /// has no message waiting any more).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(super) fn sent(
         &mut self,
         messages: &mut Arena<Message>,
@@ -205,7 +227,7 @@ mod tests {
         let mut messages = Arena::with_capacity(8);
         let mut q = SendQueues::new();
         let mut sl_bytes = [0; 17];
-        let mut offer = |q: &mut SendQueues, m| q.offer(&mut messages, &config, &mut metrics, &mut sl_bytes, m);
+        let mut offer = |q: &mut SendQueues, m| q.offer(&mut messages, &config, &mut metrics, &mut sl_bytes, m, false);
         let Offered::Queued { id: low, heads: Some(0) } = offer(&mut q, message(0, 4_000, TrafficClass::BestEffort))
         else {
             panic!("the first message heads VL 0")
@@ -249,7 +271,7 @@ mod tests {
         let mut sl_bytes = [0; 17];
         let mut q = SendQueues::new();
         let mut offer = |q: &mut SendQueues, messages: &mut Arena<Message>, sl_bytes: &mut SlBytes, m| {
-            q.offer(messages, &config, &mut metrics, sl_bytes, m)
+            q.offer(messages, &config, &mut metrics, sl_bytes, m, false)
         };
         let Offered::Queued { id: backlog, .. } =
             offer(&mut q, &mut messages, &mut sl_bytes, message(8, 9_000, TrafficClass::BestEffort))

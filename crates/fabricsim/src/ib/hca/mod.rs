@@ -9,16 +9,20 @@
 //!
 //! Receive side: the sink (`sink.rs`).
 
+mod flow_queues;
 mod flows;
+mod reaction;
 mod sink;
+pub mod throttle;
 
+use flow_queues::FlowQueues;
 use flows::{Offered, SendQueues, SlBytes};
 
 pub use super::hca_config::HcaConfig;
 use super::message::Message;
 use super::multicast::MULTICAST_LID;
 use super::output_port::OutputPort;
-use super::packet::{Packet, DROPPABLE, MULTICAST, MULTIPATH};
+use super::packet::{Packet, TrafficClass, DROPPABLE, MULTICAST, MULTIPATH};
 use super::shared::Shared;
 use super::vl::PortCredits;
 use super::vl_arbiter::VlArbiter;
@@ -33,6 +37,8 @@ pub enum HcaEvent {
     /// The link has sent a packet's last byte, and something waits for it
     /// (a queued message, or credits that came back meanwhile).
     Sent,
+    /// A flow held back by congestion control may send.
+    Ready,
 }
 
 /// What an HCA schedules: its own events and deliveries over its cable.
@@ -53,6 +59,9 @@ pub struct HcaSpec {
     /// Per multicast stream (switch-replicated), its slot among the streams
     /// this HCA receives, or `NO_STREAM` if it is not a member.
     pub multicast_slots: Vec<u32>,
+    /// Whether its sources react to BECNs (IBA Annex A10), with one CCTI
+    /// per SL (`Some(true)`) or per flow (`Some(false)`).
+    pub reaction: Option<bool>,
 }
 
 /// An HCA. Its first cache line holds the SLs' send queues; its second
@@ -74,6 +83,8 @@ pub struct Hca {
     busy_until: Time,
     index: u32,
     armed: bool,
+    /// Whether its sources react to congestion (`reaction` is set).
+    throttled: bool,
     /// Whether it checks datagrams for order (`last_datagram` is not empty).
     checks_order: bool,
     /// Credits, held returns, VL arbiter and each VL's next-packet blocks.
@@ -91,6 +102,8 @@ pub struct Hca {
     multicast_slots: Vec<u32>,
     /// Bytes each SL queue holds when each has a buffer of its own.
     sl_bytes: SlBytes,
+    /// Under congestion control, its data messages per flow and the BECNs it owes.
+    reaction: Option<Box<FlowQueues>>,
 }
 
 impl Hca {
@@ -100,13 +113,14 @@ impl Hca {
     }
 
     pub fn new(spec: HcaSpec) -> Self {
-        let HcaSpec { index, wire, credits, arbiter, streams, datagram_sources, multicast_slots } = spec;
+        let HcaSpec { index, wire, credits, arbiter, streams, datagram_sources, multicast_slots, reaction } = spec;
         Hca {
             flows: SendQueues::new(),
             wire,
             busy_until: 0,
             index,
             armed: false,
+            throttled: reaction.is_some(),
             checks_order: datagram_sources > 0,
             port: OutputPort::new(PortRef::new(ComponentKind::Hca, index, 0), credits, arbiter),
             deadlines: vec![PlayoutDeadlines::new(); streams],
@@ -114,6 +128,7 @@ impl Hca {
             last_datagram: vec![[0; 2]; datagram_sources],
             multicast_slots,
             sl_bytes: [0; 17],
+            reaction: reaction.map(|per_sl| Box::new(FlowQueues::new(per_sl))),
         }
     }
 
@@ -142,19 +157,25 @@ impl Hca {
                 self.armed = false;
                 self.try_send(cx, sh);
             }
+            HcaEvent::Ready => self.on_ready(cx, sh),
         }
     }
 
     /// A message from this HCA's sources (or a tool) is offered to its
     /// send queues, which count it; returns whether it was accepted.
     pub fn offer(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, msg: Message) -> bool {
+        // Under congestion control data messages queue per flow, not per SL.
+        let by_flow = self.throttled && msg.class != TrafficClass::Control;
         let Offered::Queued { id, heads } =
-            self.flows.offer(&mut sh.messages, &sh.hca, &mut sh.metrics, &mut self.sl_bytes, msg)
+            self.flows.offer(&mut sh.messages, &sh.hca, &mut sh.metrics, &mut self.sl_bytes, msg, by_flow)
         else {
             return false;
         };
         sh.queued_messages += 1;
-        if let Some(vl) = heads {
+        if by_flow {
+            let t = sh.throttling.as_deref().expect("a reacting HCA has the fabric's throttling");
+            self.reaction.as_deref_mut().expect("a reacting HCA has flows").push(&mut sh.messages, t, &sh.hca, id);
+        } else if let Some(vl) = heads {
             self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[id]));
         }
         self.try_send(cx, sh);
@@ -169,10 +190,29 @@ impl Hca {
             self.arm(cx);
             return;
         }
+        if self.throttled {
+            self.try_send_throttled(cx, sh, now);
+            return;
+        }
         let Some(vl) = self.port.pick(cx, self.flows.waiting_vls(), sh.hca.capacity) else {
             return;
         };
         let m = self.flows.head(&sh.messages, &sh.hca, vl).expect("the arbiter chose a VL with a message");
+        let (packet, payload, last, copies) = Self::cut(sh, vl, m, now);
+        self.port.sent(vl, packet.bytes as u32);
+        // After its last packet, the message's queue has a new head, or none.
+        sh.queued_messages -= last as u64;
+        if let Some(next) = self.flows.sent(&mut sh.messages, &sh.hca, &mut self.sl_bytes, vl, m, payload, last) {
+            self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[next]));
+        }
+        self.launch(cx, sh, packet, copies, false);
+    }
+
+    /// Cuts message `m`'s next packet, on `vl` at `now`: the packet, its
+    /// payload bytes, whether it is the message's last, and the members a
+    /// switch-replicated one is delivered to (0: unicast).
+    #[inline(always)]
+    fn cut(sh: &mut Shared, vl: u8, m: u32, now: Time) -> (Packet, u64, bool, u16) {
         let msg = &mut sh.messages[m];
         let i = msg.sent;
         let bytes = msg.seg.wire_bytes(i);
@@ -197,17 +237,21 @@ impl Hca {
             packet.flags = (packet.flags & !DROPPABLE) | MULTICAST;
         }
         msg.sent += 1;
-        self.port.sent(vl, bytes);
-        let (payload, last) = (msg.seg.payload(i) as u64, msg.sent == msg.seg.packets);
-        // After its last packet, the message's queue has a new head, or none.
-        sh.queued_messages -= last as u64;
-        if let Some(next) = self.flows.sent(&mut sh.messages, &sh.hca, &mut self.sl_bytes, vl, m, payload, last) {
-            self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[next]));
-        }
+        (packet, msg.seg.payload(i) as u64, msg.sent == msg.seg.packets, copies)
+    }
+
+    /// Puts `packet` on the link now, counted as injected (`cnp`: as a
+    /// congestion notification, apart from the traffic's packets).
+    #[inline(always)]
+    fn launch(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: Packet, copies: u16, cnp: bool) {
         let id = sh.packets.insert(packet);
-        let t = sh.timing.wire_at(self.wire.rate, bytes);
-        self.busy_until = now + t;
-        sh.metrics.injected(&packet, t);
+        let t = sh.timing.wire_at(self.wire.rate, packet.bytes as u32);
+        self.busy_until = packet.t_arrived + t;
+        if cnp {
+            sh.metrics.injected_cnp(&packet, t);
+        } else {
+            sh.metrics.injected(&packet, t);
+        }
         if copies > 0 {
             sh.mc_set(id, copies);
             sh.metrics.counters.packets_injected[packet.class as usize] += copies as u64 - 1;
@@ -220,7 +264,7 @@ impl Hca {
     /// yet handled: an earlier one may be due at this instant still).
     #[inline(always)]
     fn arm(&mut self, cx: &mut impl HcaContext) {
-        if self.flows.waiting_vls() != 0 && !self.armed {
+        if !self.armed && (self.flows.waiting_vls() != 0 || self.throttled && self.flows_waiting()) {
             self.armed = true;
             cx.push(self.busy_until, self.index, HcaEvent::Sent);
         }

@@ -8,7 +8,7 @@ use super::Hca;
 use super::HcaContext;
 use crate::ib::message::{FRAME_LAST, NO_STREAM};
 use crate::ib::multicast::NO_GROUP;
-use crate::ib::packet::{TrafficClass, FECN, MULTICAST};
+use crate::ib::packet::{TrafficClass, BECN, FECN, MULTICAST};
 use crate::ib::shared::Shared;
 use crate::ib::vl::{blocks_for, VL15};
 
@@ -20,12 +20,13 @@ impl Hca {
     pub fn on_packet(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: u32) {
         let now = cx.now();
         let p = sh.packets[packet];
+        // Congestion control's bits: one test on the path without it.
+        if p.flags & (BECN | FECN) != 0 && self.congestion_bits(cx, sh, packet, &p) {
+            return;
+        }
         let multicast = p.flags & MULTICAST != 0;
         debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
-        if p.flags & FECN != 0 {
-            sh.metrics.counters.congestion.fecn_received[p.sl.get() as usize] += 1;
-        }
         if p.vl != VL15 {
             sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
         }
