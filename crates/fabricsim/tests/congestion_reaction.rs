@@ -20,12 +20,12 @@ fn incast(cc: &str, ms: u32) -> String {
     )
 }
 
-/// An opensm.conf marking at threshold 15 on every port; `ca`: the HCAs'
+/// An opensm.conf marking at `threshold` on every port; `ca`: the HCAs'
 /// lines (empty: they do not react).
-fn opensm(name: &str, ca: &str) -> String {
+fn opensm(name: &str, threshold: u32, ca: &str) -> String {
     let path = std::env::temp_dir().join(format!("fabricsim-ccr-{}-{name}.conf", std::process::id()));
     let text = format!(
-        "congestion_control TRUE\ncc_sw_cong_setting_control_map 0x15\ncc_sw_cong_setting_threshold 15\n\
+        "congestion_control TRUE\ncc_sw_cong_setting_control_map 0x15\ncc_sw_cong_setting_threshold {threshold}\n\
          cc_sw_cong_setting_marking_rate 0\ncc_sw_cong_setting_packet_size 8\n{ca}"
     );
     std::fs::write(&path, text).expect("temporary opensm.conf written");
@@ -58,7 +58,7 @@ fn counter(r: &RunReport, k: &str) -> i64 {
 /// (every packet delivered, dropped or in flight, CNPs included) holds.
 #[test]
 fn every_marked_packet_is_answered_and_every_packet_accounted_for() {
-    let r = run(&incast(&opensm("answer", &reacting(20)), 2));
+    let r = run(&incast(&opensm("answer", 15, &reacting(20)), 2));
     let (received, sent, becns) =
         (counter(&r, "fecn_received"), counter(&r, "cnps_sent"), counter(&r, "becn_received"));
     assert!(received > 100, "marked packets arrive: {received}");
@@ -71,31 +71,44 @@ fn every_marked_packet_is_answered_and_every_packet_accounted_for() {
 }
 
 /// Marking alone leaves the fabric to hold the excess: switch 1's trunk
-/// waits for credit half the time. With the sources reacting, the packets
-/// wait in the sources instead and the trunk hardly waits. At threshold 15
-/// every packet leaving a busy output is marked (one packet fills a
-/// sixteenth of its buffer), so the flows' CCTIs climb until the timer
-/// alone balances the BECNs and HCA 2's link is far from busy: the
-/// threshold reading of docs/infiniband-congestion-control.md under revision.
+/// waits for credit half the time. With the sources reacting at threshold
+/// 8 (a VL's queue, its output buffer and the input heads waiting for it,
+/// at half a VL buffer), the packets wait in the sources instead: the
+/// credit waits fall by more than half while HCA 2's link delivers as
+/// much. Counting the output buffer alone, this switch (whose buffer holds
+/// about a packet) marks nothing at threshold 8; at 15 it marks every
+/// packet of a busy output and the flows throttle far below the link.
 #[test]
 fn reacting_sources_take_the_queue_out_of_the_fabric() {
-    let marking = run(&incast(&opensm("mark", ""), 10));
-    let reacting = run(&incast(&opensm("react", &reacting(150)), 10));
     let wait = |r: &RunReport| {
         let s = &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion section").1;
         s["port_xmit_wait_us"].as_f64().expect("PortXmitWait")
     };
-    let (w_mark, w_react) = (wait(&marking), wait(&reacting));
+    let delivered = |r: &RunReport| counter(r, "best_effort_packets_delivered") as f64;
+    let marking = run(&incast(&opensm("mark", 8, ""), 10));
+    let react = run(&incast(&opensm("react", 8, &reacting(20)), 10));
+    let (w_mark, w_react) = (wait(&marking), wait(&react));
     assert!(w_mark > 2_000.0, "the trunk waits for credit without the sources reacting: {w_mark} us of 10 ms");
-    assert!(w_react < 0.05 * w_mark, "PortXmitWait {w_react} us reacting against {w_mark} us marking only");
-    let injected = |r: &RunReport| counter(r, "best_effort_packets_injected");
-    assert!(injected(&reacting) < injected(&marking), "the sources hold their packets back");
+    assert!(w_react < 0.5 * w_mark, "PortXmitWait {w_react} us reacting against {w_mark} us marking only");
+    assert!(
+        delivered(&react) >= 0.95 * delivered(&marking),
+        "HCA 2's link stays busy: {} against {} packets",
+        delivered(&react),
+        delivered(&marking)
+    );
+    let buffer_only = |name: &str, threshold: u32| {
+        let cc = opensm(name, threshold, &reacting(150)) + "queue = \"output_buffer\"\n";
+        run(&incast(&cc, 10))
+    };
+    assert_eq!(counter(&buffer_only("b8", 8), "fecn_marked"), 0);
+    let b15 = buffer_only("b15", 15);
+    assert!(delivered(&b15) < 0.5 * delivered(&marking), "over-throttled: {} packets", delivered(&b15));
 }
 
 /// Runs with the sources reacting are deterministic: the same scenario, the same bits.
 #[test]
 fn reacting_runs_are_deterministic() {
-    let toml = incast(&opensm("same", &reacting(5)), 1);
+    let toml = incast(&opensm("same", 8, &reacting(5)), 1);
     let outcome = |r: RunReport| format!("{:?}{:?}", r.counters, r.metrics);
     assert_eq!(outcome(run(&toml)), outcome(run(&toml)));
 }

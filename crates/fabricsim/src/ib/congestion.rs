@@ -34,6 +34,9 @@ pub struct Marking {
     pub min_credits: u16,
     /// Ports (IBA numbers, from 1) that mark as victims too.
     pub victim_mask: PortMask,
+    /// Whether a VL's queue counts the input heads waiting for it beside
+    /// its output buffer (the declared reading; false: the buffer alone).
+    pub with_heads: bool,
 }
 
 impl Marking {
@@ -52,6 +55,7 @@ impl Marking {
             rate: if valid(MARKING_RATE_VALID) { sw.marking_rate } else { 0 },
             min_credits: sw.packet_size as u16,
             victim_mask: if valid(VICTIM_MASK_VALID) { sw.victim_mask } else { PortMask::default() },
+            with_heads: true,
         })
     }
 
@@ -144,8 +148,11 @@ impl Throttling {
 pub struct PortCongestion {
     /// Per VL, eligible packets sent unmarked since the last marked one.
     since_mark: [u16; 16],
-    /// Per VL, blocks taken in the output buffer.
+    /// Per VL, blocks taken in the output buffer, and those of the input
+    /// heads waiting for this output (counted only `with_heads`).
     taken: [u16; 16],
+    heads: [u16; 16],
+    with_heads: bool,
     /// The packet on the wire: its VL (`NO_VL`: none), blocks and when they are free.
     leaving: (u8, u16, Time),
     /// Per VL, since when it is congested (`Time::MAX`: it is not), and
@@ -169,6 +176,8 @@ impl PortCongestion {
         PortCongestion {
             since_mark: [m.rate; 16],
             taken: [0; 16],
+            heads: [0; 16],
+            with_heads: m.with_heads,
             leaving: (NO_VL, 0, 0),
             congested_since: [Time::MAX; 16],
             congested: [0; 16],
@@ -184,10 +193,27 @@ impl PortCongestion {
         self.taken[(vl & 15) as usize]
     }
 
-    /// Whether `taken` blocks of a VL buffer are congested.
+    /// VL `vl`'s queue in blocks: its output buffer, and with the heads'
+    /// reading the input heads waiting for it.
     #[inline]
-    pub fn congested(&self, taken: u16) -> bool {
-        taken >= self.congested_at
+    pub fn queue(&self, vl: u8) -> u16 {
+        let v = (vl & 15) as usize;
+        self.taken[v] + if self.with_heads { self.heads[v] } else { 0 }
+    }
+
+    /// Whether a VL queue of `blocks` is congested.
+    #[inline]
+    pub fn congested(&self, blocks: u16) -> bool {
+        blocks >= self.congested_at
+    }
+
+    /// An input head of `delta` blocks (negative: gone) waits for `vl` from `at`.
+    pub fn heads_changed(&mut self, vl: u8, delta: i32, at: Time) {
+        self.settle(at);
+        let v = (vl & 15) as usize;
+        debug_assert!(self.heads[v] as i32 + delta >= 0, "VL {vl}: more head blocks gone than came");
+        self.heads[v] = (self.heads[v] as i32 + delta) as u16;
+        self.turn_clock(v, at);
     }
 
     /// `delta` blocks of `vl` taken (or freed, negative) at `at`.
@@ -220,7 +246,13 @@ impl PortCongestion {
         let v = (vl & 15) as usize;
         debug_assert!(self.taken[v] as i32 + delta >= 0, "VL {vl}: more blocks freed than taken");
         self.taken[v] = (self.taken[v] as i32 + delta) as u16;
-        let (now_congested, was) = (self.congested(self.taken[v]), self.congested_since[v] != Time::MAX);
+        self.turn_clock(v, at);
+    }
+
+    /// VL `v`'s spell clock, turned at `at` if its queue crossed the threshold.
+    #[inline]
+    fn turn_clock(&mut self, v: usize, at: Time) {
+        let (now_congested, was) = (self.congested(self.queue(v as u8)), self.congested_since[v] != Time::MAX);
         if now_congested && !was {
             self.congested_since[v] = at;
         } else if !now_congested && was {
@@ -301,7 +333,7 @@ mod tests {
     use super::*;
 
     fn marking(threshold: u8, rate: u16) -> Marking {
-        Marking { threshold, rate, min_credits: 0, victim_mask: PortMask::default() }
+        Marking { threshold, rate, min_credits: 0, victim_mask: PortMask::default(), with_heads: false }
     }
 
     /// Threshold 15 is the most aggressive (a sixteenth of the buffer), 1 the least (fifteen sixteenths).
@@ -344,6 +376,25 @@ mod tests {
         p.wait_for_credit(1100);
         p.sends(1300);
         assert_eq!(p.times(1400).0, 300);
+    }
+
+    /// With the heads' reading a VL's queue is its output buffer and the
+    /// input heads waiting for it: a head alone can make it congested, and
+    /// the buffer alone reads only the buffer.
+    #[test]
+    fn input_heads_waiting_count_in_the_queue() {
+        let with = Marking { with_heads: true, ..marking(8, 0) }; // 32 of 64 blocks
+        let mut p = PortCongestion::new(&with, 64);
+        p.buffer_changed(1, 17, 100);
+        p.heads_changed(1, 17, 200); // 34: congested from 200
+        assert_eq!((p.queue(1), p.taken(1, 250)), (34, 17));
+        p.heads_changed(1, -17, 300); // the head crosses: 17 left
+        assert_eq!(p.times(400).1[1], 100);
+        let mut alone = PortCongestion::new(&marking(8, 0), 64);
+        alone.buffer_changed(1, 17, 100);
+        alone.heads_changed(1, 17, 200);
+        assert_eq!(alone.queue(1), 17);
+        assert_eq!(alone.times(400).1[1], 0);
     }
 
     /// After a marked packet, `Marking_Rate` eligible packets pass unmarked; the first is marked.

@@ -295,8 +295,12 @@ impl IbSwitch {
     fn set_ready(&mut self, cx: &mut impl SwitchContext, ctx: &Shared, input: usize, vl: u8, id: u32, out: usize) {
         let p = &ctx.packets[id];
         let port = &mut self.inputs[input];
-        port.set_head(vl, out as u8, credit_blocks(p, vl, ctx.switch.block));
+        let blocks = credit_blocks(p, vl, ctx.switch.block);
+        port.set_head(vl, out as u8, blocks);
         port.ready |= 1 << vl;
+        if self.marks {
+            self.head_waits(out, vl, blocks as i32, cx.now());
+        }
         if input < 64 {
             self.outputs[out].wanting |= 1 << input;
         } else {

@@ -25,6 +25,23 @@ pub struct IbCongestionSpec {
     /// the congestion control table (`cc_cct`). Credit starvation is not
     /// modelled: a file that enables it is refused.
     pub opensm_conf: String,
+    /// What a switch output VL's queue is, against `Threshold`:
+    /// `output_buffer_and_heads` (default: its output buffer and the input
+    /// heads waiting for it) or `output_buffer` (the buffer alone; this
+    /// switch's crossbar runs at link rate, so it rarely holds more than a
+    /// packet). See docs/infiniband-congestion-control.md, section 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<CongestionQueue>,
+}
+
+/// What a switch output VL's queue is, against the `Threshold`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionQueue {
+    /// Its output buffer and the input VL heads waiting for it.
+    OutputBufferAndHeads,
+    /// Its output buffer alone.
+    OutputBuffer,
 }
 
 const KEY: &str = "ib.congestion_control.opensm_conf";

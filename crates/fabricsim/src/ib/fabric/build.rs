@@ -163,7 +163,11 @@ impl IbFabric {
             spec.vl_buffer_bytes,
             spec.credit_block_bytes,
         );
-        switch_config.marking = congestion.as_ref().and_then(Marking::from_settings);
+        switch_config.marking = congestion.as_ref().and_then(Marking::from_settings).map(|mut m| {
+            let queue = spec.congestion_control.as_ref().and_then(|c| c.queue);
+            m.with_heads = queue != Some(CongestionQueue::OutputBuffer);
+            m
+        });
         let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(Box::new);
         // The switches' rows of table blocks first: with the distinct blocks
         // known, the estimate is checked again before the switches are built.

@@ -203,6 +203,9 @@ impl IbSwitch {
         let blocks = port.head_blocks(vl);
         let id = port.pop(vl, &mut ctx.packets).expect("a requesting VL has a head packet");
         self.clear_ready(input, vl);
+        if self.marks {
+            self.head_waits(out, vl, -(blocks as i32), now);
+        }
         let p = ctx.packets[id];
         self.enter_output(cx, ctx, out, vl, id, blocks);
         // At the faster port's rate, and not before the tail is in (rates.rs).

@@ -38,9 +38,10 @@ impl IbSwitch {
         }
         let taken = cc.taken(vl, now);
         debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
+        let queue = cc.queue(vl);
         cc.leaves(vl, blocks, gone);
         let p = &mut ctx.packets[id];
-        if !cc.congested(taken) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
+        if !cc.congested(queue) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
             return;
         }
         // Its own credit blocks are `blocks` (what the pick charged).
@@ -53,6 +54,13 @@ impl IbSwitch {
             p.flags |= FECN;
             ctx.metrics.counters.congestion.fecn_marked[p.sl.get() as usize] += 1;
         }
+    }
+
+    /// An input head of `blocks` on `vl` starts (positive) or stops waiting
+    /// for output `out` at `now`: part of the VL's queue.
+    #[inline(never)]
+    pub(super) fn head_waits(&mut self, out: usize, vl: u8, blocks: i32, now: Time) {
+        self.congestion[out].heads_changed(vl, blocks, now);
     }
 
     /// Output `out` has packets and no credit for any: PortXmitWait runs from `now`.
