@@ -43,6 +43,9 @@ impl IbFabric {
                 "cnps_sent_by_sl": per_sl(&c.cnps_sent),
                 "becn_received_by_sl": per_sl(&c.becn_received),
                 "ccti_triggers": c.triggers,
+                "data_packets_sent_by_hca": self.hcas.iter().enumerate()
+                    .filter_map(|(i, h)| h.data_packets_sent().filter(|&n| n > 0).map(|n| json!([i, n])))
+                    .collect::<Vec<_>>(),
             })
         });
         json!({

@@ -46,12 +46,21 @@ pub(super) struct FlowQueues {
     per_sl: bool,
     /// When the HCA's next wake-up for a held-back flow is due (`Time::MAX`: none).
     pub(super) wake_at: Time,
+    /// Data packets sent (CNPs aside): what each source's flows got.
+    pub(super) data_packets_sent: u64,
 }
 
 impl FlowQueues {
     /// Queues with one CCTI per SL (`per_sl`) or per flow.
     pub(super) fn new(per_sl: bool) -> Self {
-        FlowQueues { flows: Vec::new(), by_key: HashMap::new(), cnps: Vec::new(), per_sl, wake_at: Time::MAX }
+        FlowQueues {
+            flows: Vec::new(),
+            by_key: HashMap::new(),
+            cnps: Vec::new(),
+            per_sl,
+            wake_at: Time::MAX,
+            data_packets_sent: 0,
+        }
     }
 
     fn key(&self, dst: u32, sl: u8) -> (u32, u8) {
@@ -158,6 +167,7 @@ impl FlowQueues {
             }
             Head::Flow(k) => k,
         };
+        self.data_packets_sent += 1;
         let f = &mut self.flows[k];
         if last {
             f.queue.pop_front(messages);

@@ -66,6 +66,11 @@ impl Hca {
         self.launch(cx, sh, packet, copies, cnp);
     }
 
+    /// Data packets this HCA sent under congestion control (None: its sources do not react).
+    pub fn data_packets_sent(&self) -> Option<u64> {
+        self.reaction.as_deref().map(|q| q.data_packets_sent)
+    }
+
     /// Whether a message waits in the flows (ready or held back).
     pub(super) fn flows_waiting(&self) -> bool {
         self.reaction.as_deref().is_some_and(|q| q.waiting())
