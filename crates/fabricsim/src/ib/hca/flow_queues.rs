@@ -8,6 +8,7 @@
 //! sources (congestion notification packets) wait apart and are never
 //! throttled.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use super::super::hca_config::{HcaConfig, NO_VL};
@@ -31,6 +32,16 @@ struct Flow {
     ready_at: Time,
 }
 
+/// What each VL's head is at a moment ([`FlowQueues::heads`]).
+pub(super) struct Heads {
+    /// The VLs whose head may go (bit mask).
+    pub(super) ready: u16,
+    /// The earliest a held-back flow with messages may send (`Time::MAX`: none).
+    pub(super) earliest: Time,
+    /// Per ready VL, its head and that head's message.
+    pub(super) of: [(Head, u32); 16],
+}
+
 /// What heads a VL: a CNP, or flow `k`'s first message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Head {
@@ -48,6 +59,8 @@ pub(super) struct FlowQueues {
     pub(super) wake_at: Time,
     /// Data packets sent (CNPs aside): what each source's flows got.
     pub(super) data_packets_sent: u64,
+    /// Data messages queued over every flow.
+    queued: u32,
 }
 
 impl FlowQueues {
@@ -60,6 +73,7 @@ impl FlowQueues {
             per_sl,
             wake_at: Time::MAX,
             data_packets_sent: 0,
+            queued: 0,
         }
     }
 
@@ -85,6 +99,7 @@ impl FlowQueues {
         let (dst, sl) = (messages[id].dst, messages[id].sl.get());
         let k = self.flow(t, config, dst, sl);
         self.flows[k].queue.push_back(messages, id);
+        self.queued += 1;
     }
 
     /// Queues CNP message `id`.
@@ -99,50 +114,44 @@ impl FlowQueues {
         self.flows[k].cc.becn(t, sl, now)
     }
 
-    /// The VLs whose head may go at `now` (bit mask), and the earliest time
-    /// a flow that has messages but must wait may send (`Time::MAX`: none).
-    pub(super) fn ready(&self, messages: &Arena<Message>, config: &HcaConfig, now: Time) -> (u16, Time) {
-        let mut ready = 0u16;
-        for &c in &self.cnps {
+    /// What heads each VL at `now`, in one pass: its oldest CNP, else the
+    /// highest SL's flow (among those that may send) with the oldest first
+    /// message; and the earliest time a flow that has messages but must
+    /// wait may send.
+    pub(super) fn heads(&self, messages: &Arena<Message>, config: &HcaConfig, now: Time) -> Heads {
+        let mut h = Heads { ready: 0, earliest: Time::MAX, of: [(Head::Cnp(0), 0); 16] };
+        for (i, &c) in self.cnps.iter().enumerate() {
             let vl = config.sl_vl[messages[c].sl.get() as usize];
-            if vl != NO_VL {
-                ready |= 1 << vl;
+            if vl != NO_VL && h.ready & 1 << vl == 0 {
+                h.ready |= 1 << vl;
+                h.of[vl as usize] = (Head::Cnp(i), c);
             }
         }
-        let mut earliest = Time::MAX;
-        for f in self.flows.iter().filter(|f| !f.queue.is_empty() && f.vl != NO_VL) {
-            if f.ready_at <= now {
-                ready |= 1 << f.vl;
-            } else {
-                earliest = earliest.min(f.ready_at);
+        let cnp_vls = h.ready;
+        let mut rank = [(0u8, Reverse(0)); 16];
+        for (k, f) in self.flows.iter().enumerate() {
+            if f.vl == NO_VL {
+                continue;
+            }
+            let Some(m) = f.queue.front(messages) else { continue };
+            if f.ready_at > now {
+                h.earliest = h.earliest.min(f.ready_at);
+                continue;
+            }
+            let v = f.vl as usize;
+            let r = (f.sl, Reverse(messages[m].t_created));
+            if cnp_vls & 1 << v == 0 && (h.ready & 1 << v == 0 || r > rank[v]) {
+                h.ready |= 1 << v;
+                rank[v] = r;
+                h.of[v] = (Head::Flow(k), m);
             }
         }
-        (ready, earliest)
+        h
     }
 
     /// Whether any message (data or CNP) waits, ready or not.
     pub(super) fn waiting(&self) -> bool {
-        !self.cnps.is_empty() || self.flows.iter().any(|f| !f.queue.is_empty())
-    }
-
-    /// What heads `vl` at `now`: its oldest CNP, else the highest SL's
-    /// flow (among those that may send) with the oldest first message.
-    pub(super) fn head(&self, messages: &Arena<Message>, config: &HcaConfig, vl: u8, now: Time) -> Option<(Head, u32)> {
-        if let Some(i) = self.cnps.iter().position(|&c| config.sl_vl[messages[c].sl.get() as usize] == vl) {
-            return Some((Head::Cnp(i), self.cnps[i]));
-        }
-        let mut best: Option<(usize, u32, (u8, std::cmp::Reverse<Time>))> = None;
-        for (k, f) in self.flows.iter().enumerate() {
-            if f.vl != vl || f.ready_at > now {
-                continue;
-            }
-            let Some(m) = f.queue.front(messages) else { continue };
-            let rank = (f.sl, std::cmp::Reverse(messages[m].t_created));
-            if best.is_none_or(|(_, _, r)| rank > r) {
-                best = Some((k, m, rank));
-            }
-        }
-        best.map(|(k, m, _)| (Head::Flow(k), m))
+        !self.cnps.is_empty() || self.queued > 0
     }
 
     /// Head `h`'s packet ends on the link at `end` after `wire` of
@@ -171,6 +180,7 @@ impl FlowQueues {
         let f = &mut self.flows[k];
         if last {
             f.queue.pop_front(messages);
+            self.queued -= 1;
         }
         let ccti = f.cc.ccti(t, f.sl, now);
         f.ready_at = end + if t.controls(f.sl) { t.gap(ccti, wire) } else { 0 };

@@ -23,18 +23,17 @@ impl Hca {
     #[inline(never)]
     pub(super) fn try_send_throttled(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, now: Time) {
         let q = self.reaction.as_deref().expect("a reacting HCA has flows");
-        let (mut ready, earliest) = q.ready(&sh.messages, &sh.hca, now);
-        let mut vls = ready;
+        let heads = q.heads(&sh.messages, &sh.hca, now);
+        let mut vls = heads.ready;
         while vls != 0 {
-            let vl = vls.trailing_zeros() as u8;
+            let vl = vls.trailing_zeros() as usize;
             vls &= vls - 1;
-            let (_, m) = q.head(&sh.messages, &sh.hca, vl, now).expect("a ready VL has a head");
-            self.port.set_head_blocks(vl, sh.hca.blocks_of_next(&sh.messages[m]));
+            self.port.set_head_blocks(vl as u8, sh.hca.blocks_of_next(&sh.messages[heads.of[vl].1]));
         }
-        ready |= self.flows.waiting_vls() & 1 << VL15;
+        let ready = heads.ready | self.flows.waiting_vls() & 1 << VL15;
         let Some(vl) = self.port.pick(cx, ready, sh.hca.capacity) else {
-            if earliest != Time::MAX {
-                self.wake(cx, earliest);
+            if heads.earliest != Time::MAX {
+                self.wake(cx, heads.earliest);
             }
             return;
         };
@@ -47,8 +46,7 @@ impl Hca {
             self.launch(cx, sh, packet, copies, false);
             return;
         }
-        let q = self.reaction.as_deref().expect("a reacting HCA has flows");
-        let (head, m) = q.head(&sh.messages, &sh.hca, vl, now).expect("the arbiter chose a ready VL");
+        let (head, m) = heads.of[vl as usize];
         let cnp = matches!(head, super::flow_queues::Head::Cnp(_));
         let (mut packet, payload, last, copies) = Self::cut(sh, vl, m, now);
         if cnp {
