@@ -197,6 +197,13 @@ impl Hca {
         let Some(vl) = self.port.pick(cx, self.flows.waiting_vls(), sh.hca.capacity) else {
             return;
         };
+        self.send_queued(cx, sh, vl, now);
+    }
+
+    /// Sends the next packet of the message heading `vl` in the SL (or
+    /// control) queues, chosen at `now`.
+    #[inline(always)]
+    fn send_queued(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, vl: u8, now: Time) {
         let m = self.flows.head(&sh.messages, &sh.hca, vl).expect("the arbiter chose a VL with a message");
         let (packet, payload, last, copies) = Self::cut(sh, vl, m, now);
         self.port.sent(vl, packet.bytes as u32);

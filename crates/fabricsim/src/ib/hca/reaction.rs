@@ -11,7 +11,7 @@ use crate::ib::message::{Message, NO_STREAM};
 use crate::ib::multicast::NO_GROUP;
 use crate::ib::packet::{Packet, Segmentation, BECN, FIRST, LAST};
 use crate::ib::shared::Shared;
-use crate::ib::vl::{blocks_for, VL15};
+use crate::ib::vl::VL15;
 use crate::kernel::Time;
 
 impl Hca {
@@ -38,12 +38,7 @@ impl Hca {
             return;
         };
         if vl == VL15 {
-            let m = self.flows.head(&sh.messages, &sh.hca, vl).expect("the arbiter chose a VL with a message");
-            let (packet, payload, last, copies) = Self::cut(sh, vl, m, now);
-            self.port.sent(vl, packet.bytes as u32);
-            sh.queued_messages -= last as u64;
-            self.flows.sent(&mut sh.messages, &sh.hca, &mut self.sl_bytes, vl, m, payload, last);
-            self.launch(cx, sh, packet, copies, false);
+            self.send_queued(cx, sh, vl, now);
             return;
         }
         let (head, m) = heads.of[vl as usize];
@@ -142,9 +137,7 @@ impl Hca {
     /// on its SL. Its space is free at once, as any packet's.
     fn on_becn(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, packet: u32) {
         let p = sh.packets[packet];
-        if p.vl != VL15 {
-            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
-        }
+        self.free_space(cx, sh, &p);
         sh.packets.remove(packet);
         let sender = sh.messages[p.message].src;
         sh.messages.remove(p.message);

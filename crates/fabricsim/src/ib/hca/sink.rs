@@ -8,11 +8,20 @@ use super::Hca;
 use super::HcaContext;
 use crate::ib::message::{FRAME_LAST, NO_STREAM};
 use crate::ib::multicast::NO_GROUP;
-use crate::ib::packet::{TrafficClass, BECN, FECN, MULTICAST};
+use crate::ib::packet::{Packet, TrafficClass, BECN, FECN, MULTICAST};
 use crate::ib::shared::Shared;
 use crate::ib::vl::{blocks_for, VL15};
 
 impl Hca {
+    /// `p`'s VL space is free at once: its credits go back to the switch
+    /// (VL15 takes none).
+    #[inline(always)]
+    pub(super) fn free_space(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, p: &Packet) {
+        if p.vl != VL15 {
+            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
+        }
+    }
+
     /// The sink takes `packet` whole: its latency, its VL space free at
     /// once (credits back to the switch), and for a frame's last packet
     /// its playout deadline.
@@ -27,9 +36,7 @@ impl Hca {
         let multicast = p.flags & MULTICAST != 0;
         debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
-        if p.vl != VL15 {
-            sh.free(self.wire.return_credit(cx, p.vl, blocks_for(p.bytes as u32, sh.hca.block) as u16));
-        }
+        self.free_space(cx, sh, &p);
         if multicast {
             let members = sh.mc_clear(packet);
             debug_assert_eq!(members, 1, "a copy reaching an HCA stands for that member alone");
