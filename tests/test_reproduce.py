@@ -274,7 +274,7 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 27 and all(c["note"] for c in rows)
+    assert len(rows) == 31 and all(c["note"] for c in rows)
     # The sync-reservation ablation is in the notes of the rows it decides.
     assert all("Under hold and wait" in c["note"] for c in rows
                if c["id"] in ("f10-sync-no-deadlock", "f10-central-slightly-mc-sync", "f10-sync-async-comparable"))
@@ -311,10 +311,32 @@ def test_seed003_comparisons_need_evidence():
     same = figure((12, 0.012, 500.0), (12, 0.012, 500.0))
     assert "cannot fail" in above(same, iba.SPF, same, iba.MP_LFU, (0.5,), iba.RT).no_value
     two = figure((12, 0.012, 500.0), (12, 0.012, 250.0), xs=(0.5, 0.6))
-    assert reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT).value == 50.0
+    row = "f7-reduction-rt-mp-lfu"  # 40 to 65%, at each load of 50% or higher
+    assert reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT, row).value == 50.0
     for n in nets:
         two.drawn[("spf", n)].runs[0.6].status = "deadlock"
-    r = reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT)
+    # 50% inside the range and 60% without a value: the claim at each load could still fail there.
+    r = reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT, row)
     assert r.no_value and "60%" in r.no_value
-    assert "60%" in above(two, iba.SPF, two, iba.MP_LFU, (0.5, 0.6), iba.RT, each=True).no_value
+    # Comparisons sum the loads with values.
     assert not above(two, iba.SPF, two, iba.MP_LFU, (0.5, 0.6), iba.RT).no_value
+
+
+def test_seed003_claims_at_several_loads():
+    """One rule for a claim over several loads when some have no value: a load outside the range refutes a
+    claim at each load; a value above the range refutes "up to"; otherwise every load is needed."""
+    from fabricsim.reproduce.iba_2007_claims import over_loads, published_window
+
+    assert published_window("f7-reduction-rt-mp-lfu") == (40.0, 65.0)
+    each = "f7-reduction-rt-mp-lfu"
+    refuted = over_loads({0.5: 2.0}, (0.5, 0.6), each, "each", "")
+    assert refuted.value == 2.0 and not refuted.no_value and "50%" in refuted.note
+    assert over_loads({0.5: 50.0}, (0.5, 0.6), each, "each", "").no_value
+    assert over_loads({0.5: 50.0, 0.6: 60.0}, (0.5, 0.6), each, "each", "").value == 55.0
+    # Both inside and one outside: the one outside is the value judged.
+    assert over_loads({0.5: 50.0, 0.6: 70.0}, (0.5, 0.6), each, "each", "").value == 70.0
+    up_to = "f7-drop-reduction-rt-mp-lfu-drop"  # 'up to 90': 85 to 95
+    assert over_loads({0.5: 97.0}, (0.5, 0.6), up_to, "max", "").value == 97.0
+    assert over_loads({0.5: 50.0}, (0.5, 0.6), up_to, "max", "").no_value
+    assert over_loads({0.5: 50.0, 0.6: 88.0}, (0.5, 0.6), up_to, "max", "").value == 88.0
+    assert over_loads({0.5: 50.0}, (0.5, 0.6), up_to, "mean", "").no_value
