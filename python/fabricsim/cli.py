@@ -116,11 +116,22 @@ def run(
         help="Leave out the wall-clock figures (run.wall_time_s, events_per_s, frames_per_s), so that two runs of "
         "one scenario print the same bytes.",
     ),
+    cc_plot: Optional[Path] = typer.Option(
+        None, "--cc-plot",
+        help="Draw each congestion-controlled flow's throughput and CCTI over time into this PNG (needs "
+        "[ib.congestion_control] series_us).",
+    ),
 ) -> None:
     """Run one simulation and print its metrics."""
     from .api import run_scenario
 
+    if cc_plot is not None:
+        writable_file(cc_plot, "--cc-plot")
+
     sc = _load(scenario, set_)
+    if cc_plot is not None and sc.get("ib.congestion_control.series_us") is None:
+        raise FabricsimError(f"{sc.source}: --cc-plot draws the series [ib.congestion_control] series_us records; "
+                             "the scenario sets no series_us (e.g. --set ib.congestion_control.series_us=100)")
     show = sys.stderr.isatty()
 
     def notice(text: str) -> None:
@@ -137,6 +148,10 @@ def run(
     if no_wall_clock:
         result = result.without_wall_clock()
     emit(result.to_json() if as_json else result.summary())
+    if cc_plot is not None:
+        from .congestion import plot_flow_series
+
+        plot_flow_series(result, cc_plot)
 
 
 class _BuildLine:

@@ -94,6 +94,8 @@ pub struct Throttling {
     /// The congestion control table; never empty (an empty one reads as
     /// one entry of no delay, as an HCA's reset table).
     pub cct: Vec<CctEntry>,
+    /// The interval of each flow's recorded series (0: none recorded).
+    pub series_bin: Time,
 }
 
 impl Throttling {
@@ -116,6 +118,7 @@ impl Throttling {
             // A minimum above the table's end is held at its end.
             min: std::array::from_fn(|sl| (e[sl].ccti_min as u16).min(limit)),
             cct,
+            series_bin: 0,
         })
     }
 

@@ -46,6 +46,7 @@ impl IbFabric {
                 "data_packets_sent_by_hca": self.hcas.iter().enumerate()
                     .filter_map(|(i, h)| h.data_packets_sent().filter(|&n| n > 0).map(|n| json!([i, n])))
                     .collect::<Vec<_>>(),
+                "series": (t.series_bin > 0).then(|| self.flow_series(t.series_bin)),
             })
         });
         json!({
@@ -57,6 +58,37 @@ impl IbFabric {
             "vl_congested": per_vl,
             "port_xmit_wait_us": time::to_us(wait),
             "not_modelled": s.not_modelled,
+        })
+    }
+
+    /// Every HCA's flows' series, as columns and rows: the source HCA, the
+    /// destination (-1: every destination, a per-SL flow), the SL, the
+    /// interval's start (us), packets started, their share of the link's
+    /// time, the mean CCTI that set their gaps, the highest CCTI seen and
+    /// BECNs received.
+    fn flow_series(&self, bin: Time) -> Value {
+        let mut rows = Vec::new();
+        for (i, h) in self.hcas.iter().enumerate() {
+            for r in h.series_rows().unwrap_or_default() {
+                let dst = if r.dst == u32::MAX { -1 } else { r.dst as i64 };
+                let mean = if r.packets > 0 { r.ccti_sum as f64 / r.packets as f64 } else { f64::NAN };
+                rows.push(json!([
+                    i,
+                    dst,
+                    r.sl,
+                    time::to_us(r.bin * bin),
+                    r.packets,
+                    r.wire as f64 / bin as f64,
+                    if mean.is_finite() { json!(mean) } else { Value::Null },
+                    r.ccti_max,
+                    r.becns
+                ]));
+            }
+        }
+        json!({
+            "interval_us": time::to_us(bin),
+            "columns": ["hca", "dst", "sl", "t_us", "packets", "link_share", "mean_ccti", "max_ccti", "becns"],
+            "rows": rows,
         })
     }
 }

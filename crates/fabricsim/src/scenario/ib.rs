@@ -212,6 +212,7 @@ pub const RANGES: &[Range] = &[
     HOQ_LIFE,
     SWITCH_LIFE,
     DEADLOCK_CHECK,
+    super::ib_congestion_spec::SERIES,
     RELIABLE_SHARE,
     SLACK,
     HCA_BUFFER,

@@ -91,7 +91,12 @@ impl CongestionSettings {
     /// Reads an opensm.conf text (`file` names it in errors). Lines are
     /// `key value`, `#` starts a comment; a later line overrides an earlier.
     pub fn from_opensm_conf(text: &str, file: &str) -> Result<Self> {
-        let mut s = CongestionSettings::default();
+        CongestionSettings::default().with_opensm_conf(text, file)
+    }
+
+    /// These settings with an opensm.conf text's options over them.
+    pub fn with_opensm_conf(self, text: &str, file: &str) -> Result<Self> {
+        let mut s = self;
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");
             let mut parts = line.trim().splitn(2, [' ', '\t']);
@@ -153,10 +158,51 @@ impl CongestionSettings {
         Ok(())
     }
 
+    /// The Mellanox Congestion Control Manager's documented defaults
+    /// (MLNX_OFED user manual, "Congestion Control Manager", its switch and
+    /// CA options tables): control on; switches threshold 0xf, marking rate
+    /// 0xa, packet size 0x200 bytes (8 credits), no victim ports; HCAs per
+    /// queue pair, every SL, CCTI increase 1, trigger threshold 2, CCTI min
+    /// 0. The manager computes its table and CCTI timer from the node count
+    /// by a formula it does not publish: those two are the model's declared
+    /// choice ([`DEFAULT_CCTI_TIMER`], [`default_cct`]).
+    pub fn mellanox_cc_manager() -> Self {
+        let mut s = CongestionSettings { enabled: true, ..Default::default() };
+        s.switch.control_map = 1 << 2 | 1 << 4;
+        s.switch.threshold = 0xf;
+        s.switch.marking_rate = 0xa;
+        s.switch.packet_size = (0x200 / 64) as u8;
+        s.ca.port_control = 0;
+        s.ca.control_map = 0xffff;
+        s.ca.entries =
+            [CaEntry { ccti_timer: DEFAULT_CCTI_TIMER, ccti_increase: 1, trigger_threshold: 2, ccti_min: 0 }; SLS];
+        s.cct = default_cct();
+        s
+    }
+
     /// `CCTI_Limit`: the table's last index (0 for an empty table, as OpenSM sends it).
     pub fn ccti_limit(&self) -> usize {
         self.cct.len().saturating_sub(1)
     }
+}
+
+/// The model's CCTI timer where the vendor's is computed by a formula it
+/// does not publish: 100 x 1.024 us. Derived in
+/// docs/infiniband-congestion-control.md, section 3: with one packet in 11
+/// marked (the vendor's marking rate) a flow's CCTI settles where its BECNs
+/// come once per period, which shares a congested link evenly only if the
+/// period is at least (flows x 11) packet times; on the parking lot
+/// (three flows) 20-60 leave the split as without control, 150 and more
+/// leave the link idle part of the time.
+pub const DEFAULT_CCTI_TIMER: u16 = 100;
+/// Entries of the model's default table: OpenSM's most.
+pub const DEFAULT_CCT_ENTRIES: usize = CCT_MAX_ENTRIES;
+
+/// The model's default table: entry i a gap of i/4 packet times (shift 2,
+/// multiplier i), so that each BECN slows a flow by a quarter packet time;
+/// the last entry leaves a flow about 1/33 of its link.
+pub fn default_cct() -> Vec<CctEntry> {
+    (0..DEFAULT_CCT_ENTRIES).map(|i| CctEntry { shift: 2, multiplier: i as u16 }).collect()
 }
 
 /// A number as C's `strtoul(s, NULL, 0)` reads a whole field: `0x` hex,
@@ -283,6 +329,20 @@ routing_engine updn
         assert_eq!(s.ccti_limit(), 0);
         let cleared = CongestionSettings::from_opensm_conf("cc_cct 0:1,0:2\ncc_cct (null)\n", "f").unwrap();
         assert!(cleared.cct.is_empty());
+    }
+
+    /// The vendor's defaults, and a file's options over them.
+    #[test]
+    fn the_vendor_defaults_and_a_file_over_them() {
+        let m = CongestionSettings::mellanox_cc_manager();
+        assert!(m.enabled);
+        assert_eq!((m.switch.threshold, m.switch.marking_rate, m.switch.packet_size), (15, 10, 8));
+        assert_eq!((m.switch.control_map, m.ca.port_control, m.ca.control_map), (0x14, 0, 0xffff));
+        assert!(m.ca.entries.iter().all(|e| (e.ccti_increase, e.trigger_threshold, e.ccti_min) == (1, 2, 0)));
+        assert_eq!((m.ccti_limit(), m.cct[4]), (127, CctEntry { shift: 2, multiplier: 4 }));
+        let over = m.clone().with_opensm_conf("cc_sw_cong_setting_threshold 8\n", "f").unwrap();
+        assert_eq!(over.switch.threshold, 8);
+        assert_eq!(CongestionSettings { switch: m.switch, ..over.clone() }, m);
     }
 
     /// What OpenSM would corrupt or drop silently is refused, naming the

@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::check::Range;
 use super::ib_congestion::CongestionSettings;
 use crate::error::{Error, Result};
 use crate::fabric::import::read_found;
@@ -18,13 +19,28 @@ pub struct IbCongestionSpec {
     /// working directory or a directory above it) whose congestion control
     /// options (`congestion_control`, `cc_sw_cong_setting_*`,
     /// `cc_ca_cong_setting_*`, `cc_cct`) set every switch and HCA as OpenSM
-    /// would; its other options are listed in the report as not modelled.
-    /// The switches mark packets with FECN; where
+    /// would, over `defaults`; its other options are listed in the report
+    /// as not modelled. The switches mark packets with FECN; where
     /// `cc_ca_cong_setting_control_map` names SLs, the HCAs answer each
     /// marked packet with a BECN and their flows on those SLs slow down by
     /// the congestion control table (`cc_cct`). Credit starvation is not
-    /// modelled: a file that enables it is refused.
-    pub opensm_conf: String,
+    /// modelled: a file that enables it is refused. Without a file, the
+    /// `defaults` alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opensm_conf: Option<String>,
+    /// What the options a file leaves out are: `opensm` (OpenSM's own:
+    /// control off, zeros and an empty table; the default with a file) or
+    /// `mellanox` (the Mellanox Congestion Control Manager's documented
+    /// defaults, with the model's declared table and CCTI timer; the
+    /// default without a file). See docs/infiniband-congestion-control.md,
+    /// section 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<CongestionDefaults>,
+    /// Record each reacting flow's CCTI and what it sent per interval of
+    /// this many microseconds (the report's
+    /// `congestion_control.hca_reaction.series`); off when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_us: Option<f64>,
     /// What a switch output VL's queue is, against `Threshold`:
     /// `output_buffer_and_heads` (default: its output buffer and the input
     /// heads waiting for it) or `output_buffer` (the buffer alone; this
@@ -32,6 +48,16 @@ pub struct IbCongestionSpec {
     /// packet). See docs/infiniband-congestion-control.md, section 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<CongestionQueue>,
+}
+
+/// Where the settings a file leaves out come from.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionDefaults {
+    /// OpenSM's: control off, zeros, an empty table.
+    Opensm,
+    /// The Mellanox Congestion Control Manager's documented defaults.
+    Mellanox,
 }
 
 /// What a switch output VL's queue is, against the `Threshold`.
@@ -45,18 +71,39 @@ pub enum CongestionQueue {
 }
 
 const KEY: &str = "ib.congestion_control.opensm_conf";
+pub const SERIES: Range = Range::num("ib.congestion_control.series_us", 0.0, 1.0e9).above().unit("us");
 
 impl IbCongestionSpec {
     /// The settings the file gives, checked against what the model does.
     pub fn settings(&self) -> Result<CongestionSettings> {
-        let text = read_found(&self.opensm_conf, KEY, "opensm.conf")?;
-        let s = CongestionSettings::from_opensm_conf(&text, &self.opensm_conf)?;
+        let defaults = self.defaults.unwrap_or(match self.opensm_conf {
+            Some(_) => CongestionDefaults::Opensm,
+            None => CongestionDefaults::Mellanox,
+        });
+        let base = match defaults {
+            CongestionDefaults::Opensm => CongestionSettings::default(),
+            CongestionDefaults::Mellanox => CongestionSettings::mellanox_cc_manager(),
+        };
+        if let Some(us) = self.series_us {
+            SERIES.check(us)?;
+        }
+        let Some(file) = &self.opensm_conf else {
+            if defaults == CongestionDefaults::Opensm {
+                return Err(Error::invalid(
+                    "ib.congestion_control.defaults",
+                    "\"opensm\"",
+                    "\"mellanox\", or an opensm_conf to set OpenSM's options (its defaults alone turn nothing on)",
+                ));
+            }
+            return Ok(base);
+        };
+        let text = read_found(file, KEY, "opensm.conf")?;
+        let s = base.with_opensm_conf(&text, file)?;
         if !s.enabled {
             return Ok(s);
         }
-        let refuse = |option: &str, value: String, allowed: &str| {
-            Err(Error::invalid(option, value, allowed).in_file(&self.opensm_conf))
-        };
+        let refuse =
+            |option: &str, value: String, allowed: &str| Err(Error::invalid(option, value, allowed).in_file(file));
         let sw = &s.switch;
         if sw.control_map & CREDIT_MASK_VALID != 0 && sw.credit_mask.0.iter().any(|&w| w != 0) {
             return refuse(

@@ -168,7 +168,10 @@ impl IbFabric {
             m.with_heads = queue != Some(CongestionQueue::OutputBuffer);
             m
         });
-        let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(Box::new);
+        let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(|mut t| {
+            t.series_bin = spec.congestion_control.as_ref().and_then(|c| c.series_us).map_or(0, time::from_us);
+            Box::new(t)
+        });
         // The switches' rows of table blocks first: with the distinct blocks
         // known, the estimate is checked again before the switches are built.
         build_watch::step("table blocks", 0, 0)?;
@@ -224,7 +227,7 @@ impl IbFabric {
                     streams: sources.streams_to(i as u32),
                     datagram_sources: if multipath.is_some() { attachments.len() } else { 0 },
                     multicast_slots: multicast_slots(&sources, i as u32),
-                    reaction: throttling.as_ref().map(|t| t.per_sl),
+                    reaction: throttling.as_ref().map(|t| Reaction { per_sl: t.per_sl, series_bin: t.series_bin }),
                 })
             })
             .collect();

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::congestion::{Marking, Throttling};
 use super::footprint::Footprint;
-use super::hca::{Hca, HcaConfig, HcaEvent, HcaSpec};
+use super::hca::{Hca, HcaConfig, HcaEvent, HcaSpec, Reaction};
 use super::lft::LftBuilder;
 use super::lifetime::Lifetime;
 use super::message::{Message, NO_STREAM};

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use super::super::hca_config::{HcaConfig, NO_VL};
 use super::super::message::Message;
 use super::super::ring::Ring;
+use super::flow_series::FlowSeries;
 use super::throttle::{FlowCc, Throttling};
 use crate::kernel::{Arena, Time};
 
@@ -61,11 +62,14 @@ pub(super) struct FlowQueues {
     pub(super) data_packets_sent: u64,
     /// Data messages queued over every flow.
     queued: u32,
+    /// Each flow's CCTI and packets per interval, when recorded.
+    pub(super) series: Option<Box<FlowSeries>>,
 }
 
 impl FlowQueues {
-    /// Queues with one CCTI per SL (`per_sl`) or per flow.
-    pub(super) fn new(per_sl: bool) -> Self {
+    /// Queues with one CCTI per SL (`per_sl`) or per flow, recording each
+    /// flow's series per `series_bin` (0: not recorded).
+    pub(super) fn new(per_sl: bool, series_bin: Time) -> Self {
         FlowQueues {
             flows: Vec::new(),
             by_key: HashMap::new(),
@@ -74,6 +78,7 @@ impl FlowQueues {
             wake_at: Time::MAX,
             data_packets_sent: 0,
             queued: 0,
+            series: (series_bin > 0).then(|| Box::new(FlowSeries::new(series_bin))),
         }
     }
 
@@ -111,7 +116,12 @@ impl FlowQueues {
     /// whether it reached the trigger threshold.
     pub(super) fn becn(&mut self, t: &Throttling, config: &HcaConfig, dst: u32, sl: u8, now: Time) -> bool {
         let k = self.flow(t, config, dst, sl);
-        self.flows[k].cc.becn(t, sl, now)
+        let f = &mut self.flows[k];
+        let trigger = f.cc.becn(t, sl, now);
+        if let Some(s) = &mut self.series {
+            s.becn((f.dst, f.sl), now, f.cc.ccti(t, sl, now));
+        }
+        trigger
     }
 
     /// What heads each VL at `now`, in one pass: its oldest CNP, else the
@@ -183,6 +193,9 @@ impl FlowQueues {
             self.queued -= 1;
         }
         let ccti = f.cc.ccti(t, f.sl, now);
+        if let Some(s) = &mut self.series {
+            s.sent((f.dst, f.sl), now, wire, ccti);
+        }
         f.ready_at = end + if t.controls(f.sl) { t.gap(ccti, wire) } else { 0 };
         if f.queue.is_empty() && f.ready_at == end && f.cc.at_rest(t, f.sl, end) {
             self.forget(k);

@@ -10,12 +10,14 @@
 //! Receive side: the sink (`sink.rs`).
 
 mod flow_queues;
+mod flow_series;
 mod flows;
 mod reaction;
 mod sink;
 pub mod throttle;
 
 use flow_queues::FlowQueues;
+pub use flow_series::SeriesRow;
 use flows::{Offered, SendQueues, SlBytes};
 
 pub use super::hca_config::HcaConfig;
@@ -60,8 +62,16 @@ pub struct HcaSpec {
     /// this HCA receives, or `NO_STREAM` if it is not a member.
     pub multicast_slots: Vec<u32>,
     /// Whether its sources react to BECNs (IBA Annex A10), with one CCTI
-    /// per SL (`Some(true)`) or per flow (`Some(false)`).
-    pub reaction: Option<bool>,
+    /// per SL (`per_sl`) or per flow, and the interval of each flow's
+    /// recorded series (0: none).
+    pub reaction: Option<Reaction>,
+}
+
+/// How an HCA's sources react to congestion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reaction {
+    pub per_sl: bool,
+    pub series_bin: Time,
 }
 
 /// An HCA. Its first cache line holds the SLs' send queues; its second
@@ -128,7 +138,7 @@ impl Hca {
             last_datagram: vec![[0; 2]; datagram_sources],
             multicast_slots,
             sl_bytes: [0; 17],
-            reaction: reaction.map(|per_sl| Box::new(FlowQueues::new(per_sl))),
+            reaction: reaction.map(|r| Box::new(FlowQueues::new(r.per_sl, r.series_bin))),
         }
     }
 

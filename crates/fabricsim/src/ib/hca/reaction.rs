@@ -64,6 +64,11 @@ impl Hca {
         self.reaction.as_deref().map(|q| q.data_packets_sent)
     }
 
+    /// Its flows' recorded series, if recorded.
+    pub fn series_rows(&self) -> Option<Vec<super::SeriesRow>> {
+        self.reaction.as_deref().and_then(|q| q.series.as_deref()).map(|s| s.rows())
+    }
+
     /// Whether a message waits in the flows (ready or held back).
     pub(super) fn flows_waiting(&self) -> bool {
         self.reaction.as_deref().is_some_and(|q| q.waiting())
