@@ -118,6 +118,29 @@ fn the_series_adds_nothing_and_sums_to_what_was_sent() {
     assert!(rows.iter().any(|r| r[col("max_ccti")].as_u64().unwrap() > 0), "some flow was slowed");
 }
 
+/// The options of an opensm.conf given in the scenario run as the file
+/// does, so a sweep can set them with --set.
+#[test]
+fn options_in_the_scenario_are_the_file_s() {
+    let lines = "congestion_control TRUE\ncc_sw_cong_setting_control_map 0x15\ncc_sw_cong_setting_threshold 8\n\
+                 cc_sw_cong_setting_marking_rate 0\ncc_ca_cong_setting_control_map 0x100\n\
+                 cc_ca_cong_setting_ccti_timer 8 20\ncc_ca_cong_setting_ccti_increase 8 1\ncc_cct 0:0,2:1,2:2,2:3,2:4\n";
+    let path = std::env::temp_dir().join(format!("fabricsim-ccd-{}-opts.conf", std::process::id()));
+    std::fs::write(&path, lines).expect("temporary opensm.conf written");
+    let by_file = run(&parking_lot(&format!("[ib.congestion_control]\nopensm_conf = \"{}\"\n", path.display()), 5));
+    let by_options = run(&parking_lot(
+        "[ib.congestion_control]\ndefaults = \"opensm\"\n\
+         [ib.congestion_control.options]\ncongestion_control = \"TRUE\"\ncc_sw_cong_setting_control_map = \"0x15\"\n\
+         cc_sw_cong_setting_threshold = 8\ncc_sw_cong_setting_marking_rate = 0\ncc_ca_cong_setting_control_map = 256\n\
+         cc_ca_cong_setting_ccti_timer = [\"8 20\"]\ncc_ca_cong_setting_ccti_increase = [\"8 1\"]\n\
+         cc_cct = \"0:0,2:1,2:2,2:3,2:4\"\n",
+        5,
+    ));
+    let counters = |r: &RunReport| serde_json::to_string(&r.counters).expect("counters serialize");
+    assert_eq!(counters(&by_file), counters(&by_options));
+    assert!(by_file.counter("becn_received").expect("BECNs") > 0);
+}
+
 /// Bad values name the key, the value and what is allowed.
 #[test]
 fn bad_congestion_keys_are_clear_errors() {
@@ -125,6 +148,17 @@ fn bad_congestion_keys_are_clear_errors() {
         ("series_us = -1\n", "ib.congestion_control.series_us", "0 < value"),
         ("series_us = 0\n", "ib.congestion_control.series_us", "0 < value"),
         ("defaults = \"opensm\"\n", "ib.congestion_control.defaults", "mellanox"),
+        ("options = { routing_engine = \"updn\" }\n", "ib.congestion_control.options.routing_engine", "cc_cct"),
+        (
+            "options = { cc_sw_cong_setting_threshold = 16 }\n",
+            "ib.congestion_control.options.cc_sw_cong_setting_threshold",
+            "0 to 15",
+        ),
+        (
+            "options = { cc_ca_cong_setting_ccti_timer = \"20\" }\n",
+            "ib.congestion_control.options.cc_ca_cong_setting_ccti_timer",
+            "SL",
+        ),
     ];
     for (line, key, allowed) in cases {
         let toml = parking_lot(&format!("[ib.congestion_control]\n{line}"), 1);

@@ -108,6 +108,31 @@ impl CongestionSettings {
         Ok(s)
     }
 
+    /// One congestion control option of OpenSM's, given by name and value
+    /// (a scenario's `options`); any other option name is refused.
+    pub fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
+        if !(key == "congestion_control" || key.starts_with("cc_")) || key == "cc_key" {
+            return Err(Error::invalid(
+                key,
+                value,
+                "an OpenSM congestion control option: congestion_control, \
+                 cc_sw_cong_setting_*, cc_ca_cong_setting_* or cc_cct",
+            ));
+        }
+        let before = self.not_modelled.len();
+        self.set(key, value)?;
+        if self.not_modelled.len() > before {
+            self.not_modelled.pop();
+            return Err(Error::invalid(
+                key,
+                value,
+                "an OpenSM congestion control option: congestion_control, \
+                 cc_sw_cong_setting_*, cc_ca_cong_setting_* or cc_cct",
+            ));
+        }
+        Ok(())
+    }
+
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let sw = &mut self.switch;
         match key {

@@ -3,6 +3,8 @@
 //! (`ib_congestion.rs` reads it). What the model cannot do (credit
 //! starvation) is refused, naming the option, never ignored.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +38,13 @@ pub struct IbCongestionSpec {
     /// section 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defaults: Option<CongestionDefaults>,
+    /// OpenSM congestion control options by name, over the file and the
+    /// defaults, so that a scenario or a sweep can set them without a file:
+    /// `options = { cc_sw_cong_setting_threshold = 8, cc_ca_cong_setting_ccti_timer = ["8 20"] }`.
+    /// A value is a number, a string as the file would hold it, or for the
+    /// options given per SL a list of "SL value" strings.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, CongestionOption>,
     /// Record each reacting flow's CCTI and what it sent per interval of
     /// this many microseconds (the report's
     /// `congestion_control.hca_reaction.series`); off when not given.
@@ -48,6 +57,16 @@ pub struct IbCongestionSpec {
     /// packet). See docs/infiniband-congestion-control.md, section 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<CongestionQueue>,
+}
+
+/// An option's value in `options`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum CongestionOption {
+    Number(u64),
+    Text(String),
+    /// One line each, for the options given per SL.
+    Lines(Vec<String>),
 }
 
 /// Where the settings a file leaves out come from.
@@ -88,17 +107,44 @@ impl IbCongestionSpec {
             SERIES.check(us)?;
         }
         let Some(file) = &self.opensm_conf else {
-            if defaults == CongestionDefaults::Opensm {
+            if defaults == CongestionDefaults::Opensm && self.options.is_empty() {
                 return Err(Error::invalid(
                     "ib.congestion_control.defaults",
                     "\"opensm\"",
-                    "\"mellanox\", or an opensm_conf to set OpenSM's options (its defaults alone turn nothing on)",
+                    "\"mellanox\", or an opensm_conf or options to set OpenSM's options (its defaults alone turn \
+                     nothing on)",
                 ));
             }
-            return Ok(base);
+            return self.checked(self.with_options(base)?, "ib.congestion_control.options");
         };
         let text = read_found(file, KEY, "opensm.conf")?;
-        let s = base.with_opensm_conf(&text, file)?;
+        let s = self.with_options(base.with_opensm_conf(&text, file)?)?;
+        self.checked(s, file)
+    }
+
+    /// `s` with the scenario's `options` over it; an error names the option's key.
+    fn with_options(&self, mut s: CongestionSettings) -> Result<CongestionSettings> {
+        for (name, value) in &self.options {
+            let lines = match value {
+                CongestionOption::Number(n) => vec![n.to_string()],
+                CongestionOption::Text(t) => vec![t.clone()],
+                CongestionOption::Lines(l) => l.clone(),
+            };
+            for line in lines {
+                s.set_option(name, line.trim()).map_err(|e| {
+                    Error::invalid(
+                        &format!("ib.congestion_control.options.{name}"),
+                        &line,
+                        e.allowed.clone().unwrap_or_default(),
+                    )
+                })?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// `s`, refused where it asks for what the model does not do (`file`: where it was set).
+    fn checked(&self, s: CongestionSettings, file: &str) -> Result<CongestionSettings> {
         if !s.enabled {
             return Ok(s);
         }
