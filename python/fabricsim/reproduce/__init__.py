@@ -37,6 +37,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "switched_fcal",
     "switched_fcal_disks",
     "ong_farrell_fc",
+    "ib_cc_2010",
 )
 
 for _name in STUDY_MODULES:

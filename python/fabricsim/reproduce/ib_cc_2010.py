@@ -1,0 +1,124 @@
+"""InfiniBand congestion control on the parking lot (Gran et al., "First
+experiences with congestion control in InfiniBand hardware", IPDPS 2010).
+
+Flows A and B enter switch 1 on HCAs 0 and 1 and share its one link to
+switch 2; flow C enters switch 2 from HCA 3; all three go to HCA 2 (D),
+each offering 60% of a link. Without control, D's output serves its two
+inputs in turn, so A and B get a quarter each and C a half; with the HCAs
+reacting per flow each should get a third (docs/infiniband-congestion-control.md,
+section 4, derives both). The study found the parking lot solved "if the CC
+parameters are appropriately set": this experiment maps the settings
+(threshold, marking rate, CCTI timer) where it is and where it is not.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from .claims import Compare, Value
+from .framework import Context, ExperimentOutput, Panel, PlotSpec, experiment
+
+SOURCE = ("Gran, Eimot, Reinemo, Skeie, Lysne, Huse, Shainer, First experiences with congestion control in "
+          "InfiniBand hardware, IPDPS 2010 (the abstract)")
+SL = 8  # the flows' SL (best effort)
+OFFERED = 0.6  # each flow's load, of its link
+THRESHOLDS = (4, 8, 12, 15)
+MARKING_RATES = (0, 10)
+TIMERS = (10, 15, 20, 25, 30, 40, 60, 100)  # x 1.024 us
+QUICK_TIMERS = (20, 40)
+THIRD_PCT = 5.0  # each share within 5% of a third
+BUSY = 0.95  # D's link at least this busy, against the run without control
+FLOWS = {0: "A", 1: "B", 3: "C"}  # source HCA -> flow
+
+
+def scenario(ctx: Context, setting: tuple[int, int, int] | None) -> dict[str, Any]:
+    """The parking lot for 20 ms (quick: 5); ``setting`` (threshold, marking
+    rate, timer) runs control on the vendor's other defaults; None runs the
+    HCAs reacting on SL 0 only, so that the flows on SL 8 are never slowed
+    and each HCA still counts what its flows sent (the switches mark, which
+    changes no timing)."""
+    options: dict[str, Any]
+    if setting is None:
+        options = {"cc_ca_cong_setting_control_map": 1}
+        name = "without control"
+    else:
+        threshold, rate, timer = setting
+        options = {"cc_sw_cong_setting_threshold": threshold, "cc_sw_cong_setting_marking_rate": rate,
+                   "cc_ca_cong_setting_ccti_timer": [f"{SL} {timer}"]}
+        name = f"threshold {threshold}, marking rate {rate}, timer {timer}"
+    return {
+        "name": f"ib-cc-2010 parking lot {name}",
+        "run": {"warmup_observations": 0, "max_observations": 100_000_000, "min_observations": 0, "precision": 0.0,
+                "max_time_ms": 5.0 if ctx.quick else 20.0},
+        "ib": {
+            "topology": {"kind": "custom", "hcas": [2, 2], "cables": [[1, 2]]},
+            "workload": {"injection_rate": OFFERED, "real_time_share": 0.0, "control_period_ms": 0.0,
+                         "pattern": "incast", "incast_target": 2, "best_effort_sls": [SL]},
+            "congestion_control": {"defaults": "mellanox", "options": options},
+        },
+    }
+
+
+def shares(r: Any) -> dict[str, float]:
+    """Each flow's share of the data packets the three sent."""
+    sent = dict(r.raw["congestion_control"]["hca_reaction"]["data_packets_sent_by_hca"])
+    total = sum(sent.values())
+    return {FLOWS[h]: sent.get(h, 0) / total for h in FLOWS}
+
+
+def solves(s: dict[str, float], busy: float) -> bool:
+    """A third each within ``THIRD_PCT`` and D's link at least ``BUSY`` as busy as without control."""
+    return max(abs(v - 1 / 3) for v in s.values()) <= THIRD_PCT / 100 / 3 and busy >= BUSY
+
+
+@experiment(id="ib-cc-2010/parking-lot",
+            title="The parking lot with and without InfiniBand congestion control: shares over the settings", seed_ref=SOURCE)
+def parking_lot(ctx: Context) -> ExperimentOutput:
+    timers = QUICK_TIMERS if ctx.quick else TIMERS
+    settings = [(t, m, c) for t in THRESHOLDS for m in MARKING_RATES for c in timers]
+    off, *runs = ctx.run_many([scenario(ctx, None)] + [scenario(ctx, s) for s in settings], desc="parking lot")
+    base = off.counters["best_effort_packets_delivered"]
+    off_shares = shares(off)
+    rows, works = [], []
+    for (threshold, rate, timer), r in zip(settings, runs):
+        s = shares(r)
+        busy = r.counters["best_effort_packets_delivered"] / base
+        ok = solves(s, busy)
+        works.append(ok)
+        setting = f"threshold {threshold}, marking rate {rate}"
+        for flow, v in s.items():
+            rows.append({"series": f"{flow}, {setting}", "x": timer * 1.024, "y": v, "y_ci": math.nan,
+                         "metric": "share", "threshold": threshold, "marking_rate": rate, "flow": flow,
+                         "d_busy": busy, "solved": ok})
+        rows.append({"series": f"D, {setting}", "x": timer * 1.024, "y": busy, "y_ci": math.nan, "metric": "d_busy",
+                     "threshold": threshold, "marking_rate": rate, "flow": "D", "d_busy": busy, "solved": ok})
+    for flow, v in off_shares.items():
+        rows.append({"series": f"{flow}, without control", "x": math.nan, "y": v, "y_ci": math.nan, "metric": "share",
+                     "flow": flow, "d_busy": 1.0, "solved": False})
+    curves = pd.DataFrame(rows)
+    solved = [s for s, ok in zip(settings, works) if ok]
+    failed = [s for s, ok in zip(settings, works) if not ok]
+
+    def listed(xs: list[tuple[int, int, int]]) -> str:
+        return "; ".join(f"threshold {t}, marking rate {m}, timer {c}" for t, m, c in xs) or "none"
+
+    grid = (f"{len(settings)} settings: thresholds {', '.join(map(str, THRESHOLDS))}; marking rates "
+            f"{', '.join(map(str, MARKING_RATES))}; CCTI timers {', '.join(map(str, timers))} x 1.024 us")
+    without = ", ".join(f"{k} {v:.3f}" for k, v in off_shares.items())
+    ours = {
+        "pl-unfair-without-cc": Compare(off_shares["C"], off_shares["A"], None, None,
+                                        f"C's share against A's without control ({without}); 20 ms, one run"),
+        "pl-solved-with-cc": Value(len(solved), None, f"of {grid}, those with every share within {THIRD_PCT:g}% of a "
+                                   f"third and D's link at least {BUSY:.0%} as busy as without control: {listed(solved)}"),
+        "pl-not-every-setting": Value(len(failed), None, f"of {grid}, those that do not: {listed(failed)}"),
+    }
+    series = [f"{f}, threshold {t}, marking rate {m}" for f in "CD" for t in THRESHOLDS for m in MARKING_RATES]
+    return ExperimentOutput(
+        curves=curves,
+        plot=PlotSpec("CCTI timer (us)", "", "Parking lot under congestion control", series=series,
+                      panels=[Panel("share", "C's share of D's link (a third: fair)", "C's share"),
+                              Panel("d_busy", "D's link, of its use without control", "D's link")]),
+        ours=ours)

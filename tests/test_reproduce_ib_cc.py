@@ -1,0 +1,23 @@
+"""The congestion-control study (ib-cc-2010): the parking lot over a grid of
+settings, end to end through the real model at quick length."""
+
+from __future__ import annotations
+
+import json
+
+from fabricsim.reproduce import framework, run_experiment
+
+
+def test_the_parking_lot_runs_and_judges_its_rows(tmp_path):
+    ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
+    report = run_experiment("ib-cc-2010/parking-lot", ctx)
+    # The run without control and 4 thresholds x 2 marking rates x 2 timers.
+    assert report.runs == 17
+    record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/parking-lot") + ".json")).read_text())
+    rows = {c["id"]: c for c in record["checks"]}
+    assert set(rows) == {"pl-unfair-without-cc", "pl-solved-with-cc", "pl-not-every-setting"}
+    # Without control the round robin between D's two inputs gives C about half and A a quarter.
+    unfair = rows["pl-unfair-without-cc"]
+    assert unfair["within"] and 90 < unfair["ours"] < 110, unfair
+    solved, failed = rows["pl-solved-with-cc"]["ours"], rows["pl-not-every-setting"]["ours"]
+    assert solved + failed == 16 and all(rows[k]["note"] for k in rows)
