@@ -37,6 +37,9 @@ pub struct Marking {
     /// Whether a VL's queue counts the input heads waiting for it beside
     /// its output buffer (the declared reading; false: the buffer alone).
     pub with_heads: bool,
+    /// Whether the packet chosen to leave is left out of its VL's queue
+    /// (`queue = "waiting"`: what waits behind it).
+    pub less_leaving: bool,
 }
 
 impl Marking {
@@ -56,6 +59,7 @@ impl Marking {
             min_credits: sw.packet_size as u16,
             victim_mask: if valid(VICTIM_MASK_VALID) { sw.victim_mask } else { PortMask::default() },
             with_heads: true,
+            less_leaving: false,
         })
     }
 
@@ -156,6 +160,7 @@ pub struct PortCongestion {
     taken: [u16; 16],
     heads: [u16; 16],
     with_heads: bool,
+    less_leaving: bool,
     /// The packet on the wire: its VL (`NO_VL`: none), blocks and when they are free.
     leaving: (u8, u16, Time),
     /// Per VL, since when it is congested (`Time::MAX`: it is not), and
@@ -181,6 +186,7 @@ impl PortCongestion {
             taken: [0; 16],
             heads: [0; 16],
             with_heads: m.with_heads,
+            less_leaving: m.less_leaving,
             leaving: (NO_VL, 0, 0),
             congested_since: [Time::MAX; 16],
             congested: [0; 16],
@@ -201,7 +207,8 @@ impl PortCongestion {
     #[inline]
     pub fn queue(&self, vl: u8) -> u16 {
         let v = (vl & 15) as usize;
-        self.taken[v] + if self.with_heads { self.heads[v] } else { 0 }
+        let leaving = if self.less_leaving && self.leaving.0 == v as u8 { self.leaving.1 } else { 0 };
+        (self.taken[v] + if self.with_heads { self.heads[v] } else { 0 }).saturating_sub(leaving)
     }
 
     /// Whether a VL queue of `blocks` is congested.
@@ -227,9 +234,12 @@ impl PortCongestion {
 
     /// A packet of `blocks` on `vl`, chosen at `now` (the port settled by
     /// [`Self::taken`] at `now`), has its space free at `gone`.
-    pub fn leaves(&mut self, vl: u8, blocks: u16, gone: Time) {
+    pub fn leaves(&mut self, vl: u8, blocks: u16, gone: Time, now: Time) {
         debug_assert_eq!(self.leaving.0, NO_VL, "one packet on a port's wire at a time");
         self.leaving = (vl, blocks, gone);
+        if self.less_leaving {
+            self.turn_clock((vl & 15) as usize, now);
+        }
     }
 
     /// Frees the space of the packet on the wire if it has gone by `at`.
@@ -336,7 +346,14 @@ mod tests {
     use super::*;
 
     fn marking(threshold: u8, rate: u16) -> Marking {
-        Marking { threshold, rate, min_credits: 0, victim_mask: PortMask::default(), with_heads: false }
+        Marking {
+            threshold,
+            rate,
+            min_credits: 0,
+            victim_mask: PortMask::default(),
+            with_heads: false,
+            less_leaving: false,
+        }
     }
 
     /// Threshold 15 is the most aggressive (a sixteenth of the buffer), 1 the least (fifteen sixteenths).
@@ -367,11 +384,11 @@ mod tests {
         p.buffer_changed(1, 20, 100);
         p.buffer_changed(1, 17, 200); // 37: congested from 200
         p.taken(1, 300);
-        p.leaves(1, 17, 500); // back to 20 at 500
+        p.leaves(1, 17, 500, 300); // back to 20 at 500
         p.buffer_changed(1, 17, 400); // 54 at 400, still congested
         assert_eq!(p.times(450).1[1], 250);
         assert_eq!(p.taken(1, 600), 37); // the first settled at 500
-        p.leaves(1, 17, 700); // 20 at 700
+        p.leaves(1, 17, 700, 600); // 20 at 700
         p.buffer_changed(2, 5, 900); // settles at 700: the spell 200-700 ends
         assert_eq!(p.taken(1, 900), 20);
         assert_eq!(p.times(1000).1[1], 500);
@@ -379,6 +396,24 @@ mod tests {
         p.wait_for_credit(1100);
         p.sends(1300);
         assert_eq!(p.times(1400).0, 300);
+    }
+
+    /// Under the "waiting" reading the packet chosen to leave is out of its
+    /// VL's queue from the moment it is chosen: 37 blocks with 17 leaving
+    /// are 20 waiting, not congested at threshold 8 (32 of 64).
+    #[test]
+    fn the_waiting_reading_leaves_the_leaving_packet_out() {
+        let m = Marking { less_leaving: true, ..marking(8, 0) };
+        let mut p = PortCongestion::new(&m, 64);
+        p.buffer_changed(1, 37, 100); // congested from 100
+        assert_eq!(p.queue(1), 37);
+        p.taken(1, 200);
+        p.leaves(1, 17, 500, 200); // 20 waiting from 200
+        assert_eq!(p.queue(1), 20);
+        p.buffer_changed(1, 17, 300); // 37 waiting behind it: congested again
+        assert_eq!(p.times(400).1[1], 100 + 100);
+        assert_eq!(p.taken(1, 600), 37);
+        assert_eq!(p.queue(1), 37);
     }
 
     /// With the heads' reading a VL's queue is its output buffer and the

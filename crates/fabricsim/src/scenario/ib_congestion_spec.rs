@@ -52,9 +52,10 @@ pub struct IbCongestionSpec {
     pub series_us: Option<f64>,
     /// What a switch output VL's queue is, against `Threshold`:
     /// `output_buffer_and_heads` (default: its output buffer and the input
-    /// heads waiting for it) or `output_buffer` (the buffer alone; this
-    /// switch's crossbar runs at link rate, so it rarely holds more than a
-    /// packet). See docs/infiniband-congestion-control.md, section 2.
+    /// heads waiting for it), `waiting` (the same less the packet chosen to
+    /// leave: what waits behind it) or `output_buffer` (the buffer alone;
+    /// this switch's crossbar runs at link rate, so it rarely holds more
+    /// than a packet). See docs/infiniband-congestion-control.md, section 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<CongestionQueue>,
 }
@@ -87,6 +88,9 @@ pub enum CongestionQueue {
     OutputBufferAndHeads,
     /// Its output buffer alone.
     OutputBuffer,
+    /// Its output buffer and the input VL heads waiting for it, less the
+    /// packet chosen to leave: what waits behind it.
+    Waiting,
 }
 
 const KEY: &str = "ib.congestion_control.opensm_conf";

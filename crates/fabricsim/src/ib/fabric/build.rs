@@ -166,6 +166,7 @@ impl IbFabric {
         switch_config.marking = congestion.as_ref().and_then(Marking::from_settings).map(|mut m| {
             let queue = spec.congestion_control.as_ref().and_then(|c| c.queue);
             m.with_heads = queue != Some(CongestionQueue::OutputBuffer);
+            m.less_leaving = queue == Some(CongestionQueue::Waiting);
             m
         });
         let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(|mut t| {

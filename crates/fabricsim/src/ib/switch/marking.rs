@@ -38,8 +38,8 @@ impl IbSwitch {
         }
         let taken = cc.taken(vl, now);
         debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
+        cc.leaves(vl, blocks, gone, now);
         let queue = cc.queue(vl);
-        cc.leaves(vl, blocks, gone);
         let p = &mut ctx.packets[id];
         if !cc.congested(queue) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
             return;
