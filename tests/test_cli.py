@@ -206,7 +206,8 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert set(rows) == {
         "kernel-hold", "fc-switch", "fc-envelope", "fc-loop", "switched-loop", "ib-irregular", "ib-fat-tree", "ib-multipath",
-        "ib-multicast", "tcp-stream", "fc-simpy-switch", "ib-booksim-irregular", "ib-booksim-fat-tree",
+        "ib-multicast", "ib-congestion-control", "tcp-stream", "fc-simpy-switch", "ib-booksim-irregular",
+        "ib-booksim-fat-tree",
     }
     for name in ("fc-switch", "fc-simpy-switch"):
         sw = rows[name]
@@ -220,8 +221,8 @@ def test_bench_json_lists_every_row_with_the_data_ack_split(cli):
     assert rows["tcp-stream"]["sim_s_per_wall_s"] > 0
     # InfiniBand: packets delivered; every packet crosses at least one switch
     # (a fat tree's up to 2n - 1), and a transfer counts when it starts.
-    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath", "ib-multicast", "ib-booksim-irregular",
-                 "ib-booksim-fat-tree"):
+    for name in ("ib-irregular", "ib-fat-tree", "ib-multipath", "ib-multicast", "ib-congestion-control",
+                 "ib-booksim-irregular", "ib-booksim-fat-tree"):
         ib = rows[name]
         assert ib["frames"] >= 3000 and ib["hops"] >= ib["frames"] and ib["frame_hops_per_s"] > 0
 

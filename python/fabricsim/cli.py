@@ -316,7 +316,7 @@ def bench(
     which: str = typer.Option(
         "all", "--which",
         help="kernel-hold, fc-switch, fc-envelope, fc-loop, switched-loop, ib-irregular, ib-fat-tree, ib-multipath, "
-        "ib-multicast, tcp-stream, the peers' workloads fc-simpy-switch, ib-booksim-irregular and ib-booksim-fat-tree "
+        "ib-multicast, ib-congestion-control (ib-fat-tree's traffic with congestion control on), tcp-stream, the peers' workloads fc-simpy-switch, ib-booksim-irregular and ib-booksim-fat-tree "
         "(scripts/peer_ratio.py), or all; or a scale row, ib-fat-tree-16, ib-fat-tree-4096, ib-cluster-144, "
         "ib-cluster-1356, ib-fat-tree-32768, or scale for the five (fabrics of up to 32,768 HCAs: they report build time and peak "
         "memory per port); or several, comma-separated. With ib-fat-tree-16 and ib-fat-tree-4096 both, the 4,096-HCA tree's "

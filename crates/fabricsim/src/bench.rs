@@ -59,7 +59,7 @@ pub struct BenchResult {
 }
 
 /// Every benchmark's name, in the order `fabricsim bench` runs them.
-pub const NAMES: [&str; 13] = [
+pub const NAMES: [&str; 14] = [
     "kernel-hold",
     "fc-switch",
     "fc-envelope",
@@ -69,6 +69,7 @@ pub const NAMES: [&str; 13] = [
     "ib-fat-tree",
     "ib-multipath",
     "ib-multicast",
+    "ib-congestion-control",
     "tcp-stream",
     "fc-simpy-switch",
     "ib-booksim-irregular",
@@ -85,7 +86,8 @@ pub const SCALE_NAMES: [&str; 5] =
 /// Runs benchmark `name` at `size`: hold operations (`kernel-hold`), data
 /// frames delivered (`fc-switch`, `fc-envelope`, `fc-simpy-switch`), I/Os (`fc-loop`,
 /// `switched-loop`), packets delivered (`ib-irregular`, `ib-fat-tree`, `ib-multipath`,
-/// `ib-multicast`: a multicast packet once per member; `ib-booksim-irregular`, `ib-booksim-fat-tree`) or
+/// `ib-multicast`: a multicast packet once per member; `ib-congestion-control`, `ib-booksim-irregular`,
+/// `ib-booksim-fat-tree`) or
 /// simulated milliseconds of netperf TCP_STREAM (`tcp-stream`). An unknown
 /// name is an error listing the known ones.
 pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String> {
@@ -100,6 +102,7 @@ pub fn by_name(name: &str, size: u64) -> std::result::Result<BenchResult, String
         "ib-fat-tree" => run(ib_fat_tree(size)),
         "ib-multipath" => run(ib_multipath(size)),
         "ib-multicast" => run(ib_multicast(size)),
+        "ib-congestion-control" => run(ib_congestion_control(size)),
         "tcp-stream" => run(tcp_stream(size as f64 / 1000.0)),
         "fc-simpy-switch" => run(fc_simpy_switch(size)),
         "ib-booksim-irregular" => run(ib_booksim_irregular(size)),
@@ -292,15 +295,30 @@ pub fn ib_irregular(packets: u64) -> Result<BenchResult> {
 /// carries (at 50% the run ended flagged `backlog_growing`), stopping after
 /// `packets` delivered.
 pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
-    let toml = format!(
+    Scenario::from_toml_str(&ib_fat_tree_toml(packets), "<ib-fat-tree benchmark>").expect("benchmark scenario is valid")
+}
+
+fn ib_fat_tree_toml(packets: u64) -> String {
+    format!(
         "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
          [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n[ib.workload]\ninjection_rate = 0.4\n"
-    );
-    Scenario::from_toml_str(&toml, "<ib-fat-tree benchmark>").expect("benchmark scenario is valid")
+    )
 }
 
 pub fn ib_fat_tree(packets: u64) -> Result<BenchResult> {
     Ok(packet_result("ib-fat-tree", &crate::run(&ib_fat_tree_scenario(packets))?))
+}
+
+/// `ib-fat-tree`'s fabric and traffic with congestion control on, at the
+/// vendor's defaults (every switch marking, every HCA reacting per flow):
+/// beside `ib-fat-tree`, what control costs per packet-hop.
+pub fn ib_congestion_control_scenario(packets: u64) -> Scenario {
+    let toml = ib_fat_tree_toml(packets) + "[ib.congestion_control]\n";
+    Scenario::from_toml_str(&toml, "<ib-congestion-control benchmark>").expect("benchmark scenario is valid")
+}
+
+pub fn ib_congestion_control(packets: u64) -> Result<BenchResult> {
+    Ok(packet_result("ib-congestion-control", &crate::run(&ib_congestion_control_scenario(packets))?))
 }
 
 /// The scenario of scale row `name` measuring `packets` packets: the
