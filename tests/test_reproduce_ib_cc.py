@@ -21,3 +21,17 @@ def test_the_parking_lot_runs_and_judges_its_rows(tmp_path):
     assert unfair["within"] and 90 < unfair["ours"] < 110, unfair
     solved, failed = rows["pl-solved-with-cc"]["ours"], rows["pl-not-every-setting"]["ours"]
     assert solved + failed == 16 and all(rows[k]["note"] for k in rows)
+
+
+def test_the_hot_spot_runs_and_judges_its_rows(tmp_path):
+    from fabricsim.reproduce.ib_cc_2010 import hot_bound
+
+    # The hot HCA receives a tenth of 63 HCAs' messages and its uniform share of the rest.
+    assert abs(hot_bound(64, 0.1) - 1 / 7.2) < 1e-12
+    ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
+    report = run_experiment("ib-cc-2010/hot-spot", ctx)
+    assert report.runs == 2 * 3  # two loads: without control and two settings
+    record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/hot-spot") + ".json")).read_text())
+    rows = {c["id"]: c for c in record["checks"]}
+    assert set(rows) == {"hs-innocent-throttled", "hs-resolved-with-cc"}
+    assert rows["hs-innocent-throttled"]["within"] and all(r["note"] for r in rows.values())

@@ -137,3 +137,90 @@ def parking_lot(ctx: Context) -> ExperimentOutput:
                       panels=[Panel("share", "C's share of D's link (a third: fair)", "C's share"),
                               Panel("d_busy", "D's link, of its use without control", "D's link")]),
         ours=ours)
+
+
+# ------------------------------------------------------------- hot spot ----
+
+HOT_ARITY, HOT_LEVELS = 4, 3  # a 4-ary 3-tree: 64 HCAs
+HOT_SHARE = 0.1  # of every HCA's messages, to HCA 0
+HOT_LOADS = (0.2, 0.4)
+HOT_GRID = tuple((t, c, table) for t in (8, 15) for c in (15, 100, 1000) for table in ("2:i", "0:i"))
+RESOLVED = 0.9  # "effectively resolves": the innocent traffic gets at least this share of what it offers
+
+
+def hot_bound(n: int, h: float) -> float:
+    """The per-HCA load at which the hot HCA's link saturates: it receives
+    h of the other n - 1 HCAs' messages and its uniform share of the rest,
+    lambda (h (n - 1) + (1 - h)) = 1 (tree saturation beyond, Pfister and Norton)."""
+    return 1.0 / (h * (n - 1) + (1.0 - h))
+
+
+def hot_scenario(ctx: Context, load: float, setting: tuple[int, int, str] | None) -> dict[str, Any]:
+    ib: dict[str, Any] = {
+        "topology": {"kind": "fat_tree", "arity": HOT_ARITY, "levels": HOT_LEVELS},
+        "workload": {"injection_rate": load, "real_time_share": 0.0, "control_period_ms": 0.0, "pattern": "hot_spot",
+                     "hot_spot_share": HOT_SHARE, "best_effort_sls": [SL]},
+    }
+    name = "without control"
+    if setting is not None:
+        threshold, timer, table = setting
+        shift = table.split(":")[0]
+        ib["congestion_control"] = {"defaults": "mellanox", "options": {
+            "cc_sw_cong_setting_threshold": threshold, "cc_sw_cong_setting_marking_rate": 0,
+            "cc_ca_cong_setting_ccti_timer": [f"{SL} {timer}"],
+            "cc_cct": ",".join(f"{shift}:{i}" for i in range(128))}}
+        name = f"threshold {threshold}, timer {timer}, table {table}"
+    return {"name": f"ib-cc-2010 hot spot {100 * load:g}% {name}",
+            "run": {"warmup_observations": 0, "max_observations": 100_000_000, "min_observations": 0, "precision": 0.0,
+                    "max_time_ms": 5.0 if ctx.quick else 20.0},
+            "ib": ib}
+
+
+def innocent(r: Any, n: int) -> float:
+    """The traffic not bound for the hot HCA, per HCA in % of a link, at
+    least: what every HCA accepted less the hot HCA's link's whole (it
+    receives at most one link's worth)."""
+    return r.metric("accepted_load_pct") - 100.0 / n
+
+
+@experiment(id="ib-cc-2010/hot-spot",
+            title="A hot spot in uniform traffic on a 64-HCA fat tree, with and without congestion control",
+            seed_ref=SOURCE)
+def hot_spot(ctx: Context) -> ExperimentOutput:
+    n = HOT_ARITY ** HOT_LEVELS
+    grid = HOT_GRID[:2] if ctx.quick else HOT_GRID
+    plan = [(x, s) for x in HOT_LOADS for s in (None, *grid)]
+    results = dict(zip(plan, ctx.run_many([hot_scenario(ctx, x, s) for x, s in plan], desc="hot spot")))
+    bound = 100.0 * hot_bound(n, HOT_SHARE)
+    rows = []
+    for (x, s), r in results.items():
+        label = "without control" if s is None else f"threshold {s[0]}, timer {s[1]}, table {s[2]}"
+        rows.append({"series": label, "x": 100 * x, "y": r.metric("accepted_load_pct"), "y_ci": math.nan,
+                     "metric": "accepted", "innocent_at_least": innocent(r, n)})
+    top = HOT_LOADS[-1]
+    off = results[(top, None)]
+    off_innocent, offered_innocent = innocent(off, n), 100 * top * (1 - HOT_SHARE)
+    lifted = [s for s in grid if innocent(results[(top, s)], n) >= RESOLVED * offered_innocent]
+    detail = "; ".join(f"threshold {s[0]}, timer {s[1]}, table {s[2]}: {results[(top, s)].metric('accepted_load_pct'):.2f}%"
+                       for s in grid)
+    ours = {
+        "hs-innocent-throttled": Compare(offered_innocent, off_innocent, None, None,
+                                         f"at {100 * top:g}% offered, {HOT_SHARE:g} of it to HCA 0 of {n}: the innocent "
+                                         f"traffic offered {offered_innocent:.1f}% of a link per HCA, accepted at most "
+                                         f"{off_innocent:.2f}% (every HCA accepted "
+                                         f"{off.metric('accepted_load_pct'):.2f}%, less the hot link's whole over {n}); "
+                                         f"the hot link saturates at {bound:.1f}% per HCA"),
+        "hs-resolved-with-cc": Value(len(lifted), None,
+                                     f"of {len(grid)} settings (marking rate 0; thresholds 8 and 15; CCTI timers 15, "
+                                     f"100 and 1000 x 1.024 us; tables of i/4 and i packet times), those under which the "
+                                     f"innocent traffic gets at least {RESOLVED:.0%} of the {offered_innocent:.1f}% it "
+                                     f"offers at {100 * top:g}%: "
+                                     + ("; ".join(f"threshold {t}, timer {c}, table {b}" for t, c, b in lifted) or "none")
+                                     + f". Every HCA's accepted load without control {off.metric('accepted_load_pct'):.2f}%, "
+                                       f"with: {detail}"),
+    }
+    return ExperimentOutput(
+        curves=pd.DataFrame(rows),
+        plot=PlotSpec("offered load per HCA (% of a link)", "accepted load per HCA (% of a link)",
+                      "Hot spot (a tenth of every HCA's messages to HCA 0), 64-HCA fat tree"),
+        ours=ours)
