@@ -40,6 +40,9 @@ pub struct Marking {
     /// Whether the packet chosen to leave is left out of its VL's queue
     /// (`queue = "waiting"`: what waits behind it).
     pub less_leaving: bool,
+    /// Blocks a congested VL's queue must fall below its threshold before
+    /// it is no longer congested (`hysteresis_bytes`; 0: none).
+    pub hysteresis: u16,
 }
 
 impl Marking {
@@ -60,6 +63,7 @@ impl Marking {
             victim_mask: if valid(VICTIM_MASK_VALID) { sw.victim_mask } else { PortMask::default() },
             with_heads: true,
             less_leaving: false,
+            hysteresis: 0,
         })
     }
 
@@ -173,6 +177,9 @@ pub struct PortCongestion {
     xmit_wait: Time,
     /// The fewest taken blocks that are congested.
     congested_at: u16,
+    /// Below this a congested VL is no longer congested: `congested_at`
+    /// less the hysteresis.
+    relieved_at: u16,
 }
 
 const NO_VL: u8 = u8::MAX;
@@ -193,6 +200,7 @@ impl PortCongestion {
             waiting_since: Time::MAX,
             xmit_wait: 0,
             congested_at: m.congested_at(capacity),
+            relieved_at: m.congested_at(capacity).saturating_sub(m.hysteresis),
         }
     }
 
@@ -211,10 +219,17 @@ impl PortCongestion {
         (self.taken[v] + if self.with_heads { self.heads[v] } else { 0 }).saturating_sub(leaving)
     }
 
-    /// Whether a VL queue of `blocks` is congested.
+    /// Whether a VL queue of `blocks` is past the threshold.
     #[inline]
     pub fn congested(&self, blocks: u16) -> bool {
         blocks >= self.congested_at
+    }
+
+    /// Whether VL `vl` is congested now: since its queue reached the
+    /// threshold, until it falls below the threshold less the hysteresis.
+    #[inline]
+    pub fn is_congested(&self, vl: u8) -> bool {
+        self.congested_since[(vl & 15) as usize] != Time::MAX
     }
 
     /// An input head of `delta` blocks (negative: gone) waits for `vl` from `at`.
@@ -265,7 +280,8 @@ impl PortCongestion {
     /// VL `v`'s spell clock, turned at `at` if its queue crossed the threshold.
     #[inline]
     fn turn_clock(&mut self, v: usize, at: Time) {
-        let (now_congested, was) = (self.congested(self.queue(v as u8)), self.congested_since[v] != Time::MAX);
+        let (queue, was) = (self.queue(v as u8), self.congested_since[v] != Time::MAX);
+        let now_congested = if was { queue >= self.relieved_at } else { self.congested(queue) };
         if now_congested && !was {
             self.congested_since[v] = at;
         } else if !now_congested && was {
@@ -353,6 +369,7 @@ mod tests {
             victim_mask: PortMask::default(),
             with_heads: false,
             less_leaving: false,
+            hysteresis: 0,
         }
     }
 
@@ -396,6 +413,23 @@ mod tests {
         p.wait_for_credit(1100);
         p.sends(1300);
         assert_eq!(p.times(1400).0, 300);
+    }
+
+    /// With a hysteresis a VL stays congested until its queue falls that
+    /// far below the threshold: 32 of 64 blocks to enter, under 16 to leave.
+    #[test]
+    fn a_hysteresis_holds_the_congested_state() {
+        let m = Marking { hysteresis: 16, ..marking(8, 0) };
+        let mut p = PortCongestion::new(&m, 64);
+        p.buffer_changed(1, 32, 100);
+        assert!(p.is_congested(1));
+        p.buffer_changed(1, -10, 200); // 22: still congested
+        assert!(p.is_congested(1));
+        p.buffer_changed(1, -7, 300); // 15: relieved
+        assert!(!p.is_congested(1));
+        p.buffer_changed(1, 10, 400); // 25: not yet congested again
+        assert!(!p.is_congested(1));
+        assert_eq!(p.times(500).1[1], 200);
     }
 
     /// Under the "waiting" reading the packet chosen to leave is out of its

@@ -213,6 +213,7 @@ pub const RANGES: &[Range] = &[
     SWITCH_LIFE,
     DEADLOCK_CHECK,
     super::ib_congestion_spec::SERIES,
+    super::ib_congestion_spec::HYSTERESIS,
     RELIABLE_SHARE,
     SLACK,
     HCA_BUFFER,

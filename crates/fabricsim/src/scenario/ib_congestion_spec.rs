@@ -45,6 +45,12 @@ pub struct IbCongestionSpec {
     /// options given per SL a list of "SL value" strings.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, CongestionOption>,
+    /// Bytes an output VL's queue must fall below its threshold before it
+    /// is no longer congested (default 0: none). The IBA leaves a switch's
+    /// congestion detection to its designer; a hysteresis of more than one
+    /// MTU is what Gran et al. (CCGrid 2011) found arbitration fairness to need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hysteresis_bytes: Option<u32>,
     /// Record each reacting flow's CCTI and what it sent per interval of
     /// this many microseconds (the report's
     /// `congestion_control.hca_reaction.series`); off when not given.
@@ -94,6 +100,7 @@ pub enum CongestionQueue {
 }
 
 const KEY: &str = "ib.congestion_control.opensm_conf";
+pub const HYSTERESIS: Range = Range::int("ib.congestion_control.hysteresis_bytes", 0, 1 << 20).unit("bytes");
 pub const SERIES: Range = Range::num("ib.congestion_control.series_us", 0.0, 1.0e9).above().unit("us");
 
 impl IbCongestionSpec {
@@ -109,6 +116,9 @@ impl IbCongestionSpec {
         };
         if let Some(us) = self.series_us {
             SERIES.check(us)?;
+        }
+        if let Some(b) = self.hysteresis_bytes {
+            HYSTERESIS.check_int(b)?;
         }
         let Some(file) = &self.opensm_conf else {
             if defaults == CongestionDefaults::Opensm && self.options.is_empty() {

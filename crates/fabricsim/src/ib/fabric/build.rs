@@ -167,6 +167,8 @@ impl IbFabric {
             let queue = spec.congestion_control.as_ref().and_then(|c| c.queue);
             m.with_heads = queue != Some(CongestionQueue::OutputBuffer);
             m.less_leaving = queue == Some(CongestionQueue::Waiting);
+            let hysteresis = spec.congestion_control.as_ref().and_then(|c| c.hysteresis_bytes).unwrap_or(0);
+            m.hysteresis = hysteresis.div_ceil(spec.credit_block_bytes.max(1)).min(u16::MAX as u32) as u16;
             m
         });
         let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(|mut t| {

@@ -39,9 +39,12 @@ impl IbSwitch {
         let taken = cc.taken(vl, now);
         debug_assert_eq!(taken, ctx.switch.capacity - self.outputs[out].free(vl), "the port's count of VL {vl}");
         cc.leaves(vl, blocks, gone, now);
-        let queue = cc.queue(vl);
+        debug_assert!(
+            m.hysteresis > 0 || cc.is_congested(vl) == cc.congested(cc.queue(vl)),
+            "the state follows the queue"
+        );
         let p = &mut ctx.packets[id];
-        if !cc.congested(queue) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
+        if !cc.is_congested(vl) || !m.eligible(p, blocks_for(p.bytes as u32, PACKET_SIZE_UNIT) as u16) {
             return;
         }
         // Its own credit blocks are `blocks` (what the pick charged).
