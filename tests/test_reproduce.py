@@ -274,7 +274,7 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 31 and all(c["note"] for c in rows)
+    assert len(rows) == 35 and all(c["note"] for c in rows)
     # The sync-reservation ablation is in the notes of the rows it decides.
     assert all("Under hold and wait" in c["note"] for c in rows
                if c["id"] in ("f10-sync-no-deadlock", "f10-central-slightly-mc-sync", "f10-sync-async-comparable"))
@@ -309,7 +309,10 @@ def test_seed003_comparisons_need_evidence():
     enough = figure((12, 0.012, 500.0), (0, 0.0, 400.0))
     assert not above(enough, iba.SPF, enough, iba.MP_LFU, (0.5,), iba.DMP).no_value
     same = figure((12, 0.012, 500.0), (12, 0.012, 500.0))
-    assert "cannot fail" in above(same, iba.SPF, same, iba.MP_LFU, (0.5,), iba.RT).no_value
+    # A tie satisfies "the same" (no value: it cannot fail) and refutes an order (judged: A is not above B).
+    assert "cannot fail" in above(same, iba.SPF, same, iba.MP_LFU, (0.5,), iba.RT, tie_passes=True).no_value
+    tie = above(same, iba.SPF, same, iba.MP_LFU, (0.5,), iba.RT)
+    assert not tie.no_value and tie.a == tie.b and "a tie" in tie.note
     two = figure((12, 0.012, 500.0), (12, 0.012, 250.0), xs=(0.5, 0.6))
     row = "f7-reduction-rt-mp-lfu"  # 40 to 65%, at each load of 50% or higher
     assert reduction(two, iba.MP_LFU, (0.5, 0.6), iba.RT, row).value == 50.0

@@ -21,10 +21,12 @@ MIN_NETWORKS = 3  # a family value needs this many networks with values (quick: 
 
 def value(r: RunResult, name: str) -> tuple[float, float]:
     if name == UNI:
-        # Real-time packets less those of multicast frames (each counted once per member).
+        # Real-time packets less those of multicast frames (each counted once per member). Its CI: the
+        # real-time class's, of which the unicast packets are most (the run keeps no batch means of the part).
         n_rt, n_mc = count(r, RT), count(r, MC)
         n = n_rt - n_mc
-        return ((value(r, RT)[0] * n_rt - value(r, MC)[0] * n_mc) / n if n > 0 else math.nan), math.nan
+        mean_rt, ci_rt = value(r, RT)
+        return ((mean_rt * n_rt - value(r, MC)[0] * n_mc) / n if n > 0 else math.nan), ci_rt
     row = r.metrics.set_index("metric").loc[name]
     ci = row["ci_half_width"]
     return float(row["mean"]), (float(ci) if pd.notna(ci) else float("nan"))
