@@ -35,3 +35,14 @@ def test_the_hot_spot_runs_and_judges_its_rows(tmp_path):
     rows = {c["id"]: c for c in record["checks"]}
     assert set(rows) == {"hs-innocent-throttled", "hs-resolved-with-cc"}
     assert rows["hs-innocent-throttled"]["within"] and all(r["note"] for r in rows.values())
+
+
+def test_the_hysteresis_experiment_runs_and_judges_its_rows(tmp_path):
+    ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
+    report = run_experiment("ib-cc-2011/hysteresis", ctx)
+    # 6 hysteresis values x 2 timers x 2 seeds, and the runs without control.
+    assert report.runs == 6 * 2 * 2 + 2
+    record = json.loads((tmp_path / (framework.file_stem("ib-cc-2011/hysteresis") + ".json")).read_text())
+    rows = {c["id"]: c for c in record["checks"]}
+    assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-fair"}
+    assert all(r["note"] for r in rows.values())

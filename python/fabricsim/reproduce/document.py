@@ -28,7 +28,7 @@ from .policy import KIND_RULES, verdict_of
 
 NOTES = Path(__file__).parent / "notes"
 # Studies in the order of the seed papers; experiments of other studies follow.
-STUDY_ORDER = ("hp-fc-1995", "switched-fcal", "ong-farrell-fc", "iba-2007", "fcal-loop", "fc-classes", "ib-cc-2010")
+STUDY_ORDER = ("hp-fc-1995", "switched-fcal", "ong-farrell-fc", "iba-2007", "fcal-loop", "fc-classes", "ib-cc-2010", "ib-cc-2011")
 VERDICT_WORDS = {
     "within": "within",
     "missed": "**missed**",

@@ -1,0 +1,115 @@
+"""Congestion control, switch arbitration and fairness (Gran, Zahavi,
+Reinemo, Skeie, Shainer, Lysne, CCGrid 2011): flows arriving at a hot-spot
+switch on different input ports are marked by the order the switch's
+arbitration serves them unless the congested state holds over a queue
+change of more than one MTU (a threshold hysteresis). The abstract's claim,
+on one switch: four HCAs each offering 60% of a link to a fifth, under
+control, over hysteresis values from none to four MTUs.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any
+
+import pandas as pd
+
+from .claims import Compare
+from .framework import Context, ExperimentOutput, PlotSpec, experiment
+
+SOURCE = ("Gran, Zahavi, Reinemo, Skeie, Shainer, Lysne, On the relation between congestion control, switch "
+          "arbitration and fairness, CCGrid 2011 (the abstract)")
+SL = 8
+SENDERS = 4
+MTU_BLOCKS = 17  # a 1,024-byte packet with its headers in 64-byte credit blocks
+BLOCK = 64
+HYSTERESIS_MTUS = (0.0, 0.5, 1.0, 1.5, 2.0, 4.0)
+TIMERS = (40, 100)  # x 1.024 us
+
+
+SEEDS = (1, 2, 3, 4, 5)
+T_95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}  # Student's t, 95% two-sided, by sample size
+
+
+def scenario(ctx: Context, mtus: float | None, timer: int, seed: int = 1) -> dict[str, Any]:
+    """The hot-spot switch; ``mtus`` None runs the HCAs without reacting (on SL 0 only)."""
+    if mtus is None:
+        cc: dict[str, Any] = {"defaults": "mellanox", "options": {"cc_ca_cong_setting_control_map": 1}}
+        name = "without control"
+    else:
+        cc = {"defaults": "mellanox", "hysteresis_bytes": int(round(mtus * MTU_BLOCKS * BLOCK)),
+              "options": {"cc_sw_cong_setting_threshold": 8, "cc_sw_cong_setting_marking_rate": 0,
+                          "cc_ca_cong_setting_ccti_timer": [f"{SL} {timer}"]}}
+        name = f"hysteresis {mtus:g} MTU, timer {timer}"
+    return {
+        "name": f"ib-cc-2011 hot-spot switch, {name}, seed {seed}",
+        "run": {"seed": seed, "warmup_observations": 0, "max_observations": 100_000_000, "min_observations": 0,
+                "precision": 0.0, "max_time_ms": 5.0 if ctx.quick else 20.0},
+        "ib": {
+            "topology": {"kind": "custom", "hcas": [SENDERS + 1], "cables": []},
+            "workload": {"injection_rate": 0.6, "real_time_share": 0.0, "control_period_ms": 0.0, "pattern": "incast",
+                         "incast_target": 0, "best_effort_sls": [SL]},
+            "congestion_control": cc,
+        },
+    }
+
+
+def shares(r: Any) -> list[float]:
+    sent = dict(r.raw["congestion_control"]["hca_reaction"]["data_packets_sent_by_hca"])
+    total = sum(sent.values())
+    return [sent.get(h, 0) / total for h in range(1, SENDERS + 1)]
+
+
+def spread(r: Any) -> float:
+    """The most-served input's share over the least-served's (1: even)."""
+    s = shares(r)
+    return max(s) / min(s)
+
+
+@experiment(id="ib-cc-2011/hysteresis",
+            title="Hot-spot inputs under congestion control: fairness against the threshold's hysteresis", seed_ref=SOURCE)
+def hysteresis(ctx: Context) -> ExperimentOutput:
+    seeds = SEEDS[:2] if ctx.quick else SEEDS
+    plan = [(h, t, k) for t in TIMERS for h in HYSTERESIS_MTUS for k in seeds] + [(None, 0, k) for k in seeds]
+    results = dict(zip(plan, ctx.run_many([scenario(ctx, h, t, k) for h, t, k in plan], desc="hysteresis")))
+    full = statistics.fmean(results[(None, 0, k)].counters["best_effort_packets_delivered"] for k in seeds)
+    even = statistics.fmean(spread(results[(None, 0, k)]) for k in seeds)
+
+    def mean_ci(h: float, t: int) -> tuple[float, float]:
+        v = [spread(results[(h, t, k)]) for k in seeds]
+        return statistics.fmean(v), T_95[len(v)] * statistics.stdev(v) / math.sqrt(len(v))
+
+    def busy(h: float, t: int) -> float:
+        return statistics.fmean(results[(h, t, k)].counters["best_effort_packets_delivered"] for k in seeds) / full
+
+    rows = []
+    for t in TIMERS:
+        for h in HYSTERESIS_MTUS:
+            m, ci = mean_ci(h, t)
+            rows.append({"series": f"timer {t}", "x": h, "y": m, "y_ci": ci, "metric": "spread", "busy": busy(h, t)})
+            rows.append({"series": f"timer {t}: the target's link", "x": h, "y": busy(h, t), "y_ci": math.nan,
+                         "metric": "busy"})
+
+    def judged(h: float, least: bool, note: str) -> Compare:
+        """The spread at hysteresis ``h`` against the inputs without control (their arbitration's own,
+        even), at the timer where the spread is least (a claim of unfairness) or most (of fairness)."""
+        pick = min if least else max
+        t = pick(TIMERS, key=lambda t: mean_ci(h, t)[0])
+        m, ci = mean_ci(h, t)
+        detail = "; ".join(f"timer {u}: {mean_ci(h, u)[0]:.3f} ± {mean_ci(h, u)[1]:.3f}, the target's link "
+                           f"{busy(h, u):.0%} of its use without control" for u in TIMERS)
+        return Compare(m, even, ci, None, f"{note}: the most-served input's share over the least-served's, mean of "
+                       f"{len(seeds)} seeds with its 95% CI, against {even:.3f} without control; {detail}; judged at timer {t}")
+
+    ours = {
+        "hy-unfair-without": judged(0.0, True, "no hysteresis"),
+        "hy-one-mtu-not-enough": judged(1.0, True, f"a hysteresis of one MTU ({MTU_BLOCKS * BLOCK} bytes)"),
+        "hy-more-than-one-mtu-fair": judged(2.0, False, f"a hysteresis of two MTUs ({2 * MTU_BLOCKS * BLOCK} bytes)"),
+    }
+    return ExperimentOutput(
+        curves=pd.DataFrame(rows),
+        plot=PlotSpec("threshold hysteresis (MTUs)", "most-served input's share over the least's",
+                      "Four inputs to one hot-spot output under congestion control",
+                      series=[f"timer {t}" for t in TIMERS]),
+        ours=ours)
