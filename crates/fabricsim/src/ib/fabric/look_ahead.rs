@@ -131,15 +131,21 @@ pub(super) fn halves_of(vls: &[u8]) -> u8 {
     vls.iter().filter(|&&vl| vl != VL15).fold(0, |halves, &vl| halves | 1 << (vl >> 3))
 }
 
+/// How many kinds of event there are: `Kind`'s last variant, plus one (a
+/// kind added after it moves this, and the test of every kind's row fails
+/// until it does).
+const KINDS: usize = Kind::HcaReady as usize + 1;
+
 impl Event {
     /// The side of its component the event reads ([`INPUT`], [`OUTPUT`],
     /// [`HCA`]) and the packet it carries (0 if none), by table look-ups
     /// on its kind, not branches.
     #[inline(always)]
     fn target(&self) -> (usize, u32) {
-        // Per kind, in `Kind`'s order: the side, and whether `arg` is a packet.
-        const SIDE: [usize; 10] = [HCA, HCA, HCA, HCA, INPUT, INPUT, OUTPUT, OUTPUT, OUTPUT, OUTPUT];
-        const PACKET: [u32; 10] = [0, 0, 0, !0, !0, 0, 0, 0, 0, 0];
+        // Per kind, in `Kind`'s order: the side, and whether `arg` is a packet
+        // (`every_kind_names_its_side...` below checks each kind has its row).
+        const SIDE: [usize; KINDS] = [HCA, HCA, HCA, HCA, INPUT, INPUT, OUTPUT, OUTPUT, OUTPUT, OUTPUT, HCA];
+        const PACKET: [u32; KINDS] = [0, 0, 0, !0, !0, 0, 0, 0, 0, 0, 0];
         let k = self.kind as usize;
         (SIDE[k], self.arg & PACKET[k])
     }
@@ -171,7 +177,7 @@ mod tests {
     fn every_kind_names_its_side_and_only_a_packet_as_its_packet() {
         let sw = |p| PortRef { kind: ComponentKind::Switch, index: 1, port: p };
         let hca = PortRef { kind: ComponentKind::Hca, index: 1, port: 0 };
-        let cases: [(Event, usize, u32); 10] = [
+        let cases: [(Event, usize, u32); KINDS] = [
             (Event::wrap(1, SourceEvent::Control), HCA, 0),
             (Event::wrap(1, HcaEvent::Sent), HCA, 0),
             (Event::wrap(1, Delivery::credit(hca, 0, 9)), HCA, 0),
@@ -182,6 +188,7 @@ mod tests {
             (Event::wrap(1, SwitchEvent::Expire { port: 3 }), OUTPUT, 0),
             (Event::wrap(1, SwitchEvent::CentralDone { port: 3 }), OUTPUT, 0),
             (Event::wrap(1, Delivery::credit(sw(3), 0, 9)), OUTPUT, 0),
+            (Event::wrap(1, HcaEvent::Ready), HCA, 0),
         ];
         for (k, (event, side, packet)) in cases.into_iter().enumerate() {
             assert_eq!(event.kind as usize, k, "{event:?}: every kind once, in order");
