@@ -16,6 +16,7 @@ def test_the_parking_lot_runs_and_judges_its_rows(tmp_path):
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/parking-lot") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
     assert set(rows) == {"pl-unfair-without-cc", "pl-solved-with-cc", "pl-not-every-setting"}
+    assert rows["pl-not-every-setting"]["role"] == "derived"
     # Without control the round robin between D's two inputs gives C about half and A a quarter.
     unfair = rows["pl-unfair-without-cc"]
     assert unfair["within"] and 90 < unfair["ours"] < 110, unfair
@@ -30,10 +31,11 @@ def test_the_hot_spot_runs_and_judges_its_rows(tmp_path):
     assert abs(hot_bound(64, 0.1) - 1 / 7.2) < 1e-12
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     report = run_experiment("ib-cc-2010/hot-spot", ctx)
-    assert report.runs == 2 * 3  # two loads: without control and two settings
+    assert report.runs == 2 * 3 + 1  # two loads: without control and two settings; the innocent traffic alone
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/hot-spot") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
-    assert set(rows) == {"hs-innocent-throttled", "hs-resolved-with-cc"}
+    assert set(rows) == {"hs-innocent-throttled", "hs-resolved-with-cc", "hpcc-benchmark"}
+    assert rows["hpcc-benchmark"]["role"] == "unaddressed"
     assert rows["hs-innocent-throttled"]["within"] and all(r["note"] for r in rows.values())
 
 
@@ -44,5 +46,6 @@ def test_the_hysteresis_experiment_runs_and_judges_its_rows(tmp_path):
     assert report.runs == 6 * 2 * 2 + 2
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2011/hysteresis") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
-    assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-fair"}
+    assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-fair",
+                         "hy-more-than-one-mtu-link"}
     assert all(r["note"] for r in rows.values())

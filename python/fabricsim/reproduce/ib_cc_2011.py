@@ -102,10 +102,17 @@ def hysteresis(ctx: Context) -> ExperimentOutput:
         return Compare(m, even, ci, None, f"{note}: the most-served input's share over the least-served's, mean of "
                        f"{len(seeds)} seeds with its 95% CI, against {even:.3f} without control; {detail}; judged at timer {t}")
 
+    # The link's use at two MTUs, at the timer where it is least, against its use without control.
+    t_low = min(TIMERS, key=lambda t: busy(2.0, t))
     ours = {
         "hy-unfair-without": judged(0.0, True, "no hysteresis"),
         "hy-one-mtu-not-enough": judged(1.0, True, f"a hysteresis of one MTU ({MTU_BLOCKS * BLOCK} bytes)"),
         "hy-more-than-one-mtu-fair": judged(2.0, False, f"a hysteresis of two MTUs ({2 * MTU_BLOCKS * BLOCK} bytes)"),
+        "hy-more-than-one-mtu-link": Compare(busy(2.0, t_low), 1.0, None, None,
+                                             f"the target's link with a hysteresis of two MTUs, of its use without "
+                                             f"control (mean of {len(seeds)} seeds): " + "; ".join(
+                                                 f"timer {u}: {busy(2.0, u):.3f}" for u in TIMERS)
+                                             + f"; judged at timer {t_low}"),
     }
     return ExperimentOutput(
         curves=pd.DataFrame(rows),
