@@ -274,7 +274,7 @@ def test_seed003_fig10_tiny_runs_evaluate_every_multicast_claim(tmp_path, monkey
     assert {iba.MC, iba.UNI} <= set(curves["metric"])
     summary = json.loads(stem.with_suffix(".json").read_text())
     rows = [c for c in summary["checks"] if c["role"] in ("prediction", "fit")]
-    assert len(rows) == 35 and all(c["note"] for c in rows)
+    assert len(rows) == 32 and all(c["note"] for c in rows)
     # The sync-reservation ablation is in the notes of the rows it decides.
     assert all("Under hold and wait" in c["note"] for c in rows
                if c["id"] in ("f10-sync-no-deadlock", "f10-central-slightly-mc-sync", "f10-sync-async-comparable"))
