@@ -159,6 +159,11 @@ fn bad_congestion_keys_are_clear_errors() {
             "ib.congestion_control.options.cc_ca_cong_setting_ccti_timer",
             "SL",
         ),
+        (
+            "options = { cc_sw_cong_setting_threshold = [8, 15] }\n",
+            "ib.congestion_control.options.cc_sw_cong_setting_threshold",
+            "a number, a string",
+        ),
     ];
     for (line, key, allowed) in cases {
         let toml = parking_lot(&format!("[ib.congestion_control]\n{line}"), 1);

@@ -68,7 +68,7 @@ pub struct IbCongestionSpec {
 
 /// An option's value in `options`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a number, a string as opensm.conf holds the option, or a list of \"SL value\" strings")]
 pub enum CongestionOption {
     Number(u64),
     Text(String),
