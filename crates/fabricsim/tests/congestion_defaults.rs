@@ -2,41 +2,10 @@
 //! Manager's documented defaults, with the model's declared table and
 //! timer), and each flow's recorded series of CCTI and throughput.
 
+mod common;
+
+use common::{conf, parking_lot, run, section, shares};
 use fabricsim::{RunReport, Scenario};
-use serde_json::Value;
-
-/// The parking lot of docs/infiniband-congestion-control.md, section 4:
-/// HCAs 0 and 1 (A, B) on switch 1, 2 (D) and 3 (C) on switch 2, A, B and
-/// C each sending 60% of a link to D on SL 8.
-fn parking_lot(cc: &str, ms: u32) -> String {
-    format!(
-        "[run]\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\nprecision = 0\n\
-         max_time_ms = {ms}\n\
-         [ib.topology]\nkind = \"custom\"\nhcas = [2, 2]\ncables = [[1, 2]]\n\
-         [ib.workload]\ninjection_rate = 0.6\nreal_time_share = 0\ncontrol_period_ms = 0\n\
-         pattern = \"incast\"\nincast_target = 2\nbest_effort_sls = [8]\n{cc}"
-    )
-}
-
-fn run(toml: &str) -> RunReport {
-    let s = Scenario::from_toml_str(toml, "cc.toml").unwrap_or_else(|e| panic!("valid scenario: {e}\n{toml}"));
-    fabricsim::run(&s).unwrap_or_else(|e| panic!("run succeeds: {e}\n{toml}"))
-}
-
-fn section(r: &RunReport) -> &Value {
-    &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion section").1
-}
-
-fn shares(r: &RunReport) -> Vec<f64> {
-    let sent: Vec<f64> = section(r)["hca_reaction"]["data_packets_sent_by_hca"]
-        .as_array()
-        .expect("packets per HCA")
-        .iter()
-        .map(|v| v[1].as_f64().expect("a count"))
-        .collect();
-    let total: f64 = sent.iter().sum();
-    sent.iter().map(|n| n / total).collect()
-}
 
 /// Without a file, control is on with the vendor's documented settings:
 /// the switches mark one eligible packet in 11 at threshold 15, every SL's
@@ -68,12 +37,9 @@ fn no_file_takes_the_vendor_defaults() {
 /// (docs/infiniband-congestion-control.md, section 3).
 #[test]
 fn the_vendor_defaults_even_the_parking_lot_partly() {
-    let path = std::env::temp_dir().join(format!("fabricsim-ccd-{}-off.conf", std::process::id()));
-    std::fs::write(&path, "cc_ca_cong_setting_control_map 0\n").expect("temporary opensm.conf written");
-    let off = run(&parking_lot(
-        &format!("[ib.congestion_control]\ndefaults = \"mellanox\"\nopensm_conf = \"{}\"\n", path.display()),
-        60,
-    ));
+    let path = conf("defaults-off", "cc_ca_cong_setting_control_map 0\n");
+    let off =
+        run(&parking_lot(&format!("[ib.congestion_control]\ndefaults = \"mellanox\"\nopensm_conf = \"{path}\"\n"), 60));
     let on = run(&parking_lot("[ib.congestion_control]\n", 60));
     let delivered = |r: &RunReport| r.counter("best_effort_packets_delivered").expect("delivered");
     assert_eq!(delivered(&on), delivered(&off), "D's link as busy");
@@ -125,9 +91,8 @@ fn options_in_the_scenario_are_the_file_s() {
     let lines = "congestion_control TRUE\ncc_sw_cong_setting_control_map 0x15\ncc_sw_cong_setting_threshold 8\n\
                  cc_sw_cong_setting_marking_rate 0\ncc_ca_cong_setting_control_map 0x100\n\
                  cc_ca_cong_setting_ccti_timer 8 20\ncc_ca_cong_setting_ccti_increase 8 1\ncc_cct 0:0,2:1,2:2,2:3,2:4\n";
-    let path = std::env::temp_dir().join(format!("fabricsim-ccd-{}-opts.conf", std::process::id()));
-    std::fs::write(&path, lines).expect("temporary opensm.conf written");
-    let by_file = run(&parking_lot(&format!("[ib.congestion_control]\nopensm_conf = \"{}\"\n", path.display()), 5));
+    let path = conf("options", lines);
+    let by_file = run(&parking_lot(&format!("[ib.congestion_control]\nopensm_conf = \"{path}\"\n"), 5));
     let by_options = run(&parking_lot(
         "[ib.congestion_control]\ndefaults = \"opensm\"\n\
          [ib.congestion_control.options]\ncongestion_control = \"TRUE\"\ncc_sw_cong_setting_control_map = \"0x15\"\n\

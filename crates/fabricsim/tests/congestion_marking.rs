@@ -5,7 +5,10 @@
 //! declares; the PMA's clocks run where a port waits; and what the model
 //! does not do yet is refused, naming the option.
 
-use fabricsim::{RunReport, Scenario};
+mod common;
+
+use common::{conf, counter, run, section};
+use fabricsim::Scenario;
 
 /// Two switches, two HCAs each (HCAs 0-1 on switch 1, 2-3 on switch 2):
 /// HCAs 0, 1 and 3 send best-effort traffic to HCA 2 at 60% of the link
@@ -21,13 +24,6 @@ fn base(cc: &str) -> String {
     )
 }
 
-/// An opensm.conf in the temporary directory, named by the test.
-fn conf(name: &str, text: &str) -> String {
-    let path = std::env::temp_dir().join(format!("fabricsim-cc-{}-{name}.conf", std::process::id()));
-    std::fs::write(&path, text).expect("temporary opensm.conf written");
-    path.display().to_string()
-}
-
 fn marking(name: &str, threshold: u32, rate: u32, packet_size: u32, victims: &str) -> String {
     let path = conf(
         name,
@@ -39,19 +35,6 @@ fn marking(name: &str, threshold: u32, rate: u32, packet_size: u32, victims: &st
         ),
     );
     format!("[ib.congestion_control]\nopensm_conf = \"{path}\"\n")
-}
-
-fn run(toml: &str) -> RunReport {
-    let s = Scenario::from_toml_str(toml, "cc.toml").unwrap_or_else(|e| panic!("valid scenario: {e}\n{toml}"));
-    fabricsim::run(&s).unwrap_or_else(|e| panic!("run succeeds: {e}\n{toml}"))
-}
-
-fn counter(r: &RunReport, k: &str) -> i64 {
-    r.counter(k).unwrap_or_else(|| panic!("no counter {k}"))
-}
-
-fn section(r: &RunReport) -> &serde_json::Value {
-    &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion_control section").1
 }
 
 /// Marking sets a bit and nothing else: every metric is what the run

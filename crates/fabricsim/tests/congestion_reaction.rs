@@ -5,31 +5,19 @@
 //! the queue moves out of the fabric into the sources while the congested
 //! link stays busy. Every packet, CNPs included, is accounted for.
 
-use fabricsim::{RunReport, Scenario};
+mod common;
 
-/// Two switches, two HCAs each (HCAs 0-1 on switch 1, 2-3 on switch 2):
-/// HCAs 0, 1 and 3 send best-effort traffic to HCA 2 at 60% of the link
-/// each on SL 8, 180% of what HCA 2's link carries: three flows.
-fn incast(cc: &str, ms: u32) -> String {
-    format!(
-        "[run]\nwarmup_observations = 0\nmax_observations = 100000000\nmin_observations = 0\nprecision = 0\n\
-         max_time_ms = {ms}\n\
-         [ib.topology]\nkind = \"custom\"\nhcas = [2, 2]\ncables = [[1, 2]]\n\
-         [ib.workload]\ninjection_rate = 0.6\nreal_time_share = 0\ncontrol_period_ms = 0\n\
-         pattern = \"incast\"\nincast_target = 2\nbest_effort_sls = [8]\n{cc}"
-    )
-}
+use common::{conf, counter, parking_lot, run, section, shares};
+use fabricsim::RunReport;
 
 /// An opensm.conf marking at `threshold` on every port; `ca`: the HCAs'
 /// lines (empty: they do not react).
 fn opensm(name: &str, threshold: u32, ca: &str) -> String {
-    let path = std::env::temp_dir().join(format!("fabricsim-ccr-{}-{name}.conf", std::process::id()));
     let text = format!(
         "congestion_control TRUE\ncc_sw_cong_setting_control_map 0x15\ncc_sw_cong_setting_threshold {threshold}\n\
          cc_sw_cong_setting_marking_rate 0\ncc_sw_cong_setting_packet_size 8\n{ca}"
     );
-    std::fs::write(&path, text).expect("temporary opensm.conf written");
-    format!("[ib.congestion_control]\nopensm_conf = \"{}\"\n", path.display())
+    format!("[ib.congestion_control]\nopensm_conf = \"{}\"\n", conf(name, &text))
 }
 
 /// Every SL reacts, per flow: CCTI +1 per BECN, -1 every `timer` x 1.024
@@ -44,30 +32,21 @@ fn reacting(timer: u32) -> String {
     ca + &format!("cc_cct {}\n", cct.join(","))
 }
 
-fn run(toml: &str) -> RunReport {
-    let s = Scenario::from_toml_str(toml, "cc.toml").unwrap_or_else(|e| panic!("valid scenario: {e}\n{toml}"));
-    fabricsim::run(&s).unwrap_or_else(|e| panic!("run succeeds: {e}\n{toml}"))
-}
-
-fn counter(r: &RunReport, k: &str) -> i64 {
-    r.counter(k).unwrap_or_else(|| panic!("no counter {k}"))
-}
-
 /// One CNP per marked packet received, and each becomes a BECN at its
 /// source (those still queued or on their way aside); the run's audit
 /// (every packet delivered, dropped or in flight, CNPs included) holds.
 #[test]
 fn every_marked_packet_is_answered_and_every_packet_accounted_for() {
-    let r = run(&incast(&opensm("answer", 15, &reacting(20)), 2));
+    let r = run(&parking_lot(&opensm("answer", 15, &reacting(20)), 2));
     let (received, sent, becns) =
         (counter(&r, "fecn_received"), counter(&r, "cnps_sent"), counter(&r, "becn_received"));
     assert!(received > 100, "marked packets arrive: {received}");
     assert!(sent <= received && sent + 4 >= received, "a CNP per marked packet: {sent} of {received}");
     assert!(becns <= sent && becns + 8 >= sent, "the CNPs reach their sources: {becns} of {sent}");
     assert!(counter(&r, "ccti_triggers") > 0, "the flows' CCTIs pass the trigger threshold");
-    let section = &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion section").1;
-    assert_eq!(section["hca_reaction"]["per"], "flow", "{section}");
-    assert_eq!(section["hca_reaction"]["ccti_limit"], 63, "{section}");
+    let s = section(&r);
+    assert_eq!(s["hca_reaction"]["per"], "flow", "{s}");
+    assert_eq!(s["hca_reaction"]["ccti_limit"], 63, "{s}");
 }
 
 /// Marking alone leaves the fabric to hold the excess: switch 1's trunk
@@ -80,13 +59,10 @@ fn every_marked_packet_is_answered_and_every_packet_accounted_for() {
 /// packet of a busy output and the flows throttle far below the link.
 #[test]
 fn reacting_sources_take_the_queue_out_of_the_fabric() {
-    let wait = |r: &RunReport| {
-        let s = &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion section").1;
-        s["port_xmit_wait_us"].as_f64().expect("PortXmitWait")
-    };
+    let wait = |r: &RunReport| section(r)["port_xmit_wait_us"].as_f64().expect("PortXmitWait");
     let delivered = |r: &RunReport| counter(r, "best_effort_packets_delivered") as f64;
-    let marking = run(&incast(&opensm("mark", 8, ""), 10));
-    let react = run(&incast(&opensm("react", 8, &reacting(20)), 10));
+    let marking = run(&parking_lot(&opensm("mark", 8, ""), 10));
+    let react = run(&parking_lot(&opensm("react", 8, &reacting(20)), 10));
     let (w_mark, w_react) = (wait(&marking), wait(&react));
     assert!(w_mark > 2_000.0, "the trunk waits for credit without the sources reacting: {w_mark} us of 10 ms");
     assert!(w_react < 0.5 * w_mark, "PortXmitWait {w_react} us reacting against {w_mark} us marking only");
@@ -98,7 +74,7 @@ fn reacting_sources_take_the_queue_out_of_the_fabric() {
     );
     let buffer_only = |name: &str, threshold: u32| {
         let cc = opensm(name, threshold, &reacting(150)) + "queue = \"output_buffer\"\n";
-        run(&incast(&cc, 10))
+        run(&parking_lot(&cc, 10))
     };
     assert_eq!(counter(&buffer_only("b8", 8), "fecn_marked"), 0);
     let b15 = buffer_only("b15", 15);
@@ -108,7 +84,7 @@ fn reacting_sources_take_the_queue_out_of_the_fabric() {
 /// Runs with the sources reacting are deterministic: the same scenario, the same bits.
 #[test]
 fn reacting_runs_are_deterministic() {
-    let toml = incast(&opensm("same", 8, &reacting(5)), 1);
+    let toml = parking_lot(&opensm("same", 8, &reacting(5)), 1);
     let outcome = |r: RunReport| format!("{:?}{:?}", r.counters, r.metrics);
     assert_eq!(outcome(run(&toml)), outcome(run(&toml)));
 }
@@ -127,17 +103,10 @@ fn reacting_runs_are_deterministic() {
 #[test]
 fn the_parking_lot_splits_by_inputs_without_throttling_and_by_flows_with_it() {
     let shares = |name: &str, ca: &str| {
-        let r = run(&incast(&opensm(name, 8, ca), 20));
-        let s = &r.sections.iter().find(|(k, _)| k == "congestion_control").expect("a congestion section").1;
-        let sent: Vec<f64> = s["hca_reaction"]["data_packets_sent_by_hca"]
-            .as_array()
-            .expect("packets per HCA")
-            .iter()
-            .map(|v| v[1].as_f64().expect("a count"))
-            .collect();
-        assert_eq!(sent.len(), 3, "A, B and C sent: {s}");
-        let total: f64 = sent.iter().sum();
-        (sent.iter().map(|n| n / total).collect::<Vec<_>>(), counter(&r, "best_effort_packets_delivered") as f64)
+        let r = run(&parking_lot(&opensm(name, 8, ca), 20));
+        let s = shares(&r);
+        assert_eq!(s.len(), 3, "A, B and C sent: {}", section(&r));
+        (s, counter(&r, "best_effort_packets_delivered") as f64)
     };
     let (off, d_off) = shares("pl-off", "cc_ca_cong_setting_port_control 0\ncc_ca_cong_setting_control_map 0x8000\n");
     for (share, want) in off.iter().zip([0.25, 0.25, 0.5]) {
