@@ -67,3 +67,13 @@ def test_the_plot_and_the_commands_option(scenario, tmp_path, cli):
     assert done.returncode != 0 and "series_us" in done.stderr and not (tmp_path / "no.png").exists()
     with pytest.raises(FabricsimError, match="series_us"):
         flow_series(fabricsim.run(bare))
+
+
+def test_sent_shares_follow_the_hcas_asked_and_say_when_there_are_none(scenario):
+    from fabricsim.congestion import sent_shares
+
+    result = fabricsim.run(scenario)
+    a, b, c = sent_shares(result, (0, 1, 3))
+    assert abs(a + b + c - 1) < 1e-12 and sent_shares(result, (2,)) == [0.0]
+    with pytest.raises(FabricsimError, match="hca_reaction"):
+        sent_shares(fabricsim.run(None, run__max_observations=200), (0,))

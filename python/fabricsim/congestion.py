@@ -4,6 +4,7 @@ table and as a plot (docs/infiniband-congestion-control.md, section 3)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,17 @@ def flow_series(result: RunResult) -> pd.DataFrame:
     frame = pd.DataFrame(series["rows"], columns=series["columns"])
     frame.attrs["interval_us"] = series["interval_us"]
     return frame
+
+
+def sent_shares(result: RunResult, hcas: Iterable[int]) -> list[float]:
+    """Each of ``hcas``' share of the data packets the reacting HCAs sent
+    (the report's ``hca_reaction.data_packets_sent_by_hca``), in that order."""
+    sent = dict((result.raw.get("congestion_control") or {}).get("hca_reaction", {}).get("data_packets_sent_by_hca")
+                or [])
+    total = sum(sent.values())
+    if not total:
+        raise FabricsimError("the run's HCAs sent no data packets under congestion control (no hca_reaction section)")
+    return [sent.get(h, 0) / total for h in hcas]
 
 
 def flow_label(hca: int, dst: int, sl: int) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..congestion import flow_series, sent_shares
 from .claims import Compare, Value
 from .framework import Context, ExperimentOutput, Panel, PlotSpec, experiment
 
@@ -68,9 +69,7 @@ def scenario(ctx: Context, setting: tuple[int, int, int] | None, queue: str = QU
 
 def shares(r: Any) -> dict[str, float]:
     """Each flow's share of the data packets the three sent."""
-    sent = dict(r.raw["congestion_control"]["hca_reaction"]["data_packets_sent_by_hca"])
-    total = sum(sent.values())
-    return {FLOWS[h]: sent.get(h, 0) / total for h in FLOWS}
+    return dict(zip(FLOWS.values(), sent_shares(r, FLOWS)))
 
 
 def solves(s: dict[str, float], busy: float) -> bool:
@@ -215,8 +214,6 @@ def hot_link(r: Any) -> float:
     """The share of the hot HCA's link its flows took, from the series of
     what each flow sent (one interval, the run): their packets' time on
     their own links over the run, all of it bound for the one link."""
-    from ..congestion import flow_series
-
     f = flow_series(r)
     return float(f.loc[f["dst"] == 0, "link_share"].sum())
 

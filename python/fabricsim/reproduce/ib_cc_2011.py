@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..congestion import sent_shares
 from .claims import Compare
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
 
@@ -56,9 +57,8 @@ def scenario(ctx: Context, mtus: float | None, timer: int, seed: int = 1) -> dic
 
 
 def shares(r: Any) -> list[float]:
-    sent = dict(r.raw["congestion_control"]["hca_reaction"]["data_packets_sent_by_hca"])
-    total = sum(sent.values())
-    return [sent.get(h, 0) / total for h in range(1, SENDERS + 1)]
+    """Each sender's share of the data packets the four sent."""
+    return sent_shares(r, range(1, SENDERS + 1))
 
 
 def spread(r: Any) -> float:
