@@ -238,6 +238,7 @@ pub const RANGES: &[Range] = &[
     HOT_SPOT_HCA,
     INCAST_TARGET,
     INCAST_SENDERS,
+    FLOWS,
 ];
 
 impl IbSpec {

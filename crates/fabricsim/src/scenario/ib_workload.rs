@@ -46,7 +46,8 @@ pub struct IbWorkloadSpec {
     pub control_period_ms: f64,
     /// Where best-effort messages go (`traffic::patterns`): "uniform" (the
     /// study's), "shift" (all-to-all as a shift permutation), "permutation"
-    /// (one random derangement, from run.seed), "hot_spot" or "incast".
+    /// (one random derangement, from run.seed), "hot_spot", "incast" or
+    /// "flows" (the pairs of `flows`).
     /// Video streams keep one uniformly drawn destination each (set
     /// real_time_share = 0 for the pattern alone); control packets stay uniform.
     pub pattern: IbPattern,
@@ -64,6 +65,12 @@ pub struct IbWorkloadSpec {
     /// best-effort messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub incast_senders: Option<u32>,
+    /// flows: [source, destination] pairs of HCAs (from 0), e.g. [[1, 0],
+    /// [2, 0], [5, 9]]; each source offers injection_rate and sends to its
+    /// destinations in turn; HCAs named as no source send no best-effort
+    /// messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<[u32; 2]>>,
     /// How a video frame enters its source HCA: "paced" (the default: its
     /// packets released evenly over the frame's period, a message each, as
     /// a stream sent at its own rate) or "whole" (one message of the whole
@@ -98,6 +105,8 @@ pub enum IbPattern {
     HotSpot,
     /// N to 1: some HCAs all send to one.
     Incast,
+    /// The source-destination pairs of `flows`.
+    Flows,
 }
 
 impl Default for IbWorkloadSpec {
@@ -116,6 +125,7 @@ impl Default for IbWorkloadSpec {
             hot_spot_share: None,
             incast_target: None,
             incast_senders: None,
+            flows: None,
             video_injection: VideoInjection::default(),
         }
     }
@@ -134,6 +144,8 @@ pub const INCAST_TARGET: Range =
     Range::int("ib.workload.incast_target", 0, 1 << 20).note("an HCA of the fabric, from 0");
 pub const INCAST_SENDERS: Range =
     Range::int("ib.workload.incast_senders", 1, 1 << 20).note("at most the fabric's other HCAs");
+pub const FLOWS: Range = Range::int_list("ib.workload.flows", 0, 1 << 20)
+    .note("[source, destination] pairs of HCAs of the fabric, a source other than its destination, each pair once");
 pub const CONTROL_PERIOD: Range = Range::num("ib.workload.control_period_ms", 0.0, 1.0e6).unit("ms").note("0 = none");
 
 impl IbWorkloadSpec {
@@ -168,6 +180,7 @@ impl IbWorkloadSpec {
         given(self.hot_spot_share.is_some() && !hot, "hot_spot_share", "hot_spot")?;
         given(self.incast_target.is_some() && !incast, "incast_target", "incast")?;
         given(self.incast_senders.is_some() && !incast, "incast_senders", "incast")?;
+        given(self.flows.is_some() && self.pattern != IbPattern::Flows, "flows", "flows")?;
         if let Some(s) = self.hot_spot_share {
             HOT_SPOT_SHARE.check(s)?;
         }
@@ -210,6 +223,19 @@ impl IbWorkloadSpec {
                     &format!("1 to {} senders (the other HCAs)", hcas - 1),
                 )?;
                 Some(Pattern::Incast { target, senders })
+            }
+            IbPattern::Flows => {
+                let pairs = self.flows.as_deref().unwrap_or_default();
+                let key = "ib.workload.flows";
+                require(!pairs.is_empty(), key, "[]", "one [source, destination] pair or more")?;
+                let mut to = vec![Vec::new(); hcas as usize];
+                for &[src, dst] in pairs {
+                    let allowed = format!("HCAs of the fabric, 0 to {}, a source other than its destination", hcas - 1);
+                    require(src < hcas && dst < hcas && src != dst, key, format!("[{src}, {dst}]"), &allowed)?;
+                    require(!to[src as usize].contains(&dst), key, format!("[{src}, {dst}]"), "each pair once")?;
+                    to[src as usize].push(dst);
+                }
+                Some(Pattern::Flows(to))
             }
         })
     }

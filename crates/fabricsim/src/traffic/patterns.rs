@@ -28,6 +28,8 @@ pub enum Pattern {
     Permutation,
     HotSpot { hot: u32, share: f64 },
     Incast { target: u32, senders: u32 },
+    /// Every node's destinations, in the order it sends to them (empty: sends nothing).
+    Flows(Vec<Vec<u32>>),
 }
 
 /// The destinations of every node's messages under one pattern.
@@ -73,6 +75,20 @@ impl PatternDestinations {
                     ));
                 }
             }
+            Pattern::Flows(ref to) => {
+                if to.len() != nodes as usize {
+                    return Err(Error::invalid(key, to.len(), format!("destinations for each of the {nodes} nodes")));
+                }
+                for (src, list) in to.iter().enumerate() {
+                    if let Some(&d) = list.iter().find(|&&d| d >= nodes || d == src as u32) {
+                        return Err(Error::invalid(
+                            &format!("{key}.flows"),
+                            format!("[{src}, {d}]"),
+                            format!("a flow from a node to another, nodes 0 to {}", nodes - 1),
+                        ));
+                    }
+                }
+            }
             _ => {}
         }
         let partner = if pattern == Pattern::Permutation { derangement(nodes, rng) } else { Vec::new() };
@@ -86,6 +102,7 @@ impl PatternDestinations {
                 let after = (node + self.nodes - target) % self.nodes;
                 after >= 1 && after <= senders
             }
+            Pattern::Flows(ref to) => !to[node as usize].is_empty(),
             _ => true,
         }
     }
@@ -93,7 +110,7 @@ impl PatternDestinations {
     /// The destination of `node`'s next message (`node` must send).
     pub fn next(&mut self, node: u32, rng: &mut RandomStream) -> u32 {
         let n = self.nodes;
-        match self.pattern {
+        match &self.pattern {
             Pattern::Uniform => other_than(node, n, rng),
             Pattern::Shift => {
                 let k = self.sent[node as usize];
@@ -101,14 +118,20 @@ impl PatternDestinations {
                 (node + 1 + k) % n
             }
             Pattern::Permutation => self.partner[node as usize],
-            Pattern::HotSpot { hot, share } => {
+            &Pattern::HotSpot { hot, share } => {
                 if node != hot && rng.bernoulli(share) {
                     hot
                 } else {
                     other_than(node, n, rng)
                 }
             }
-            Pattern::Incast { target, .. } => target,
+            &Pattern::Incast { target, .. } => target,
+            Pattern::Flows(to) => {
+                let list = &to[node as usize];
+                let k = self.sent[node as usize] as usize % list.len();
+                self.sent[node as usize] = (k + 1) as u32;
+                list[k]
+            }
         }
     }
 }
@@ -303,6 +326,9 @@ mod tests {
         let e =
             PatternDestinations::new(Pattern::HotSpot { hot: 9, share: 0.1 }, 8, &mut rng(0), "w.pattern").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("w.pattern.hot"));
+        let e = PatternDestinations::new(Pattern::Flows(vec![vec![1], vec![1]]), 2, &mut rng(0), "w.pattern").unwrap_err();
+        assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("w.pattern.flows"), Some("[1, 1]")));
+        assert!(PatternDestinations::new(Pattern::Flows(vec![vec![1]]), 2, &mut rng(0), "w.pattern").is_err());
         assert!(MessageSize::Uniform { min: 5, max: 4 }.check("w.size").is_err());
     }
 

@@ -83,6 +83,24 @@ fn incast_senders_alone_send_and_only_to_the_target() {
 }
 
 #[test]
+fn flows_send_to_their_destinations_in_turn_and_no_one_else_sends() {
+    let spec = IbWorkloadSpec {
+        pattern: IbPattern::Flows,
+        flows: Some(vec![[1, 0], [2, 0], [2, 5], [7, 3]]),
+        ..IbWorkloadSpec::default()
+    };
+    let mut s = sources(8, spec);
+    let mut cx = Scheduled::default();
+    s.start(&mut cx);
+    let senders: Vec<u32> = cx.0.iter().filter(|e| e.1 == SourceEvent::BestEffort).map(|e| e.0).collect();
+    assert_eq!(senders, vec![1, 2, 7]);
+    let to = |s: &mut Sources, h| (0..4).map(|_| s.best_effort_message(h).1).collect::<Vec<_>>();
+    assert_eq!(to(&mut s, 1), [0, 0, 0, 0]);
+    assert_eq!(to(&mut s, 2), [0, 5, 0, 5]);
+    assert_eq!(to(&mut s, 7), [3, 3, 3, 3]);
+}
+
+#[test]
 fn pattern_keys_are_checked_against_the_fabric() {
     let spec = |toml: &str| {
         let s = crate::Scenario::from_toml_str(&format!("[ib.workload]\n{toml}"), "t.toml")?;
@@ -101,4 +119,13 @@ fn pattern_keys_are_checked_against_the_fabric() {
     assert_eq!(e.key.as_deref(), Some("ib.workload.hot_spot_hca"), "{e}");
     assert!(e.allowed.as_deref().unwrap().contains("hot_spot"), "{e}");
     spec("pattern = \"hot_spot\"\nhot_spot_hca = 7\nhot_spot_share = 0.3\n").unwrap();
+    for (flows, value) in [("[[1, 8]]", "[1, 8]"), ("[[3, 3]]", "[3, 3]"), ("[[1, 2], [1, 2]]", "[1, 2]"), ("[]", "[]")] {
+        let e = spec(&format!("pattern = \"flows\"\nflows = {flows}\n")).unwrap_err();
+        assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("ib.workload.flows"), Some(value)), "{e}");
+    }
+    let e = spec("pattern = \"flows\"\n").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("ib.workload.flows"), "{e}");
+    let e = spec("flows = [[1, 2]]\n").unwrap_err();
+    assert!(e.allowed.as_deref().unwrap().contains("flows"), "{e}");
+    spec("pattern = \"flows\"\nflows = [[1, 2], [7, 0]]\n").unwrap();
 }
