@@ -50,3 +50,25 @@ def test_the_hysteresis_experiment_runs_and_judges_its_rows(tmp_path):
     assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-fair",
                          "hy-more-than-one-mtu-link"}
     assert all(r["note"] for r in rows.values())
+
+
+def test_the_victim_shares_its_links_with_a_contributor_and_moves_with_it(tmp_path):
+    from fabricsim.reproduce import ib_cc_2010_victim as victim
+
+    ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
+    # The premise of the derivation, from the run's own tables: leaf 9's up-link and switch 25's.
+    assert victim.shared_links(victim.scenario(ctx, None)) == [(9, 4), (25, 4)]
+    report = run_experiment("ib-cc-2010/victim", ctx)
+    assert report.runs == 1 + len(victim.QUICK_GRID)
+    record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/victim") + ".json")).read_text())
+    rows = {c["id"]: c for c in record["checks"]}
+    assert set(rows) == {"hv-victim-throttled", "hv-resolved-with-cc"}
+    assert rows["hv-victim-throttled"]["within"] and all(r["note"] for r in rows.values())
+    # Without control the victim gets the 1/9 of a link derived from the three round robins, within 5% over the
+    # full 20 ms (what it sent before the tree filled is the difference; the 5 ms run sends 5% more).
+    from fabricsim.api import run
+
+    full = framework.Context(quick=False, jobs=1, out_dir=tmp_path, progress=False)
+    sent, _, each = victim.link_shares(run(victim.scenario(full, None)))
+    assert abs(sent - victim.VICTIM_BOUND) < 0.05 * victim.VICTIM_BOUND, sent
+    assert abs(each[32] - sent) < 0.01, each

@@ -38,6 +38,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "switched_fcal_disks",
     "ong_farrell_fc",
     "ib_cc_2010",
+    "ib_cc_2010_victim",
     "ib_cc_2011",
 )
 
