@@ -26,8 +26,14 @@ pub enum Pattern {
     Uniform,
     Shift,
     Permutation,
-    HotSpot { hot: u32, share: f64 },
-    Incast { target: u32, senders: u32 },
+    HotSpot {
+        hot: u32,
+        share: f64,
+    },
+    Incast {
+        target: u32,
+        senders: u32,
+    },
     /// Every node's destinations, in the order it sends to them (empty: sends nothing).
     Flows(Vec<Vec<u32>>),
 }
@@ -326,7 +332,8 @@ mod tests {
         let e =
             PatternDestinations::new(Pattern::HotSpot { hot: 9, share: 0.1 }, 8, &mut rng(0), "w.pattern").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("w.pattern.hot"));
-        let e = PatternDestinations::new(Pattern::Flows(vec![vec![1], vec![1]]), 2, &mut rng(0), "w.pattern").unwrap_err();
+        let e =
+            PatternDestinations::new(Pattern::Flows(vec![vec![1], vec![1]]), 2, &mut rng(0), "w.pattern").unwrap_err();
         assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("w.pattern.flows"), Some("[1, 1]")));
         assert!(PatternDestinations::new(Pattern::Flows(vec![vec![1]]), 2, &mut rng(0), "w.pattern").is_err());
         assert!(MessageSize::Uniform { min: 5, max: 4 }.check("w.size").is_err());

@@ -22,7 +22,7 @@ impl Hca {
     #[cold]
     #[inline(never)]
     pub(super) fn try_send_throttled(&mut self, cx: &mut impl HcaContext, sh: &mut Shared, now: Time) {
-        let q = self.reaction.as_deref().expect("a reacting HCA has flows");
+        let q = self.reaction.as_deref_mut().expect("a reacting HCA has flows");
         let heads = q.heads(&sh.messages, &sh.hca, now);
         let mut vls = heads.ready;
         while vls != 0 {

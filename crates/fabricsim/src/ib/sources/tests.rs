@@ -119,7 +119,8 @@ fn pattern_keys_are_checked_against_the_fabric() {
     assert_eq!(e.key.as_deref(), Some("ib.workload.hot_spot_hca"), "{e}");
     assert!(e.allowed.as_deref().unwrap().contains("hot_spot"), "{e}");
     spec("pattern = \"hot_spot\"\nhot_spot_hca = 7\nhot_spot_share = 0.3\n").unwrap();
-    for (flows, value) in [("[[1, 8]]", "[1, 8]"), ("[[3, 3]]", "[3, 3]"), ("[[1, 2], [1, 2]]", "[1, 2]"), ("[]", "[]")] {
+    for (flows, value) in [("[[1, 8]]", "[1, 8]"), ("[[3, 3]]", "[3, 3]"), ("[[1, 2], [1, 2]]", "[1, 2]"), ("[]", "[]")]
+    {
         let e = spec(&format!("pattern = \"flows\"\nflows = {flows}\n")).unwrap_err();
         assert_eq!((e.key.as_deref(), e.value.as_deref()), (Some("ib.workload.flows"), Some(value)), "{e}");
     }
