@@ -84,6 +84,21 @@ fn victims_mark_only_where_the_mask_says_and_the_threshold_sets_how_full() {
     assert!(lenient < r, "threshold 1 marked {lenient}, threshold 15 {r}");
 }
 
+/// Under `root = "no_credit_wait"` a port is a victim when it waited for
+/// credit since its last packet, not when the packet leaves no credit for
+/// another: with every port marking as a victim too the reading cannot
+/// matter (the same marks), and with none it does (switch 1's trunk waits).
+#[test]
+fn the_root_reading_decides_only_where_victims_do_not_mark() {
+    let no_wait = "root = \"no_credit_wait\"\n";
+    let all =
+        |name: &str, extra: &str| counter(&run(&base(&(marking(name, 15, 0, 8, "0xFFFF") + extra))), "fecn_marked");
+    assert_eq!(all("all-left", ""), all("all-wait", no_wait));
+    let roots = |name: &str, extra: &str| counter(&run(&base(&(marking(name, 15, 0, 8, "0") + extra))), "fecn_marked");
+    let (left, wait) = (roots("roots-left", ""), roots("roots-wait", no_wait));
+    assert!(wait != left && wait > 0, "credit left: {left} marked; no credit wait: {wait}");
+}
+
 fn refused(cc_text: &str, name: &str) -> String {
     let path = conf(name, cc_text);
     let toml = base(&format!("[ib.congestion_control]\nopensm_conf = \"{path}\"\n"));

@@ -43,6 +43,10 @@ pub struct Marking {
     /// Blocks a congested VL's queue must fall below its threshold before
     /// it is no longer congested (`hysteresis_bytes`; 0: none).
     pub hysteresis: u16,
+    /// Whether a port that waited for credit since its last packet is a
+    /// victim (`root = "no_credit_wait"`); false: a port is a victim when
+    /// no credit is left for another such packet (the declared reading).
+    pub victim_if_waited: bool,
 }
 
 impl Marking {
@@ -64,6 +68,7 @@ impl Marking {
             with_heads: true,
             less_leaving: false,
             hysteresis: 0,
+            victim_if_waited: false,
         })
     }
 
@@ -295,12 +300,14 @@ impl PortCongestion {
         self.waiting_since = self.waiting_since.min(now);
     }
 
-    /// The port sends at `now`: a wait for credit ends.
-    pub fn sends(&mut self, now: Time) {
-        if self.waiting_since != Time::MAX {
-            self.xmit_wait += now.saturating_sub(self.waiting_since);
-            self.waiting_since = Time::MAX;
+    /// The port sends at `now`: a wait for credit ends. Returns whether it waited.
+    pub fn sends(&mut self, now: Time) -> bool {
+        if self.waiting_since == Time::MAX {
+            return false;
         }
+        self.xmit_wait += now.saturating_sub(self.waiting_since);
+        self.waiting_since = Time::MAX;
+        true
     }
 
     /// Whether the next eligible packet on `vl` is marked (and counts it).
@@ -370,6 +377,7 @@ mod tests {
             with_heads: false,
             less_leaving: false,
             hysteresis: 0,
+            victim_if_waited: false,
         }
     }
 

@@ -64,6 +64,14 @@ pub struct IbCongestionSpec {
     /// than a packet). See docs/infiniband-congestion-control.md, section 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<CongestionQueue>,
+    /// When a congested switch port is the root of its congestion (and
+    /// marks) rather than a victim (and marks only with its `Victim_Mask`
+    /// bit): `credit_left` (default: credit is left downstream for another
+    /// packet of the one's size as it is chosen to go) or `no_credit_wait`
+    /// (the port did not wait for credit since its last packet). See
+    /// docs/infiniband-congestion-control.md, section 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<CongestionRoot>,
 }
 
 /// An option's value in `options`.
@@ -97,6 +105,16 @@ pub enum CongestionQueue {
     /// Its output buffer and the input VL heads waiting for it, less the
     /// packet chosen to leave: what waits behind it.
     Waiting,
+}
+
+/// When a congested switch port is a root of congestion rather than a victim.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionRoot {
+    /// Credit left downstream for another packet of the chosen one's size.
+    CreditLeft,
+    /// No wait for credit since the port's last packet.
+    NoCreditWait,
 }
 
 const KEY: &str = "ib.congestion_control.opensm_conf";

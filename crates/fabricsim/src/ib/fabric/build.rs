@@ -169,6 +169,8 @@ impl IbFabric {
             m.less_leaving = queue == Some(CongestionQueue::Waiting);
             let hysteresis = spec.congestion_control.as_ref().and_then(|c| c.hysteresis_bytes).unwrap_or(0);
             m.hysteresis = hysteresis.div_ceil(spec.credit_block_bytes.max(1)).min(u16::MAX as u32) as u16;
+            m.victim_if_waited =
+                spec.congestion_control.as_ref().and_then(|c| c.root) == Some(CongestionRoot::NoCreditWait);
             m
         });
         let throttling = congestion.as_ref().and_then(Throttling::from_settings).map(|mut t| {

@@ -38,7 +38,7 @@ use crate::fabric::{FarEnd, Routes, Topology, Wiring};
 use crate::kernel::{time, Arena, CalendarQueue, Time};
 use crate::scenario::ib::{BufferScope, IbRouting, MulticastScheme, OnDeadlock, PathSelection};
 use crate::scenario::ib_congestion::CongestionSettings;
-use crate::scenario::ib_congestion_spec::CongestionQueue;
+use crate::scenario::ib_congestion_spec::{CongestionQueue, CongestionRoot};
 use crate::scenario::ib_multicast::DEFAULT_CENTRAL_BUFFER;
 use crate::scenario::{IbSpec, Scenario};
 use crate::sim::{Carries, ComponentKind, Context, MetricSet, Model, ModelInfo, PortRef, Simulation, Status, Summary};

@@ -16,8 +16,9 @@ impl IbSwitch {
     /// space is free at `gone`. It is marked with FECN if the VL is
     /// congested (the packet's own space counted), the packet eligible, the
     /// port the root of the congestion (credit left for another such
-    /// packet) or a victim that marks (none left, its `Victim_Mask` bit
-    /// set), and its turn has come. A wait for credit ends here.
+    /// packet; under `root = "no_credit_wait"`, no wait for credit since its
+    /// last packet) or a victim that marks (its `Victim_Mask` bit set), and
+    /// its turn has come. A wait for credit ends here.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     pub(super) fn mark_chosen(
@@ -32,7 +33,7 @@ impl IbSwitch {
     ) {
         let m = ctx.switch.marking.as_ref().expect("marking on");
         let cc = &mut self.congestion[out];
-        cc.sends(now);
+        let waited = cc.sends(now);
         if vl == VL15 {
             return;
         }
@@ -48,7 +49,8 @@ impl IbSwitch {
             return;
         }
         // Its own credit blocks are `blocks` (what the pick charged).
-        let victim = self.outputs[out].port.available_blocks(vl) < blocks as u32;
+        let victim =
+            if m.victim_if_waited { waited } else { self.outputs[out].port.available_blocks(vl) < blocks as u32 };
         if victim && !m.victim_mask.has(out + 1) {
             return;
         }
