@@ -59,7 +59,7 @@ def test_the_victim_shares_its_links_with_a_contributor_and_moves_with_it(tmp_pa
     # The premise of the derivation, from the run's own tables: leaf 9's up-link and switch 25's.
     assert victim.shared_links(victim.scenario(ctx, None)) == [(9, 4), (25, 4)]
     report = run_experiment("ib-cc-2010/victim", ctx)
-    assert report.runs == 1 + len(victim.QUICK_GRID)
+    assert report.runs == 1 + 2 * len(victim.QUICK_GRID)  # and the grid under the root reading's alternative
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/victim") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
     assert set(rows) == {"hv-victim-throttled", "hv-resolved-with-cc"}

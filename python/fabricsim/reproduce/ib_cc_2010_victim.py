@@ -43,13 +43,15 @@ GRID = tuple((t, c, table) for t in (2, 4, 8, 15) for c in (15, 100, 150, 200, 3
 QUICK_GRID = ((4, 100, "2:i"), (15, 100, "2:i"))
 KEEPS = 0.9  # the victim keeps at least this share of what it offers
 HOT_BUSY = 0.95  # while the hot link stays at least this busy
+ROOT_ALTERNATIVE = "no_credit_wait"  # the root-or-victim reading's alternative (the choice `victim-root`)
 
 
-def scenario(ctx: Context, setting: tuple[int, int, str] | None) -> dict[str, Any]:
+def scenario(ctx: Context, setting: tuple[int, int, str] | None, root: str | None = None) -> dict[str, Any]:
     """The flows for 20 ms (quick: 5); ``setting`` (threshold, timer, table)
     runs control on the vendor's other defaults with marking rate 0; None
     lets the HCAs react on SL 0 only, so the flows on SL 8 are never slowed
-    while each HCA records what its flows sent."""
+    while each HCA records what its flows sent. ``root`` names the
+    root-or-victim reading (None: the declared one)."""
     length_ms = 5.0 if ctx.quick else 20.0
     if setting is None:
         options: dict[str, Any] = {"cc_ca_cong_setting_control_map": 1}
@@ -61,7 +63,10 @@ def scenario(ctx: Context, setting: tuple[int, int, str] | None) -> dict[str, An
         options = {"cc_sw_cong_setting_threshold": threshold, "cc_sw_cong_setting_marking_rate": 0,
                    "cc_ca_cong_setting_ccti_timer": [f"{SL} {timer}"],
                    "cc_cct": ",".join(f"{shift}:{min(times * i, 16383)}" for i in range(128))}
-        name = f"threshold {threshold}, timer {timer}, table {table}"
+        name = f"threshold {threshold}, timer {timer}, table {table}" + (f", root {root}" if root else "")
+    control: dict[str, Any] = {"defaults": "mellanox", "options": options, "series_us": 1000.0 * length_ms}
+    if root:
+        control["root"] = root
     return {
         "name": f"ib-cc-2010 victim {name}",
         "run": {"warmup_observations": 0, "max_observations": 100_000_000, "min_observations": 0, "precision": 0.0,
@@ -72,7 +77,7 @@ def scenario(ctx: Context, setting: tuple[int, int, str] | None) -> dict[str, An
             "workload": {"injection_rate": OFFERED, "real_time_share": 0.0, "control_period_ms": 0.0,
                          "pattern": "flows", "flows": [[c, HOT] for c in CONTRIBUTORS] + [list(VICTIM)],
                          "best_effort_sls": [SL]},
-            "congestion_control": {"defaults": "mellanox", "options": options, "series_us": 1000.0 * length_ms},
+            "congestion_control": control,
         },
     }
 
@@ -116,7 +121,9 @@ def link_shares(r: Any) -> tuple[float, float, dict[int, float]]:
             seed_ref=SOURCE)
 def victim(ctx: Context) -> ExperimentOutput:
     grid = QUICK_GRID if ctx.quick else GRID
-    off, *runs = ctx.run_many([scenario(ctx, None)] + [scenario(ctx, s) for s in grid], desc="victim")
+    off, *every = ctx.run_many([scenario(ctx, None)] + [scenario(ctx, s) for s in grid]
+                               + [scenario(ctx, s, ROOT_ALTERNATIVE) for s in grid], desc="victim")
+    runs, alternative = every[:len(grid)], every[len(grid):]
     v_off, hot_off, each_off = link_shares(off)
     shared = shared_links(scenario(ctx, None))
     rows = [{"series": "without control", "x": math.nan, "y": v_off / OFFERED, "y_ci": math.nan, "hot_link": hot_off,
@@ -128,16 +135,20 @@ def victim(ctx: Context) -> ExperimentOutput:
         rows.append({"series": f"threshold {threshold}, table {table}", "x": timer * 1.024, "y": v / OFFERED,
                      "y_ci": math.nan, "hot_link": hot, "metric": "victim"})
     resolved = [s for s, kept, hot in results if kept >= KEEPS and hot >= HOT_BUSY]
-    keeping = [(hot, s) for s, kept, hot in results if kept >= KEEPS]
-    busy = [(kept, s) for s, kept, hot in results if hot >= HOT_BUSY]
 
     def named(s: tuple[int, int, str]) -> str:
         return f"threshold {s[0]}, timer {s[1]}, table {s[2]}"
 
-    frontier = (f"The busiest hot link among settings where the victim keeps {KEEPS:.0%}: "
+    def frontier(results: list[tuple[tuple[int, int, str], float, float]]) -> str:
+        keeping = [(hot, s) for s, kept, hot in results if kept >= KEEPS]
+        busy = [(kept, s) for s, kept, hot in results if hot >= HOT_BUSY]
+        return (f"the busiest hot link among settings where the victim keeps {KEEPS:.0%}: "
                 + (f"{max(keeping)[0]:.1%} ({named(max(keeping)[1])})" if keeping else "none keeps it")
                 + f"; the most the victim keeps where the hot link is {HOT_BUSY:.0%} busy: "
                 + (f"{max(busy)[0]:.1%} ({named(max(busy)[1])})" if busy else "none is"))
+
+    alt = [(s, link_shares(r)[0] / OFFERED, link_shares(r)[1]) for s, r in zip(grid, alternative)]
+    alt_resolved = [s for s, kept, hot in alt if kept >= KEEPS and hot >= HOT_BUSY]
     contributors = ", ".join(f"{c} {x:.3f}" for c, x in each_off.items())
     ours = {
         "hv-victim-throttled": Compare(100 * OFFERED, 100 * v_off, None, None,
@@ -155,7 +166,10 @@ def victim(ctx: Context) -> ExperimentOutput:
                                      f"which the victim keeps at least {KEEPS:.0%} of what it offers while the hot "
                                      f"link is at least {HOT_BUSY:.0%} busy: "
                                      + ("; ".join(named(s) for s in resolved) or "none")
-                                     + f". {frontier}. Without control the victim keeps {v_off / OFFERED:.1%} and the "
+                                     + f". Declared reading: {frontier(results)}. Under the root-or-victim reading "
+                                       f"{ROOT_ALTERNATIVE} (the victim-root ablation): {len(alt_resolved)} resolve it"
+                                       + (f" ({'; '.join(named(s) for s in alt_resolved)})" if alt_resolved else "")
+                                       + f"; {frontier(alt)}. Without control the victim keeps {v_off / OFFERED:.1%} and the "
                                        f"hot link is {hot_off:.1%} busy; one run of 20 ms a setting"),
     }
     return ExperimentOutput(
