@@ -72,3 +72,19 @@ def test_the_victim_shares_its_links_with_a_contributor_and_moves_with_it(tmp_pa
     sent, _, each = victim.link_shares(run(victim.scenario(full, None)))
     assert abs(sent - victim.VICTIM_BOUND) < 0.05 * victim.VICTIM_BOUND, sent
     assert abs(each[32] - sent) < 0.01, each
+
+
+def test_the_hot_spot_on_the_real_cluster_runs_and_judges_its_rows(tmp_path):
+    from fabricsim.reproduce.ib_cc_2010 import hot_bound
+    from fabricsim.reproduce.ib_cc_2010_cluster import HCAS, SHARE
+
+    # The hot HCA receives a hundredth of 1,355 HCAs' messages and its uniform share of the rest: 6.88%.
+    assert abs(hot_bound(HCAS, SHARE) - 1 / 14.54) < 1e-12
+    ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
+    report = run_experiment("ib-cc-2010/hot-spot-cluster", ctx)
+    assert report.runs == 3  # the uniform traffic alone, the hot spot without control, and one setting
+    record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/hot-spot-cluster") + ".json")).read_text())
+    rows = {c["id"]: c for c in record["checks"]}
+    assert set(rows) == {"hc-innocent-throttled", "hc-resolved-with-cc"}
+    # Without control the tree holds every HCA near the hot link's saturation, the innocent traffic well below 9.9%.
+    assert rows["hc-innocent-throttled"]["within"] and all(r["note"] for r in rows.values())

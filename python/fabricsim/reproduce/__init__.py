@@ -39,6 +39,7 @@ STUDY_MODULES: tuple[str, ...] = (
     "ong_farrell_fc",
     "ib_cc_2010",
     "ib_cc_2010_victim",
+    "ib_cc_2010_cluster",
     "ib_cc_2011",
 )
 
