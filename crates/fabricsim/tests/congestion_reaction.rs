@@ -47,6 +47,10 @@ fn every_marked_packet_is_answered_and_every_packet_accounted_for() {
     let s = section(&r);
     assert_eq!(s["hca_reaction"]["per"], "flow", "{s}");
     assert_eq!(s["hca_reaction"]["ccti_limit"], 63, "{s}");
+    // What each HCA received, CNPs aside: every data packet delivered, all of them to D (HCA 2).
+    let by_hca = &s["hca_reaction"]["packets_received_by_hca"];
+    assert_eq!(by_hca[0][0], 2, "{by_hca}");
+    assert_eq!(by_hca[0][1].as_i64(), Some(counter(&r, "best_effort_packets_delivered")), "{by_hca}");
 }
 
 /// Marking alone leaves the fabric to hold the excess: switch 1's trunk

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .claims import Compare, Value
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
-from .ib_cc_2010 import RESOLVED, SL, SOURCE, hot_bound, innocent
+from .ib_cc_2010 import HOT_BUSY, RESOLVED, SL, SOURCE, hot_bound, innocent
 
 # Found from the working directory or a directory above it (the shared data beside the repository).
 CLUSTER = "../shared/data/topologies/real-cluster-214sw-1356hca.ibnetdiscover"
@@ -39,6 +39,17 @@ QUICK_LENGTH_MS = 0.5
 GRID: tuple[tuple[int, int, str] | None, ...] = (None, (8, 15, "2:i"), (4, 150, "2:i"), (8, 3000, "0:4i"),
                                                   (8, 3000, "0:16i"))
 QUICK_GRID: tuple[tuple[int, int, str] | None, ...] = ((8, 3000, "0:16i"),)
+# A 1,024-byte message is one packet of 1,050 bytes (LRH 8, BTH 12, ICRC 4, VCRC 2) on a 4xQDR link's 32 Gb/s.
+PACKET_S = 1050 * 8 / 32e9
+
+
+def hot_link(r: Any, length_ms: float) -> float:
+    """The hot link's busy share: the packets delivered to HCA 0 (the
+    report's ``packets_received_by_hca``, kept where the HCAs react) times a
+    packet's time on it, over the run."""
+    received = dict((r.raw.get("congestion_control") or {}).get("hca_reaction", {}).get("packets_received_by_hca")
+                    or [])
+    return received.get(0, 0) * PACKET_S / (length_ms / 1000.0)
 
 
 def scenario(ctx: Context, control: bool, setting: tuple[int, int, str] | None = None,
@@ -89,13 +100,16 @@ def hot_spot_cluster(ctx: Context) -> ExperimentOutput:
             {"series": "without control", "x": math.nan, "y": off.metric("accepted_load_pct"), "y_ci": math.nan}]
     lifted = []
     detail = []
+    length = QUICK_LENGTH_MS if ctx.quick else LENGTH_MS
     for s, r in zip(grid, runs):
         low, high = innocent(r, HCAS)
-        rows.append({"series": label(s), "x": math.nan, "y": r.metric("accepted_load_pct"), "y_ci": math.nan})
-        detail.append(f"{label(s)}: {r.metric('accepted_load_pct'):.2f}% (BECNs {r.counters.get('becn_received', 0):,})")
-        if low >= RESOLVED * offered:
+        busy = hot_link(r, length)
+        rows.append({"series": label(s), "x": math.nan, "y": r.metric("accepted_load_pct"), "y_ci": math.nan,
+                     "hot_link": busy})
+        detail.append(f"{label(s)}: {r.metric('accepted_load_pct'):.2f}%, the hot link {busy:.1%} busy (BECNs "
+                      f"{r.counters.get('becn_received', 0):,})")
+        if low >= RESOLVED * offered and busy >= HOT_BUSY:
             lifted.append(s)
-    length = QUICK_LENGTH_MS if ctx.quick else LENGTH_MS
     off_low, off_high = innocent(off, HCAS)
     ours = {
         "hc-innocent-throttled": Compare(offered, off_high, None, None,
@@ -108,7 +122,8 @@ def hot_spot_cluster(ctx: Context) -> ExperimentOutput:
         "hc-resolved-with-cc": Value(len(lifted), None,
                                      f"of {len(grid)} settings ({'; '.join(label(s) for s in grid)}), those under "
                                      f"which the innocent traffic gets at least {RESOLVED:.0%} of the {offered:.1f}% "
-                                     f"it offers over a {length:g} ms run: "
+                                     f"it offers and the hot link is at least {HOT_BUSY:.0%} busy (packets delivered "
+                                     f"to HCA 0 times a packet's time on it) over a {length:g} ms run: "
                                      + ("; ".join(label(s) for s in lifted) or "none")
                                      + f". Every HCA's accepted load: without control {off.metric('accepted_load_pct'):.2f}%; "
                                        + "; ".join(detail) + "; one run each"),

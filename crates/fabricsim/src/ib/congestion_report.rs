@@ -46,6 +46,9 @@ impl IbFabric {
                 "data_packets_sent_by_hca": self.hcas.iter().enumerate()
                     .filter_map(|(i, h)| h.data_packets_sent().filter(|&n| n > 0).map(|n| json!([i, n])))
                     .collect::<Vec<_>>(),
+                "packets_received_by_hca": self.hcas.iter().enumerate()
+                    .filter_map(|(i, h)| h.packets_received().filter(|&n| n > 0).map(|n| json!([i, n])))
+                    .collect::<Vec<_>>(),
                 "series": (t.series_bin > 0).then(|| self.flow_series(t.series_bin)),
             })
         });

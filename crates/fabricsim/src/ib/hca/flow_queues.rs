@@ -84,6 +84,8 @@ pub(super) struct FlowQueues {
     pub(super) wake_at: Time,
     /// Data packets sent (CNPs aside): what each source's flows got.
     pub(super) data_packets_sent: u64,
+    /// Packets delivered to this HCA (CNPs aside): what its link carried to it.
+    pub(super) packets_received: u64,
     /// Data messages queued over every flow.
     queued: u32,
     /// Each flow's CCTI and packets per interval, when recorded.
@@ -104,6 +106,7 @@ impl FlowQueues {
             per_sl,
             wake_at: Time::MAX,
             data_packets_sent: 0,
+            packets_received: 0,
             queued: 0,
             series: (series_bin > 0).then(|| Box::new(FlowSeries::new(series_bin))),
         }

@@ -64,6 +64,16 @@ impl Hca {
         self.reaction.as_deref().map(|q| q.data_packets_sent)
     }
 
+    /// Packets delivered to this HCA under congestion control, CNPs aside (None: its sources do not react).
+    pub fn packets_received(&self) -> Option<u64> {
+        self.reaction.as_deref().map(|q| q.packets_received)
+    }
+
+    #[cold]
+    pub(super) fn count_received(&mut self) {
+        self.reaction.as_deref_mut().expect("a reacting HCA has flows").packets_received += 1;
+    }
+
     /// Its flows' recorded series, if recorded.
     pub fn series_rows(&self) -> Option<Vec<super::SeriesRow>> {
         self.reaction.as_deref().and_then(|q| q.series.as_deref()).map(|s| s.rows())

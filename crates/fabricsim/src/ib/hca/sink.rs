@@ -33,6 +33,9 @@ impl Hca {
         if p.flags & (BECN | FECN) != 0 && self.congestion_bits(cx, sh, packet, &p) {
             return;
         }
+        if self.throttled {
+            self.count_received();
+        }
         let multicast = p.flags & MULTICAST != 0;
         debug_assert!(multicast || p.dlid as u32 == self.index, "packet delivered to the wrong HCA");
         sh.metrics.delivered(now, &p);
