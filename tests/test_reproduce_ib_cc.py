@@ -32,7 +32,7 @@ def test_the_hot_spot_runs_and_judges_its_rows(tmp_path):
     assert abs(hot_bound(64, 0.1) - 1 / 7.2) < 1e-12
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     report = run_experiment("ib-cc-2010/hot-spot", ctx)
-    assert report.runs == 2 * 3 + 1  # two loads: without control and two settings; the innocent traffic alone
+    assert report.runs == 2 * 3 + 1 + 1  # two loads: without control and two settings; the innocent traffic alone; seed 2
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/hot-spot") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
     assert set(rows) == {"hs-innocent-throttled", "hs-resolved-with-cc", "hpcc-benchmark"}
@@ -43,12 +43,11 @@ def test_the_hot_spot_runs_and_judges_its_rows(tmp_path):
 def test_the_hysteresis_experiment_runs_and_judges_its_rows(tmp_path):
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     report = run_experiment("ib-cc-2011/hysteresis", ctx)
-    # 6 hysteresis values x 2 timers x 2 seeds, and the runs without control.
-    assert report.runs == 6 * 2 * 2 + 2
+    # 6 hysteresis values x 3 timers x 2 seeds, and the runs without control.
+    assert report.runs == 6 * 3 * 2 + 2
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2011/hysteresis") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
-    assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-fair",
-                         "hy-more-than-one-mtu-link"}
+    assert set(rows) == {"hy-unfair-without", "hy-one-mtu-not-enough", "hy-more-than-one-mtu-resolves"}
     assert all(r["note"] for r in rows.values())
 
 
@@ -59,17 +58,19 @@ def test_the_victim_shares_its_links_with_a_contributor_and_moves_with_it(tmp_pa
     # The premise of the derivation, from the run's own tables: leaf 9's up-link and switch 25's.
     assert victim.shared_links(victim.scenario(ctx, None)) == [(9, 4), (25, 4)]
     report = run_experiment("ib-cc-2010/victim", ctx)
-    assert report.runs == 1 + 2 * len(victim.QUICK_GRID)  # and the grid under the root reading's alternative
+    # Without control, the grid under each root reading, and without control at a second seed.
+    assert report.runs == 1 + 2 * len(victim.QUICK_GRID) + 1
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/victim") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
-    assert set(rows) == {"hv-victim-throttled", "hv-resolved-with-cc"}
+    assert set(rows) == {"hv-victim-throttled", "hv-resolved-with-cc", "cc-common-subset"}
+    assert rows["cc-common-subset"]["role"] == "derived"
     assert rows["hv-victim-throttled"]["within"] and all(r["note"] for r in rows.values())
     # Without control the victim gets the 1/9 of a link derived from the three round robins, within 5% over the
     # full 20 ms (what it sent before the tree filled is the difference; the 5 ms run sends 5% more).
     from fabricsim.api import run
 
     full = framework.Context(quick=False, jobs=1, out_dir=tmp_path, progress=False)
-    sent, _, each = victim.link_shares(run(victim.scenario(full, None)))
+    sent, _, each = victim.link_shares(run(victim.scenario(full, None)), 20.0)
     assert abs(sent - victim.VICTIM_BOUND) < 0.05 * victim.VICTIM_BOUND, sent
     assert abs(each[32] - sent) < 0.01, each
 
@@ -82,7 +83,7 @@ def test_the_hot_spot_on_the_real_cluster_runs_and_judges_its_rows(tmp_path):
     assert abs(hot_bound(HCAS, SHARE) - 1 / 14.54) < 1e-12
     ctx = framework.Context(quick=True, jobs=2, out_dir=tmp_path, progress=False)
     report = run_experiment("ib-cc-2010/hot-spot-cluster", ctx)
-    assert report.runs == 3  # the uniform traffic alone, the hot spot without control, and one setting
+    assert report.runs == 5  # the uniform traffic alone, the hot spot without control (three seeds), one setting
     record = json.loads((tmp_path / (framework.file_stem("ib-cc-2010/hot-spot-cluster") + ".json")).read_text())
     rows = {c["id"]: c for c in record["checks"]}
     assert set(rows) == {"hc-innocent-throttled", "hc-resolved-with-cc"}
