@@ -301,7 +301,7 @@ pub fn ib_fat_tree_scenario(packets: u64) -> Scenario {
 fn ib_fat_tree_toml(packets: u64) -> String {
     format!(
         "[run]\nwarmup_observations = 0\nmax_observations = {packets}\nmin_observations = 0\nprecision = 0\n\
-         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n[ib.workload]\ninjection_rate = 0.4\n"
+         [ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 4\n[ib.routing]\nalgorithm = \"dmodk\"\n[ib.workload]\ninjection_rate = 0.4\n"
     )
 }
 
@@ -327,10 +327,10 @@ pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
     let (fabric, load) = match name {
         // 4-ary 2-tree and 8-ary 4-tree under D-Mod-K: the same per-hop work at 16 and 4,096 HCAs.
         "ib-fat-tree-16" => {
-            ("[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 2\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 2\n[ib.routing]\nalgorithm = \"dmodk\"\n", 0.4)
         }
         "ib-fat-tree-4096" => {
-            ("[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 8\nlevels = 4\n[ib.routing]\nalgorithm = \"dmodk\"\n", 0.4)
         }
         // The 144-HCA cluster as cabled, each cable at its own rate (FDR10
         // between switches, QDR to the HCAs), OpenSM's minhop tables.
@@ -351,7 +351,7 @@ pub fn ib_scale_scenario(name: &str, packets: u64) -> Scenario {
         ),
         // 3,072 64-port switches, the shape of the largest NDR clusters; within a 4 GiB budget.
         "ib-fat-tree-32768" => {
-            ("[ib.topology]\nkind = \"fat_tree\"\narity = 32\nlevels = 3\n[ib.routing]\nalgorithm = \"ftree\"\n", 0.4)
+            ("[ib.topology]\nkind = \"fat_tree\"\narity = 32\nlevels = 3\n[ib.routing]\nalgorithm = \"dmodk\"\n", 0.4)
         }
         other => panic!("no scale row {other}"),
     };

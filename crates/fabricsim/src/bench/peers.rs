@@ -115,12 +115,12 @@ pub fn ib_booksim_irregular(packets: u64) -> Result<BenchResult> {
 /// of 8 ports) at 0.40 of the link rate (half its saturation), stopping after
 /// `packets` delivered (BookSim's 200,000 cycles deliver about 301,000).
 ///
-/// Routing: `ftree` (D-Mod-K), up to a nearest common ancestor by a fixed
+/// Routing: `dmodk` (D-Mod-K), up to a nearest common ancestor by a fixed
 /// port per destination; BookSim's `nca` climbs by a port drawn at random
 /// for every packet. Both are minimal: a packet crosses the same switches
 /// in number.
 pub fn ib_booksim_fat_tree_scenario(packets: u64) -> Scenario {
-    let fabric = "[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 3\n[ib.routing]\nalgorithm = \"ftree\"\n";
+    let fabric = "[ib.topology]\nkind = \"fat_tree\"\narity = 4\nlevels = 3\n[ib.routing]\nalgorithm = \"dmodk\"\n";
     booksim_scenario("ib-booksim-fat-tree", fabric, 0.40, packets)
 }
 

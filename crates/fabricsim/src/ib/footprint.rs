@@ -50,9 +50,9 @@ impl Footprint {
         let (switches, endpoints) = (topo.switch_count() as u64, topo.endpoint_count() as u64);
         let mut parts = vec![("forwarding tables", 2 * EndpointTables::bytes_for(switches, endpoints))];
         let work: Vec<(&'static str, u64)> = match algorithm {
-            // SPF (control traffic, multipath's linear tables) and D-Mod-K
-            // work one switch or destination switch at a time.
-            IbRouting::Spf | IbRouting::Ftree | IbRouting::Multipath => vec![],
+            // SPF (control traffic, multipath's linear tables), OpenSM's
+            // fat-tree engine and D-Mod-K work one switch or destination at a time.
+            IbRouting::Spf | IbRouting::Ftree | IbRouting::Dmodk | IbRouting::Multipath => vec![],
             // OpenSM's builder fills a port byte per switch and LID.
             IbRouting::MinHop | IbRouting::Updn => vec![("LID-keyed tables", switches * (endpoints + switches + 1))],
             IbRouting::Imported => vec![("LID-keyed tables", switches * UNICAST_LIDS)],

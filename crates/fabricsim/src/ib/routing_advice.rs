@@ -33,7 +33,7 @@ pub fn deadlock_notice(spec: &IbSpec, topo: &Topology, deps: &DependencyReport) 
     if !roots.is_empty() {
         acyclic.push(format!("\"updn\" (from the {} root switches OpenSM finds)", roots.len()));
     }
-    for (other, what) in [(IbRouting::MinHop, "OpenSM's min-hop"), (IbRouting::Ftree, "D-Mod-K, OpenSM's ftree")] {
+    for (other, what) in [(IbRouting::MinHop, "OpenSM's min-hop"), (IbRouting::Ftree, "OpenSM's fat-tree engine")] {
         if other != algorithm && analyze(topo, &endpoint_tables(other.name(), topo, &params())?)?.acyclic {
             acyclic.push(format!("\"{}\" ({what})", other.name()));
         }

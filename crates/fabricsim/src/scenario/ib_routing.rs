@@ -22,9 +22,14 @@ pub enum IbRouting {
     /// fat trees, whose minimal paths go up, then down, but there it climbs
     /// by the same digit at every level and loses most of the bisection.
     MinHop,
-    /// D-Mod-K (OpenSM's fat-tree engine): a switch at level l climbs by
-    /// digit l of the destination, so a fat tree keeps its full bisection.
+    /// OpenSM's fat-tree engine, port for port (its minhop where the
+    /// fabric is not a fat tree by its checks): up groups chosen by their
+    /// counts of routes, so a fat tree keeps its full bisection.
     Ftree,
+    /// D-Mod-K: a switch at level l climbs by digit l of the destination
+    /// (the closed form ftree balances towards; faster to build on the
+    /// largest trees).
+    Dmodk,
     /// The linear forwarding tables of an OpenSM dump (`lft_file`:
     /// `opensm-lfts.dump` or `dump_fts` output), as the real subnet routed.
     Imported,
@@ -58,6 +63,7 @@ impl IbRouting {
             IbRouting::Updn => "updn",
             IbRouting::MinHop => "min_hop",
             IbRouting::Ftree => "ftree",
+            IbRouting::Dmodk => "dmodk",
             IbRouting::UpdownTree => "updown_tree",
             IbRouting::Imported => "imported",
             IbRouting::Multipath => "multipath",

@@ -37,7 +37,7 @@ fn tables(topo: &Topology, params: &RoutingParams) -> Result<ForwardingTables> {
     Ok(lfts(topo, params)?.to_forwarding_tables())
 }
 
-fn lfts(topo: &Topology, _params: &RoutingParams) -> Result<LinearTables> {
+pub(super) fn lfts(topo: &Topology, _params: &RoutingParams) -> Result<LinearTables> {
     let mut rule = LeastHops {
         links: switch_links(topo),
         hops: HopsTo::new(topo.switch_count()),

@@ -14,6 +14,7 @@
 
 mod balanced;
 pub use balanced::switch_links;
+mod dmodk;
 mod ftree;
 pub(crate) mod min_hop;
 pub mod multipath;
@@ -138,6 +139,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
     updn::ALGORITHM,
     min_hop::ALGORITHM,
     ftree::ALGORITHM,
+    dmodk::ALGORITHM,
 ];
 
 /// The algorithm called `name`; `key` is the scenario key that chose it.
@@ -216,7 +218,7 @@ mod tests {
         assert_eq!(e.key.as_deref(), Some("routing.algorithm"));
         assert_eq!(
             e.allowed.as_deref(),
-            Some("one of: shortest, smart, clockwise, central, spf, updown, updown_tree, updn, min_hop, ftree")
+            Some("one of: shortest, smart, clockwise, central, spf, updown, updown_tree, updn, min_hop, ftree, dmodk")
         );
         let params = RoutingParams { root: Some(2), ..RoutingParams::default() };
         let e = routing_tables("spf", &topo, &params).unwrap_err();
