@@ -275,7 +275,7 @@ def hot_spot(ctx: Context) -> ExperimentOutput:
     top = HOT_LOADS[-1]
     off = results[(top, None)]
     (off_low, off_high), offered_innocent = innocent(off, n), 100 * top * (1 - HOT_SHARE)
-    high, high_ci = mean_ci([innocent(r, n)[1] for r in off_seeds])
+    off_mean, off_ci = mean_ci([innocent(r, n)[1] for r in off_seeds])
     lifted = [s for s in grid if innocent(results[(top, s)], n)[0] >= RESOLVED * offered_innocent
               and hot_link(ctx, results[(top, s)]) >= HOT_BUSY]
     reach = alone_run.metric("accepted_load_pct")
@@ -285,10 +285,10 @@ def hot_spot(ctx: Context) -> ExperimentOutput:
     detail = "; ".join(f"threshold {s[0]}, timer {s[1]}, table {s[2]}: {results[(top, s)].metric('accepted_load_pct'):.2f}%, "
                        f"hot link {hot_link(ctx, results[(top, s)]):.0%}" for s in grid)
     ours = {
-        "hs-innocent-throttled": Compare(offered_innocent, high, None, high_ci,
+        "hs-innocent-throttled": Compare(offered_innocent, off_mean, None, off_ci,
                                          f"at {100 * top:g}% offered, {HOT_SHARE:g} of it to HCA 0 of {n}: the innocent "
                                          f"traffic offered {offered_innocent:.1f}% of a link per HCA, accepted at most "
-                                         f"{high:.2f}% (every HCA's accepted load; mean of {len(off_seeds)} seeds with "
+                                         f"{off_mean:.2f}% (every HCA's accepted load; mean of {len(off_seeds)} seeds with "
                                          f"its 95% CI; at seed 1 between {off_low:.2f}% and {off_high:.2f}%, less at most "
                                          f"the hot link's whole over {n}); the hot link saturates at {bound:.1f}% per "
                                          f"HCA; alone on the fabric the innocent traffic is accepted at {reach:.2f}%. "

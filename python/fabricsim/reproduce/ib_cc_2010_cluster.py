@@ -99,7 +99,7 @@ def hot_spot_cluster(ctx: Context) -> ExperimentOutput:
             + [scenario(ctx, False, seed=k) for k in SEEDS[1:OFF_SEEDS]])
     alone, off, *rest = ctx.run_many(plan, desc="cluster hot spot")
     runs, off_seeds = rest[:len(grid)], [off, *rest[len(grid):]]
-    high, high_ci = mean_ci([innocent(r, HCAS)[1] for r in off_seeds])
+    off_mean, off_ci = mean_ci([innocent(r, HCAS)[1] for r in off_seeds])
     bound = 100.0 * hot_bound(HCAS, SHARE)
     offered = 100.0 * LOAD * (1 - SHARE)
     rows = [{"series": "uniform alone", "x": math.nan, "y": alone.metric("accepted_load_pct"), "y_ci": math.nan},
@@ -118,10 +118,10 @@ def hot_spot_cluster(ctx: Context) -> ExperimentOutput:
             lifted.append(s)
     off_low, off_high = innocent(off, HCAS)
     ours = {
-        "hc-innocent-throttled": Compare(offered, high, None, high_ci,
+        "hc-innocent-throttled": Compare(offered, off_mean, None, off_ci,
                                          f"every HCA offers {100 * LOAD:g}% of a 4xQDR link, {SHARE:g} of it to HCA 0 "
                                          f"of {HCAS}: the innocent traffic offers {offered:.1f}% and, without control, "
-                                         f"is accepted at most {high:.2f}% per HCA (every HCA's accepted load, mean of "
+                                         f"is accepted at most {off_mean:.2f}% per HCA (every HCA's accepted load, mean of "
                                          f"{len(off_seeds)} seeds with its 95% CI; at seed 1 between {off_low:.2f}% and "
                                          f"{off_high:.2f}%); the hot link saturates at {bound:.2f}% per HCA (derived "
                                          f"before the run); the uniform traffic alone is accepted at "
