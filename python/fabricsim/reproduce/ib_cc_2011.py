@@ -26,7 +26,7 @@ SENDERS = 4
 MTU_BLOCKS = 17  # a 1,024-byte packet with its headers in 64-byte credit blocks
 BLOCK = 64
 HYSTERESIS_MTUS = (0.0, 0.5, 1.0, 1.5, 2.0, 4.0)
-TIMERS = (15, 40, 100)  # x 1.024 us
+TIMERS = (10, 15, 20, 25, 30, 40, 60, 100)  # x 1.024 us: the parking lot's grid (ib_cc_2010.TIMERS)
 EVEN_PCT = 5.0  # fair: the spread within 5% of its value without control
 BUSY = 0.95  # and the target's link at least this busy, of its use without control
 
