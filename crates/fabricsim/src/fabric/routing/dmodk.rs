@@ -70,33 +70,11 @@ fn levels(topo: &Topology) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use crate::fabric::deadlock::analyze;
-    use crate::fabric::routing::min_hop::tests::{assert_routes_minimal, link_loads};
-    use crate::fabric::routing::{routing_tables, RoutingParams};
-    use crate::fabric::shapes::{build_shape, ShapeParams};
+    use crate::fabric::routing::min_hop::tests::assert_fat_trees_balanced;
 
+    /// Minimal, deadlock-free, every link used, and every up and every down link of a level alike.
     #[test]
     fn fat_trees_get_minimal_acyclic_routes_with_every_link_equally_loaded() {
-        for (k, n) in [(2, 2), (2, 4), (3, 3), (4, 3), (4, 4)] {
-            let p = ShapeParams { arity: Some(k), levels: Some(n), ..ShapeParams::default() };
-            let topo = build_shape("fat_tree", &p).unwrap();
-            let t = routing_tables("dmodk", &topo, &RoutingParams::default()).unwrap();
-            assert!(analyze(&topo, &t).unwrap().acyclic, "{k}-ary {n}-tree");
-            assert_routes_minimal(&topo, &t);
-            // Every link direction between switches carries routes, and all
-            // the up links (ports k..2k) of a level carry the same number, as
-            // do all its down links.
-            let load = link_loads(&topo, "dmodk");
-            let links: usize = topo.links.iter().map(|l| 2 * l.multiplicity() as usize).sum();
-            assert_eq!(load.len(), links, "{k}-ary {n}-tree: some links unused");
-            let per_level = (k as usize).pow(n - 1);
-            let mut groups: std::collections::BTreeMap<(usize, bool), Vec<u32>> = Default::default();
-            for (&(s, port), &routes) in &load {
-                groups.entry((s as usize / per_level, port as u32 >= k)).or_default().push(routes);
-            }
-            for ((level, up), routes) in groups {
-                assert!(routes.iter().all(|&r| r == routes[0]), "{k}-ary {n}-tree level {level} up {up}: {routes:?}");
-            }
-        }
+        assert_fat_trees_balanced("dmodk", true);
     }
 }

@@ -196,6 +196,33 @@ pub(crate) mod tests {
         load
     }
 
+    /// On k-ary n-trees `name`'s routes are minimal and deadlock-free, use
+    /// every link direction between switches, and all the up links (ports
+    /// k..2k) of a level carry the same number of routes, as do all its
+    /// down links where `down_links_alike`.
+    pub(crate) fn assert_fat_trees_balanced(name: &str, down_links_alike: bool) {
+        for (k, n) in [(2, 2), (2, 4), (3, 3), (4, 3), (4, 4)] {
+            let topo = tree(k, n);
+            let t = routing_tables(name, &topo, &RoutingParams::default()).unwrap();
+            assert!(analyze(&topo, &t).unwrap().acyclic, "{name}: {k}-ary {n}-tree");
+            assert_routes_minimal(&topo, &t);
+            let load = link_loads(&topo, name);
+            let links: usize = topo.links.iter().map(|l| 2 * l.multiplicity() as usize).sum();
+            assert_eq!(load.len(), links, "{name}: {k}-ary {n}-tree: some links unused");
+            let per_level = (k as usize).pow(n - 1);
+            let mut groups: std::collections::BTreeMap<(usize, bool), Vec<u32>> = Default::default();
+            for (&(s, port), &routes) in &load {
+                groups.entry((s as usize / per_level, port as u32 >= k)).or_default().push(routes);
+            }
+            for ((level, up), routes) in groups.into_iter().filter(|&((_, up), _)| up || down_links_alike) {
+                assert!(
+                    routes.iter().all(|&r| r == routes[0]),
+                    "{name}: {k}-ary {n}-tree level {level} up {up}: {routes:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn fat_tree_routes_are_minimal_and_deadlock_free() {
         for (k, n) in [(2, 3), (4, 3), (4, 4)] {

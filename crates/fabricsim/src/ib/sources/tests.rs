@@ -33,6 +33,13 @@ fn sources(hcas: u32, spec: IbWorkloadSpec) -> Sources {
     Sources::new(&spec, hcas, 250e6, 7, None).unwrap()
 }
 
+/// The HCAs whose best-effort source starts, in order.
+fn best_effort_senders(s: &mut Sources) -> Vec<u32> {
+    let mut cx = Scheduled::default();
+    s.start(&mut cx);
+    cx.0.iter().filter(|e| e.1 == SourceEvent::BestEffort).map(|e| e.0).collect()
+}
+
 #[test]
 fn best_effort_destinations_follow_the_pattern() {
     let n = 12;
@@ -73,9 +80,7 @@ fn incast_senders_alone_send_and_only_to_the_target() {
         ..IbWorkloadSpec::default()
     };
     let mut s = sources(12, spec);
-    let mut cx = Scheduled::default();
-    s.start(&mut cx);
-    let senders: Vec<u32> = cx.0.iter().filter(|e| e.1 == SourceEvent::BestEffort).map(|e| e.0).collect();
+    let senders = best_effort_senders(&mut s);
     assert_eq!(senders, vec![0, 1, 11]);
     for h in senders {
         assert_eq!(s.best_effort_message(h).1, 10);
@@ -90,9 +95,7 @@ fn flows_send_to_their_destinations_in_turn_and_no_one_else_sends() {
         ..IbWorkloadSpec::default()
     };
     let mut s = sources(8, spec);
-    let mut cx = Scheduled::default();
-    s.start(&mut cx);
-    let senders: Vec<u32> = cx.0.iter().filter(|e| e.1 == SourceEvent::BestEffort).map(|e| e.0).collect();
+    let senders = best_effort_senders(&mut s);
     assert_eq!(senders, vec![1, 2, 7]);
     let to = |s: &mut Sources, h| (0..4).map(|_| s.best_effort_message(h).1).collect::<Vec<_>>();
     assert_eq!(to(&mut s, 1), [0, 0, 0, 0]);
