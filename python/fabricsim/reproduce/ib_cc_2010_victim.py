@@ -153,7 +153,7 @@ def victim(ctx: Context) -> ExperimentOutput:
                 + f"; the most the victim keeps where the hot link is {HOT_BUSY:.0%} busy: "
                 + (f"{max(busy)[0]:.1%} ({named(max(busy)[1])})" if busy else "none is"))
 
-    alt = [(s, link_shares(r, length)[0] / OFFERED, link_shares(r, length)[1]) for s, r in zip(grid, alternative)]
+    alt = [(s, v / OFFERED, hot) for s, (v, hot, _) in zip(grid, (link_shares(r, length) for r in alternative))]
     alt_resolved = [s for s, kept, hot in alt if kept >= KEEPS and hot >= HOT_BUSY]
     contributors = ", ".join(f"{c} {x:.3f}" for c, x in each_off.items())
     ours = {

@@ -18,6 +18,7 @@ import pandas as pd
 from ..congestion import sent_shares
 from .claims import Compare, Value
 from .framework import Context, ExperimentOutput, PlotSpec, experiment
+from .ib_cc_2010 import mean_ci
 
 SOURCE = ("Gran, Zahavi, Reinemo, Skeie, Shainer, Lysne, On the relation between congestion control, switch "
           "arbitration and fairness, CCGrid 2011 (the abstract)")
@@ -32,7 +33,6 @@ BUSY = 0.95  # and the target's link at least this busy, of its use without cont
 
 
 SEEDS = (1, 2, 3, 4, 5)
-T_95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}  # Student's t, 95% two-sided, by sample size
 
 
 def scenario(ctx: Context, mtus: float | None, timer: int, seed: int = 1) -> dict[str, Any]:
@@ -78,9 +78,11 @@ def hysteresis(ctx: Context) -> ExperimentOutput:
     full = statistics.fmean(results[(None, 0, k)].counters["best_effort_packets_delivered"] for k in seeds)
     even = statistics.fmean(spread(results[(None, 0, k)]) for k in seeds)
 
-    def mean_ci(h: float, t: int) -> tuple[float, float]:
-        v = [spread(results[(h, t, k)]) for k in seeds]
-        return statistics.fmean(v), T_95[len(v)] * statistics.stdev(v) / math.sqrt(len(v))
+    def spread_ci(h: float, t: int) -> tuple[float, float]:
+        """The spread at hysteresis ``h`` and timer ``t``, mean of the seeds (two or more) and its 95% half-width."""
+        m, ci = mean_ci([spread(results[(h, t, k)]) for k in seeds])
+        assert ci is not None, "two seeds or more"
+        return m, ci
 
     def busy(h: float, t: int) -> float:
         return statistics.fmean(results[(h, t, k)].counters["best_effort_packets_delivered"] for k in seeds) / full
@@ -88,7 +90,7 @@ def hysteresis(ctx: Context) -> ExperimentOutput:
     rows = []
     for t in TIMERS:
         for h in HYSTERESIS_MTUS:
-            m, ci = mean_ci(h, t)
+            m, ci = spread_ci(h, t)
             rows.append({"series": f"timer {t}", "x": h, "y": m, "y_ci": ci, "metric": "spread", "busy": busy(h, t)})
             rows.append({"series": f"timer {t}: the target's link", "x": h, "y": busy(h, t), "y_ci": math.nan,
                          "metric": "busy"})
@@ -97,26 +99,26 @@ def hysteresis(ctx: Context) -> ExperimentOutput:
         """The spread at hysteresis ``h`` against the inputs without control (their arbitration's own,
         even), at the one of ``timers`` where the spread is least or most."""
         pick = min if least else max
-        t = pick(timers, key=lambda t: mean_ci(h, t)[0])
-        m, ci = mean_ci(h, t)
-        detail = "; ".join(f"timer {u}: {mean_ci(h, u)[0]:.3f} ± {mean_ci(h, u)[1]:.3f}, the target's link "
+        t = pick(timers, key=lambda t: spread_ci(h, t)[0])
+        m, ci = spread_ci(h, t)
+        detail = "; ".join(f"timer {u}: {spread_ci(h, u)[0]:.3f} ± {spread_ci(h, u)[1]:.3f}, the target's link "
                            f"{busy(h, u):.0%} of its use without control" for u in TIMERS)
         return Compare(m, even, ci, None, f"{note}: the most-served input's share over the least-served's, mean of "
                        f"{len(seeds)} seeds with its 95% CI, against {even:.3f} without control; {detail}; judged at timer {t}")
 
     # The timers where the inputs are served unevenly without hysteresis: beyond the CI and outside the band
     # 'resolved' asks for, so that a setting counts as resolving only what it changes.
-    unfair = tuple(t for t in TIMERS if mean_ci(0.0, t)[0] - mean_ci(0.0, t)[1] > even
-                   and mean_ci(0.0, t)[0] / even - 1 > EVEN_PCT / 100) or TIMERS
+    unfair = tuple(t for t in TIMERS if spread_ci(0.0, t)[0] - spread_ci(0.0, t)[1] > even
+                   and spread_ci(0.0, t)[0] / even - 1 > EVEN_PCT / 100) or TIMERS
     # One MTU changes nothing here when its runs are those without hysteresis, bit for bit.
     same = all(results[(1.0, t, k)].counters == results[(0.0, t, k)].counters for t in TIMERS for k in seeds)
     above = [h for h in HYSTERESIS_MTUS if h > 1.0]
 
     def resolves(h: float, t: int) -> bool:
-        return abs(mean_ci(h, t)[0] / even - 1) <= EVEN_PCT / 100 and busy(h, t) >= BUSY
+        return abs(spread_ci(h, t)[0] / even - 1) <= EVEN_PCT / 100 and busy(h, t) >= BUSY
 
     resolving = [(h, t) for h in above for t in unfair if resolves(h, t)]
-    levels = "; ".join(f"{h:g} MTU at timer {t}: {mean_ci(h, t)[0]:.3f} ± {mean_ci(h, t)[1]:.3f}, the link "
+    levels = "; ".join(f"{h:g} MTU at timer {t}: {spread_ci(h, t)[0]:.3f} ± {spread_ci(h, t)[1]:.3f}, the link "
                        f"{busy(h, t):.0%}" for h in HYSTERESIS_MTUS for t in TIMERS)
     ours = {
         "hy-unfair-without": judged(0.0, TIMERS, False, "no hysteresis, at the timer where it is most"),
