@@ -18,7 +18,8 @@
 //! A fabric that is not a fat tree as OpenSM checks it (adapters on a
 //! switch that is not a leaf, ranks outside 2-8, switches of a rank with
 //! different numbers of groups or of ports per group, links between
-//! switches of one rank) is routed by minhop, as OpenSM falls back to it.
+//! switches of one rank, more than 255 values at a tuple's position) is
+//! routed by minhop, as OpenSM falls back to it.
 
 use std::collections::{HashSet, VecDeque};
 
@@ -196,7 +197,7 @@ impl FatTree {
         }
         let mut tree =
             FatTree { switches, groups, leaves: Vec::new(), max_adapters: 0, port: vec![0; n], hops: vec![NO_PATH; n] };
-        tree.index(topo, &per_switch, leaf_rank);
+        tree.index(topo, &per_switch, leaf_rank)?;
         Some(tree)
     }
 
@@ -212,8 +213,10 @@ impl FatTree {
     }
 
     /// Tuples by OpenSM's breadth-first indexing from the first leaf in GUID
-    /// order; each switch's groups sorted by their far ends' tuples; the leaves.
-    fn index(&mut self, topo: &Topology, per_switch: &[u32], leaf_rank: u32) {
+    /// order; each switch's groups sorted by their far ends' tuples; the
+    /// leaves. None where a position of the tuples would need more than 255
+    /// values (OpenSM's bytes cannot index the fabric either).
+    fn index(&mut self, topo: &Topology, per_switch: &[u32], leaf_rank: u32) -> Option<()> {
         let id = topo.subnet_identity();
         let n = self.switches.len();
         let first = (0..n)
@@ -243,13 +246,11 @@ impl FatTree {
                     let mut t = self.switches[s].tuple;
                     let at = if up { rank as usize } else { rank as usize + 1 };
                     t[0] = if up { rank as u8 - 1 } else { rank as u8 + 1 };
-                    t[at] = (0..FREE)
-                        .find(|&v| {
-                            let mut candidate = t;
-                            candidate[at] = v;
-                            !used.contains(&candidate)
-                        })
-                        .expect("at most 255 switches under one tuple");
+                    t[at] = (0..FREE).find(|&v| {
+                        let mut candidate = t;
+                        candidate[at] = v;
+                        !used.contains(&candidate)
+                    })?;
                     self.switches[r].tuple = t;
                     used.insert(t);
                     queue.push_back(r);
@@ -265,6 +266,7 @@ impl FatTree {
         let (a, b) = (leaves.iter().position(with), leaves.iter().rposition(with));
         self.leaves = leaves[a.expect("a leaf with adapters")..=b.expect("a leaf with adapters")].to_vec();
         self.max_adapters = self.leaves.iter().map(|&s| per_switch[s as usize] as usize).max().unwrap_or(0);
+        Some(())
     }
 
     /// Every destination, leaf by leaf, as OpenSM's `fabric_route_to_cns`.
